@@ -1,0 +1,23 @@
+// Package analysis turns what an emu run leaves behind — qlog files,
+// timeseries.csv, summary.json, counters.json — into the figures
+// researchers report: per-flow goodput, RTT, congestion window, losses and
+// receiver-side reordering (RFC 4737), Jain's fairness index, link
+// utilization, PDCP repairs, and mean / sd / 95 % confidence intervals over
+// repeated runs. It also draws the plots (gonum/plot, SVG and PNG), makes
+// qlog files loadable in older qvis builds, and plots bandwidth traces
+// (traceplot.go).
+//
+// The qlog reader is the hot path: a 100 MB download produces some 80 000
+// events per side, and sweeps read hundreds of such files. It streams
+// records (JSON-SEQ or NDJSON) through a fixed window, validates every byte
+// with a hand-written scanner and decodes only the few fields the analysis
+// uses, without allocating per event; encoding/json is used only for
+// headers and small files. A file cut short by a killed writer yields the
+// analysis of its complete records plus an error wrapping ErrTruncated;
+// other damage is an error naming the file, line, byte offset and field.
+//
+// The package is pure: it reads through io.Reader and io/fs.FS and writes
+// through io.Writer, so it runs anywhere (macOS included) and tests use
+// in-memory file systems. It must not import netlink, nfqueue, os/exec or
+// syscall; the cmd/emu/cli "analyze" command does the file handling.
+package analysis

@@ -1,0 +1,401 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"time"
+)
+
+// RunOptions configures AnalyzeRun and AnalyzeSweep.
+type RunOptions struct {
+	// Bin is the width of the qlog time-series bins; zero means 100 ms.
+	Bin time.Duration
+	// SkipQlog leaves the qlog files unread (a sweep that needs only the
+	// summary figures runs much faster without them).
+	SkipQlog bool
+}
+
+// RunAnalysis is what `emu analyze` writes as a run's analysis.json.
+type RunAnalysis struct {
+	Run       string    `json:"run"`
+	Scenario  string    `json:"scenario"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error,omitempty"`
+	Seed      string    `json:"seed,omitempty"`
+	Started   string    `json:"started,omitempty"`
+	DurationS NullFloat `json:"duration_s"`
+
+	Flows []FlowAnalysis `json:"flows"`
+	// JFI is Jain's index over the flows' goodput (1 for one flow).
+	JFI NullFloat `json:"jfi"`
+	// JFIActive is Jain's index over the flows' mean goodput in the bins of
+	// timeseries.csv where all of them are active (metrics.md §1: leave out
+	// start-up and tail); null with fewer than two flows.
+	JFIActive     NullFloat    `json:"jfi_active"`
+	ActiveWindowS [2]NullFloat `json:"active_window_s"`
+	Links         []LinkUsage  `json:"links"`
+	// Utilization is Σ throughput / Σ capacity over the links of each
+	// direction ("down", "up").
+	Utilization map[string]NullFloat `json:"utilization"`
+	// PDCP holds the PDCP counters per direction; Repairs is the number of
+	// PDUs that arrived out of order and were delivered in order.
+	PDCP map[string]PDCPSummary `json:"pdcp"`
+
+	Qlogs    []*ConnAnalysis `json:"qlogs"`
+	Warnings []string        `json:"warnings"`
+
+	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
+	Timeseries *Timeseries `json:"-"`
+}
+
+// FlowAnalysis is one flow of a run. Figures from qlog are null for flows
+// without one (TCP). For a download the receiver is the client and the
+// sender the server; the roles are taken from which side received more
+// stream bytes, so uploads work too.
+type FlowAnalysis struct {
+	Name       string `json:"name"`
+	Proto      string `json:"proto,omitempty"`
+	ServerImpl string `json:"server_impl,omitempty"`
+	ClientImpl string `json:"client_impl,omitempty"`
+	CC         string `json:"cc,omitempty"`
+	Complete   *bool  `json:"complete,omitempty"`
+
+	// GoodputMbps is the application goodput: from summary.json, else from
+	// flows/<flow>.csv, else from the receiver's qlog (GoodputSource says).
+	GoodputMbps   NullFloat `json:"goodput_mbps"`
+	GoodputSource string    `json:"goodput_source"`
+	AppBytes      *int64    `json:"app_bytes"`
+
+	// From the receiver's qlog.
+	BytesReceived    *int64    `json:"bytes_received"`
+	ReorderedPackets *int64    `json:"reordered_packets"`
+	ReorderedRatio   NullFloat `json:"reordered_ratio"`
+	QlogGoodputMbps  NullFloat `json:"qlog_goodput_mbps"`
+	// From the sender's qlog.
+	PacketsLost  *int64    `json:"packets_lost"`
+	MaxCwndBytes *int64    `json:"max_cwnd_bytes"`
+	MeanSRTTMs   NullFloat `json:"mean_srtt_ms"`
+	P95SRTTMs    NullFloat `json:"p95_srtt_ms"`
+	MinRTTMs     NullFloat `json:"min_rtt_ms"`
+
+	ReceiverQlog string `json:"receiver_qlog,omitempty"`
+	SenderQlog   string `json:"sender_qlog,omitempty"`
+}
+
+// LinkUsage is one link direction over the run.
+type LinkUsage struct {
+	Name           string    `json:"name"`
+	Dir            string    `json:"dir"`
+	CapacityMbps   NullFloat `json:"capacity_mbps"`
+	ThroughputMbps NullFloat `json:"throughput_mbps"`
+	Utilization    NullFloat `json:"utilization"`
+	Source         string    `json:"source"` // summary | timeseries
+}
+
+// PDCPSummary is PDCPCounters plus the derived repair count.
+type PDCPSummary struct {
+	PDCPCounters
+	Repairs int64  `json:"repairs"`
+	Source  string `json:"source"` // summary | counters
+}
+
+// Run directory layout (docs/results.md).
+const (
+	summaryFile    = "summary.json"
+	countersFile   = "counters.json"
+	timeseriesFile = "timeseries.csv"
+	flowsDir       = "flows"
+	qlogDir        = "qlog"
+)
+
+// IsRunDir reports whether fsys looks like a run directory.
+func IsRunDir(fsys fs.FS) bool {
+	for _, name := range []string{summaryFile, timeseriesFile, qlogDir} {
+		if _, err := fs.Stat(fsys, name); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// QlogFiles lists a run directory's qlog files (qlog/*.sqlog, *.qlog).
+func QlogFiles(fsys fs.FS) ([]string, error) {
+	var out []string
+	for _, pat := range []string{"qlog/*.sqlog", "qlog/*.qlog"} {
+		m, err := fs.Glob(fsys, pat)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m...)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// AnalyzeRun reads a run directory (fsys rooted at it) and computes the
+// per-flow and per-run figures. Missing optional files and truncated qlog
+// files become Warnings; malformed files are errors naming file and line.
+func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
+	if !IsRunDir(fsys) {
+		return nil, fmt.Errorf("not a run directory: no %s, %s or %s/", summaryFile, timeseriesFile, qlogDir)
+	}
+	ra := &RunAnalysis{
+		DurationS:   unknown(),
+		JFI:         unknown(),
+		JFIActive:   unknown(),
+		Utilization: map[string]NullFloat{},
+		PDCP:        map[string]PDCPSummary{},
+		Qlogs:       []*ConnAnalysis{},
+		Warnings:    []string{},
+	}
+	ra.ActiveWindowS = [2]NullFloat{unknown(), unknown()}
+
+	var sum *Summary
+	if err := ifExists(fsys, summaryFile, func() error {
+		sum = &Summary{}
+		return readJSONFile(fsys, summaryFile, sum)
+	}); err != nil {
+		return nil, err
+	}
+	if sum == nil {
+		ra.warn("no %s: the run did not finish writing; figures come from the other files", summaryFile)
+	} else {
+		ra.Run, ra.Scenario, ra.Status, ra.Error = sum.Run, sum.Scenario, sum.Status, sum.Error
+		ra.Seed, ra.Started, ra.DurationS = sum.Seed.String(), sum.Started, sum.DurationS
+		if ra.Status != "" && ra.Status != "ok" {
+			ra.warn("run status is %q: %s", ra.Status, sum.Error)
+		}
+	}
+
+	if err := ifExists(fsys, timeseriesFile, func() error {
+		f, err := fsys.Open(timeseriesFile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		ra.Timeseries, err = ReadTimeseries(f, timeseriesFile)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+
+	var counters *Counters
+	if err := ifExists(fsys, countersFile, func() error {
+		counters = &Counters{}
+		return readJSONFile(fsys, countersFile, counters)
+	}); err != nil {
+		return nil, err
+	}
+
+	conns := map[string]map[string]*ConnAnalysis{} // flow → side → analysis
+	if !opt.SkipQlog {
+		if err := ra.readQlogs(fsys, opt, conns); err != nil {
+			return nil, err
+		}
+	}
+	samples, err := readFlowFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+
+	ra.buildFlows(sum, conns, samples)
+	ra.computeFairness()
+	ra.computeLinks(sum)
+	ra.computePDCP(sum, counters)
+	return ra, nil
+}
+
+func (ra *RunAnalysis) warn(format string, args ...any) {
+	ra.Warnings = append(ra.Warnings, fmt.Sprintf(format, args...))
+}
+
+// ifExists runs read when name exists in fsys.
+func ifExists(fsys fs.FS, name string, read func() error) error {
+	if _, err := fs.Stat(fsys, name); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	return read()
+}
+
+func (ra *RunAnalysis) readQlogs(fsys fs.FS, opt RunOptions, conns map[string]map[string]*ConnAnalysis) error {
+	files, err := QlogFiles(fsys)
+	if err != nil {
+		return err
+	}
+	for _, name := range files {
+		a, err := analyzeQlogFS(fsys, name, QlogOptions{Bin: opt.Bin})
+		if errors.Is(err, ErrTruncated) {
+			ra.warn("%v; figures cover the complete records before it", err)
+		} else if err != nil {
+			return err
+		}
+		ra.Qlogs = append(ra.Qlogs, a)
+		flow, side := qlogRole(path.Base(name), a.Vantage)
+		if conns[flow] == nil {
+			conns[flow] = map[string]*ConnAnalysis{}
+		}
+		if prev := conns[flow][side]; prev != nil {
+			ra.warn("flow %s has two %s qlog files (%s, %s); using the first", flow, side, prev.File, name)
+			continue
+		}
+		conns[flow][side] = a
+	}
+	return nil
+}
+
+func analyzeQlogFS(fsys fs.FS, name string, opt QlogOptions) (*ConnAnalysis, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return AnalyzeQlog(f, name, opt)
+}
+
+// qlogRole maps "dc-client.sqlog" to flow "dc", side "client". Files not
+// named that way are their own flow, with the side from the header.
+func qlogRole(base, vantage string) (flow, side string) {
+	stem := strings.TrimSuffix(strings.TrimSuffix(base, ".sqlog"), ".qlog")
+	for _, s := range []string{"client", "server"} {
+		if f, ok := strings.CutSuffix(stem, "-"+s); ok && f != "" {
+			return f, s
+		}
+	}
+	if vantage == "" {
+		vantage = "unknown"
+	}
+	return stem, vantage
+}
+
+func readFlowFiles(fsys fs.FS) (map[string][]FlowSample, error) {
+	files, err := fs.Glob(fsys, flowsDir+"/*.csv")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]FlowSample{}
+	for _, name := range files {
+		f, err := fsys.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ReadFlowSamples(f, name)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		out[strings.TrimSuffix(path.Base(name), ".csv")] = s
+	}
+	return out, nil
+}
+
+func (ra *RunAnalysis) buildFlows(sum *Summary, conns map[string]map[string]*ConnAnalysis, samples map[string][]FlowSample) {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	summaryFlows := map[string]SummaryFlow{}
+	if sum != nil {
+		for _, f := range sum.Flows {
+			summaryFlows[f.Name] = f
+			add(f.Name)
+		}
+	}
+	var extra []string
+	for n := range conns {
+		extra = append(extra, n)
+	}
+	for n := range samples {
+		extra = append(extra, n)
+	}
+	if ra.Timeseries != nil {
+		extra = append(extra, ra.Timeseries.Flows()...)
+	}
+	sort.Strings(extra)
+	for _, n := range extra {
+		add(n)
+	}
+	ra.Flows = make([]FlowAnalysis, 0, len(names))
+	for _, name := range names {
+		fa := FlowAnalysis{Name: name, GoodputMbps: unknown(), ReorderedRatio: unknown(), QlogGoodputMbps: unknown(),
+			MeanSRTTMs: unknown(), P95SRTTMs: unknown(), MinRTTMs: unknown()}
+		startS := 0.0
+		if sf, ok := summaryFlows[name]; ok {
+			fa.Proto, fa.ServerImpl, fa.ClientImpl, fa.CC = sf.Proto, sf.ServerImpl, sf.ClientImpl, sf.CC
+			complete := sf.Complete
+			fa.Complete = &complete
+			startS = sf.StartS
+			if sf.GoodputMbps != nil && sf.GoodputMbps.Valid() {
+				fa.GoodputMbps, fa.GoodputSource = *sf.GoodputMbps, "summary"
+			}
+			b := sf.Bytes
+			fa.AppBytes = &b
+			if sf.Error != "" {
+				ra.warn("flow %s: %s", name, sf.Error)
+			}
+		}
+		if s := samples[name]; len(s) > 0 {
+			last := s[len(s)-1]
+			if fa.AppBytes == nil {
+				b := last.Bytes
+				fa.AppBytes = &b
+			}
+			if !fa.GoodputMbps.Valid() && last.TS > startS {
+				fa.GoodputMbps = NullFloat(float64(last.Bytes) * 8 / (last.TS - startS) / 1e6)
+				fa.GoodputSource = "flows_csv"
+			}
+		}
+		fa.setQlog(conns[name])
+		if !fa.GoodputMbps.Valid() && fa.QlogGoodputMbps.Valid() {
+			fa.GoodputMbps, fa.GoodputSource = fa.QlogGoodputMbps, "qlog"
+		}
+		if fa.GoodputSource == "" {
+			fa.GoodputSource = "none"
+		}
+		ra.Flows = append(ra.Flows, fa)
+	}
+}
+
+// setQlog fills the qlog figures: receiver-side ones from the side that
+// received more stream bytes, sender-side ones from the other.
+func (fa *FlowAnalysis) setQlog(sides map[string]*ConnAnalysis) {
+	var list []*ConnAnalysis
+	for _, s := range []string{"client", "server", "transport", "unknown"} {
+		if a := sides[s]; a != nil {
+			list = append(list, a)
+		}
+	}
+	if len(list) == 0 {
+		return
+	}
+	rcv, snd := list[0], list[0]
+	for _, a := range list[1:] {
+		if a.Totals.BytesReceived > rcv.Totals.BytesReceived {
+			rcv = a
+		}
+	}
+	for _, a := range list {
+		if a != rcv {
+			snd = a
+			break
+		}
+	}
+	ptr := func(v int64) *int64 { return &v }
+	fa.ReceiverQlog, fa.SenderQlog = rcv.File, snd.File
+	fa.BytesReceived = ptr(rcv.Totals.BytesReceived)
+	fa.ReorderedPackets = ptr(rcv.Totals.ReorderedPackets)
+	fa.ReorderedRatio = NullFloat(rcv.Reordering.Ratio)
+	fa.QlogGoodputMbps = rcv.Totals.GoodputMbps
+	fa.PacketsLost = ptr(snd.Totals.PacketsLost)
+	fa.MaxCwndBytes = ptr(snd.Totals.MaxCwndBytes)
+	fa.MeanSRTTMs, fa.P95SRTTMs, fa.MinRTTMs = snd.Totals.MeanSRTTMs, snd.Totals.P95SRTTMs, snd.Totals.MinRTTMs
+}

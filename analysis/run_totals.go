@@ -1,0 +1,137 @@
+package analysis
+
+import (
+	"math"
+	"strings"
+)
+
+// The per-run figures computed from the flows, timeseries.csv,
+// summary.json and counters.json: fairness, link utilization, PDCP.
+
+func (ra *RunAnalysis) computeFairness() {
+	var g []float64
+	for _, f := range ra.Flows {
+		if f.GoodputMbps.Valid() {
+			g = append(g, float64(f.GoodputMbps))
+		}
+	}
+	if len(g) > 0 && len(g) == len(ra.Flows) {
+		ra.JFI = NullFloat(JFI(g))
+	} else if len(ra.Flows) > 0 {
+		ra.warn("JFI left out: %d of %d flows have no goodput", len(ra.Flows)-len(g), len(ra.Flows))
+	}
+	ts := ra.Timeseries
+	if ts == nil {
+		return
+	}
+	flows := ts.Flows()
+	if len(flows) < 2 {
+		return
+	}
+	first, last := -1, -1
+	for i := range ts.T {
+		all := true
+		for _, f := range flows {
+			if v := ts.Column("flow." + f + ".goodput_mbps")[i]; !(v > 0) {
+				all = false
+				break
+			}
+		}
+		if all {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		ra.warn("no %s bin has all %d flows active; jfi_active left out", timeseriesFile, len(flows))
+		return
+	}
+	means := make([]float64, len(flows))
+	for k, f := range flows {
+		col := ts.Column("flow." + f + ".goodput_mbps")
+		var s float64
+		for i := first; i <= last; i++ {
+			if !math.IsNaN(col[i]) {
+				s += col[i]
+			}
+		}
+		means[k] = s / float64(last-first+1)
+	}
+	ra.JFIActive = NullFloat(JFI(means))
+	binS := 0.1
+	if len(ts.T) > 1 {
+		binS = ts.T[1] - ts.T[0]
+	}
+	start := math.Round((ts.T[first]-binS)*1e6) / 1e6 // t_s is the end of a bin
+	ra.ActiveWindowS = [2]NullFloat{NullFloat(start), NullFloat(ts.T[last])}
+}
+
+func (ra *RunAnalysis) computeLinks(sum *Summary) {
+	if sum != nil && len(sum.Links) > 0 {
+		for _, l := range sum.Links {
+			u := l.Utilization
+			if !u.Valid() && l.CapacityMbps > 0 {
+				u = l.ThroughputMbps / l.CapacityMbps
+			}
+			ra.Links = append(ra.Links, LinkUsage{Name: l.Name, Dir: l.Dir, CapacityMbps: l.CapacityMbps,
+				ThroughputMbps: l.ThroughputMbps, Utilization: u, Source: "summary"})
+		}
+	} else if ts := ra.Timeseries; ts != nil {
+		for _, p := range ts.Links() {
+			name, dir, _ := strings.Cut(p, ".")
+			c := NullFloat(meanOf(ts.Column(p + ".capacity_mbps")))
+			th := NullFloat(meanOf(ts.Column(p + ".throughput_mbps")))
+			u := unknown()
+			if c > 0 {
+				u = th / c
+			}
+			ra.Links = append(ra.Links, LinkUsage{Name: name, Dir: dir, CapacityMbps: c, ThroughputMbps: th,
+				Utilization: u, Source: "timeseries"})
+		}
+	}
+	if ra.Links == nil {
+		ra.Links = []LinkUsage{}
+	}
+	capSum, thrSum := map[string]float64{}, map[string]float64{}
+	for _, l := range ra.Links {
+		if l.CapacityMbps.Valid() && l.ThroughputMbps.Valid() {
+			capSum[l.Dir] += float64(l.CapacityMbps)
+			thrSum[l.Dir] += float64(l.ThroughputMbps)
+		}
+	}
+	for dir, c := range capSum {
+		if c > 0 {
+			ra.Utilization[dir] = NullFloat(thrSum[dir] / c)
+		}
+	}
+}
+
+// meanOf averages the non-NaN values; NaN when there are none.
+func meanOf(v []float64) float64 {
+	var s float64
+	n := 0
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			s += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
+}
+
+func (ra *RunAnalysis) computePDCP(sum *Summary, counters *Counters) {
+	src, m := "summary", map[string]PDCPCounters(nil)
+	if sum != nil && len(sum.PDCP) > 0 {
+		m = sum.PDCP
+	} else if counters != nil && len(counters.PDCP) > 0 {
+		src, m = "counters", counters.PDCP
+	}
+	for dir, c := range m {
+		ra.PDCP[dir] = PDCPSummary{PDCPCounters: c, Repairs: c.Reordered, Source: src}
+	}
+}

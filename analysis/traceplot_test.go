@@ -1,0 +1,84 @@
+package analysis
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/dc-emu/emu/tracefmt"
+)
+
+func stepTrace(up bool) *tracefmt.Trace {
+	return &tracefmt.Trace{
+		Source: "/tmp/x/step-10-30-10mbit.csv",
+		Steps: []tracefmt.Step{
+			{Down: 10e6, Up: 1e6}, {At: 10 * time.Second, Down: 30e6, Up: 2e6}, {At: 20 * time.Second, Down: 10e6, Up: 1e6},
+		},
+		End:   30 * time.Second,
+		HasUp: up,
+	}
+}
+
+func TestTraceLineIsAStepPlotInMbps(t *testing.T) {
+	l, err := traceLine(stepTrace(false), func(s tracefmt.Step) float64 { return s.Down })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := plotter.XYs{{X: 0, Y: 10}, {X: 10, Y: 30}, {X: 20, Y: 10}, {X: 30, Y: 10}}
+	if len(l.XYs) != len(want) {
+		t.Fatalf("points %v, want %v", l.XYs, want)
+	}
+	for i := range want {
+		if l.XYs[i] != want[i] {
+			t.Errorf("point %d = %v, want %v", i, l.XYs[i], want[i])
+		}
+	}
+	if l.StepStyle != plotter.PostStep {
+		t.Errorf("step style %v, want PostStep (hold each value until the next)", l.StepStyle)
+	}
+}
+
+func TestPlotTrace(t *testing.T) {
+	p, err := PlotTrace(stepTrace(true), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Title.Text != "step-10-30-10mbit.csv" || p.X.Label.Text != "time (s)" || p.Y.Label.Text != "capacity (Mbit/s)" {
+		t.Errorf("title %q, axes %q / %q", p.Title.Text, p.X.Label.Text, p.Y.Label.Text)
+	}
+	if p.X.Max != 30 || p.Y.Max != 30 || p.Y.Min != 0 {
+		t.Errorf("axis ranges x ..%v, y %v..%v; want ..30, 0..30", p.X.Max, p.Y.Min, p.Y.Max)
+	}
+
+	var svg bytes.Buffer
+	if err := WriteTracePlot(&svg, stepTrace(true), "StaticA", "svg"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "StaticA", "time (s)", "capacity (Mbit/s)", ">down<", ">up<"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	var noUp bytes.Buffer
+	WriteTracePlot(&noUp, stepTrace(false), "", "svg")
+	if strings.Contains(noUp.String(), ">up<") {
+		t.Error("uplink drawn for a trace without one")
+	}
+
+	var png bytes.Buffer
+	if err := WriteTracePlot(&png, stepTrace(false), "", "png"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG\r\n\x1a\n")) || png.Len() < 1000 {
+		t.Errorf("not a PNG: %d bytes starting %q", png.Len(), png.Bytes()[:min(8, png.Len())])
+	}
+	if err := WriteTracePlot(&png, stepTrace(false), "", "gif"); err == nil {
+		t.Error("gif accepted")
+	}
+	if _, err := PlotTrace(&tracefmt.Trace{}, "empty"); err == nil {
+		t.Error("empty trace plotted")
+	}
+}

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// env is what every subcommand needs from its caller: where to write and
+// the context that Ctrl-C cancels. Tests build one around buffers.
+type env struct {
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// usageError marks errors in how emu was called (exit status 2), as opposed
+// to errors while doing the work (exit status 1).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// commands lists the subcommand constructors; each lives in its own file.
+var commands = []func(*env) *cobra.Command{
+	newVersionCmd,
+	newConfigCmd,
+	newDoctorCmd,
+	newCleanCmd,
+	newUpCmd,
+	newExecCmd,
+	newAddrCmd,
+	newDownCmd,
+	newRunCmd,
+	newEndpointCmd,
+	newTraceCmd,
+	newAnalyzeCmd,
+	newSweepCmd,
+}
+
+// Run executes emu with args (without the program name) and returns the
+// process exit status: 0 on success, 1 when the work failed, 2 for bad usage.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "emu",
+		Short: "Trace-driven network emulator for QUIC and TCP over Dual Connectivity",
+		Long: `emu builds, on one Linux host, the network a Dual Connectivity experiment
+needs (two shaped links, PDCP proxies, QUIC and TCP endpoints), runs
+downloads over it and analyses what happened.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
+	})
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(e))
+	}
+	markArgErrors(root)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(stderr, "emu: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// markArgErrors makes every command's argument-count errors usage errors
+// (exit status 2), as flag errors already are.
+func markArgErrors(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(cmd *cobra.Command, a []string) error {
+			if err := args(cmd, a); err != nil {
+				return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markArgErrors(sub)
+	}
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dc-emu/emu/emu/endpoint"
+)
+
+// newEndpointCmd is the endpoint mode `emu run` re-executes emu in, inside
+// a node's namespace; its protocol is documented in package endpoint.
+func newEndpointCmd(e *env) *cobra.Command {
+	c := &cobra.Command{
+		Use:    "endpoint",
+		Short:  "Run one endpoint of a flow (started by emu run; JSON lines on stdout)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+	}
+	c.AddCommand(newEndpointServerCmd(e), newEndpointClientCmd(e))
+	return c
+}
+
+func newEndpointServerCmd(e *env) *cobra.Command {
+	var f serverFlags
+	c := &cobra.Command{
+		Use:   "server",
+		Short: "Serve /bytes/N and files until SIGTERM; prints {\"event\":\"ready\",...}",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			out := &lineWriter{w: e.stdout}
+			cfg.Log = e.stderr
+			cfg.Ready = func(addr string) { out.event(endpoint.ReadyEvent(addr)) }
+			cfg.OnConn = func(c endpoint.ConnInfo) { out.event(endpoint.AcceptEvent(c)) }
+			if err := endpoint.Serve(e.ctx, cfg); err != nil {
+				return err
+			}
+			return out.err
+		},
+	}
+	f.bind(c.Flags())
+	return c
+}
+
+func newEndpointClientCmd(e *env) *cobra.Command {
+	var f clientFlags
+	c := &cobra.Command{
+		Use:   "client",
+		Short: "Download one URL; prints progress lines and one done line",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			out := &lineWriter{w: e.stdout}
+			cfg.Log = e.stderr
+			r, err := endpoint.Download(e.ctx, cfg, func(p endpoint.Progress) {
+				out.event(endpoint.ProgressEvent(p))
+			})
+			out.event(endpoint.DoneEvent(r, err))
+			if err != nil {
+				return err
+			}
+			return out.err
+		},
+	}
+	f.bind(c.Flags())
+	return c
+}
+
+type serverFlags struct {
+	impl, proto, listen, cert, key, cc, qlog, root, sizes string
+}
+
+func (f *serverFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&f.impl, endpoint.FlagImpl, "", "quic-go or ngtcp2 (QUIC), go (TCP); default by --proto")
+	fs.StringVar(&f.proto, endpoint.FlagProto, "", "quic or tcp (required)")
+	fs.StringVar(&f.listen, endpoint.FlagListen, "", "IP:PORT to listen on; port 0 picks one (required)")
+	fs.StringVar(&f.cert, endpoint.FlagCert, "", "PEM certificate (required)")
+	fs.StringVar(&f.key, endpoint.FlagKey, "", "PEM private key (required)")
+	fs.StringVar(&f.cc, endpoint.FlagCC, "", "congestion control: newreno (quic-go), cubic|reno|bbr|bbr2 (ngtcp2), a kernel name (tcp)")
+	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file of the first QUIC connection")
+	fs.StringVar(&f.root, endpoint.FlagRoot, "", "directory of files to serve besides /bytes/N")
+	fs.StringVar(&f.sizes, endpoint.FlagSizes, "", "comma-separated N of /bytes/N the ngtcp2 server must serve")
+}
+
+func (f *serverFlags) config() (endpoint.ServerConfig, error) {
+	cfg := endpoint.ServerConfig{
+		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), Listen: f.listen,
+		CertFile: f.cert, KeyFile: f.key, CC: f.cc, QlogFile: f.qlog, Root: f.root,
+	}
+	if f.sizes != "" {
+		for _, s := range strings.Split(f.sizes, ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+			if err != nil {
+				return cfg, usagef("emu endpoint server: --%s %q: %v", endpoint.FlagSizes, f.sizes, err)
+			}
+			cfg.Sizes = append(cfg.Sizes, n)
+		}
+	}
+	if err := cfg.Check(); err != nil {
+		return cfg, usagef("emu endpoint server: %v", err)
+	}
+	return cfg, nil
+}
+
+type clientFlags struct {
+	impl, proto, url, ca, cc, rcvbuf, qlog, recvLog string
+	size, t0                                        int64
+	duration, interval, handshake, idle             time.Duration
+}
+
+func (f *clientFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&f.impl, endpoint.FlagImpl, "", "quic-go or ngtcp2 (QUIC), go (TCP); default by --proto")
+	fs.StringVar(&f.proto, endpoint.FlagProto, "", "quic or tcp (required)")
+	fs.StringVar(&f.url, endpoint.FlagURL, "", "https://IP:PORT/bytes/N (required)")
+	fs.StringVar(&f.ca, endpoint.FlagCA, "", "PEM certificate the server's must chain to (required)")
+	fs.Int64Var(&f.size, endpoint.FlagSize, 0, "expected body bytes (default: N of /bytes/N, else Content-Length)")
+	fs.DurationVar(&f.duration, endpoint.FlagDuration, 0, "stop after this long and count the bytes received within it")
+	fs.StringVar(&f.cc, endpoint.FlagCC, "", "congestion control: newreno (quic-go), cubic|reno|bbr|bbr2 (ngtcp2), a kernel name (tcp)")
+	fs.StringVar(&f.rcvbuf, endpoint.FlagRcvBuf, "", "QUIC receive buffer: default or large")
+	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file (QUIC)")
+	fs.StringVar(&f.recvLog, endpoint.FlagRecvLog, "", "CSV file of t_s,bytes for every read")
+	fs.Int64Var(&f.t0, endpoint.FlagT0, 0, "origin of reported times, Unix nanoseconds (default: start)")
+	fs.DurationVar(&f.interval, endpoint.FlagInterval, endpoint.DefaultInterval, "progress interval")
+	fs.DurationVar(&f.handshake, endpoint.FlagHandshakeTimeout, endpoint.DefaultHandshakeTimeout, "connection set-up timeout")
+	fs.DurationVar(&f.idle, endpoint.FlagIdleTimeout, endpoint.DefaultIdleTimeout, "fail when nothing arrives for this long")
+}
+
+func (f *clientFlags) config() (endpoint.ClientConfig, error) {
+	cfg := endpoint.ClientConfig{
+		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), URL: f.url, CAFile: f.ca,
+		Size: f.size, Duration: f.duration, CC: f.cc, RcvBuf: endpoint.RcvBuf(f.rcvbuf),
+		QlogFile: f.qlog, RecvLog: f.recvLog, Interval: f.interval,
+		HandshakeTimeout: f.handshake, IdleTimeout: f.idle,
+	}
+	if f.t0 < 0 {
+		return cfg, usagef("emu endpoint client: --%s %d: negative", endpoint.FlagT0, f.t0)
+	}
+	if f.t0 != 0 {
+		cfg.T0 = time.Unix(0, f.t0)
+	}
+	if err := cfg.Check(); err != nil {
+		return cfg, usagef("emu endpoint client: %v", err)
+	}
+	return cfg, nil
+}
+
+// lineWriter writes one event per line from any goroutine and keeps the
+// first write error (a closed stdout means the run is gone).
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (l *lineWriter) event(ev endpoint.Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return
+	}
+	if err := endpoint.WriteEvent(l.w, ev); err != nil {
+		l.err = fmt.Errorf("stdout: %w", err)
+	}
+}

@@ -1,0 +1,526 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/sweep"
+)
+
+// sweepRunner gives the sweep its runner: emu.Run for the command, a fake
+// in the command's tests.
+type sweepRunner func(e *env, verbose bool) (sweep.Runner, error)
+
+func newSweepCmd(e *env) *cobra.Command { return sweepCommand(e, emuRunner) }
+
+// emuRunner runs each point with emu.Run. Warnings (and, with --verbose,
+// the live status lines) go to stderr prefixed with the run's id.
+func emuRunner(e *env, verbose bool) (sweep.Runner, error) {
+	if err := requireRoot("sweep"); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+		log := &prefixWriter{w: e.stderr, prefix: "  " + filepath.Base(out) + ": "}
+		defer log.Flush()
+		o := emu.RunOptions{Out: out, Log: log}
+		if verbose {
+			o.Status = log
+		}
+		return emu.Run(ctx, cfg, o)
+	}, nil
+}
+
+type sweepFlags struct {
+	sf          scenarioFlags
+	vary        []string
+	grid        bool
+	repeat      int
+	out         string
+	preset      string
+	listPresets bool
+	shard       string
+	dryRun      bool
+	force       bool
+	verbose     bool
+}
+
+func sweepCommand(e *env, newRunner sweepRunner) *cobra.Command {
+	var f sweepFlags
+	c := &cobra.Command{
+		Use:   "sweep",
+		Short: "Vary parameters, repeat each point, aggregate mean, sd and 95 % CI",
+		Long: `sweep runs one experiment many times. By default each --vary key's values are
+tried in turn while every other parameter stays at the base configuration
+(the paper's method; points that resolve to the same configuration are run
+once); --grid runs the cross product instead. Every point runs --repeat
+times with its own seed, derived from --seed, the point and the repeat, and
+recorded. Every point's configuration is resolved before the first run: a
+bad value stops the sweep naming the key.
+
+  emu sweep --vary dc.batch=25,50,100,150,300,500 --repeat 10 --set link.trace=none
+  emu sweep --vary link.bw_ratio+dc.split=1:1,2:1,3:1      # split follows the ratio
+  emu sweep --preset batch --repeat 3 --set flow.size=10MB # a shorter Fig. 4a
+  emu sweep --list-presets
+
+--out (default results/sweep-<UTC time>-<name>) receives plan.json, one run
+directory per point and repeat under runs/, sweep.csv, figures/ and a
+self-contained report.html (docs/results.md). Rerunning the same command
+with the same --out resumes: runs that ended ok are kept, the others are
+redone. The first Ctrl-C finishes the current run and stops (results so far
+are still aggregated); a second one interrupts it.
+
+--shard i/n runs a deterministic part of the plan, for Slurm job arrays,
+Kubernetes indexed jobs or GNU parallel; emu sweep merge gathers the shards
+(docs/sweeps.md). The command fails if any run failed; failed runs are
+recorded and left out of the statistics.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.listPresets {
+				return listPresets(e.stdout)
+			}
+			plan, err := f.plan(cmd)
+			if err != nil {
+				return err
+			}
+			shard := sweep.Shard{}
+			if f.shard != "" {
+				if shard, err = sweep.ParseShard(f.shard); err != nil {
+					return usageError{err}
+				}
+			}
+			if f.dryRun {
+				return printPlan(e.stdout, plan, shard)
+			}
+			runner, err := newRunner(e, f.verbose)
+			if err != nil {
+				return err
+			}
+			out := f.out
+			if out == "" {
+				out = filepath.Join("results", "sweep-"+time.Now().UTC().Format("20060102T150405Z")+"-"+sweepName(plan))
+			}
+			return runSweep(e, plan, out, shard, runner, f.force)
+		},
+	}
+	f.sf.register(c, true)
+	c.Flags().Lookup("seed").Usage = fmt.Sprintf("base seed every run's seed is derived from (0 = the default, %d)", sweep.DefaultSeed)
+	c.Flags().StringArrayVar(&f.vary, "vary", nil, "vary a key: KEY=V1,V2,… or KEY1+KEY2=V1,V2,… (repeatable; replaces a preset's axes)")
+	c.Flags().BoolVar(&f.grid, "grid", false, "run the cross product of the --vary axes instead of one axis at a time")
+	c.Flags().IntVar(&f.repeat, "repeat", sweep.DefaultRepeat, "runs per point (a preset has its own default)")
+	c.Flags().StringVar(&f.out, "out", "", "sweep directory (default results/sweep-<UTC time>-<name>); the same --out resumes")
+	c.Flags().StringVar(&f.preset, "preset", "", "start from a preset (see --list-presets); --set, --vary, --repeat and --grid adjust it")
+	c.Flags().BoolVar(&f.listPresets, "list-presets", false, "list the presets with the figures they reproduce")
+	c.Flags().StringVar(&f.shard, "shard", "", "run shard i of n of the plan (i from 1 to n)")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve and print the plan, run nothing")
+	c.Flags().BoolVar(&f.force, "force", false, "replace the plan of an existing --out (runs that no longer match are redone)")
+	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
+	c.AddCommand(newSweepMergeCmd(e))
+	return c
+}
+
+// plan builds the sweep's plan from the preset and the flags; every error
+// is a usage error (exit status 2) naming the key.
+func (f *sweepFlags) plan(cmd *cobra.Command) (*sweep.Plan, error) {
+	spec := sweep.Spec{Scenario: f.sf.scenario, Repeat: f.repeat}
+	if f.preset != "" {
+		pr, ok := sweep.LookupPreset(f.preset)
+		if !ok {
+			return nil, usagef("--preset %q: no such preset (one of %s)", f.preset, strings.Join(sweep.PresetNames(), ", "))
+		}
+		var err error
+		if spec, err = pr.Spec(); err != nil {
+			return nil, err
+		}
+		if cmd.Flags().Changed("scenario") {
+			spec.Scenario = f.sf.scenario
+		}
+		if cmd.Flags().Changed("repeat") {
+			spec.Repeat = f.repeat
+		}
+	}
+	if cmd.Flags().Changed("grid") {
+		spec.Grid = f.grid
+	}
+	// --seed is the base seed here, not run.seed.
+	spec.Seed = f.sf.seed
+	sf := f.sf
+	sf.seed = 0
+	sets, err := sf.settings()
+	if err != nil {
+		return nil, err
+	}
+	spec.Settings = append(spec.Settings, sets...)
+	if len(f.vary) > 0 {
+		spec.Axes = nil
+		for _, v := range f.vary {
+			a, err := sweep.ParseVary(v)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			spec.Axes = append(spec.Axes, a)
+		}
+	}
+	p, err := sweep.NewPlan(spec)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return p, nil
+}
+
+// sweepName names the default output directory: the preset, else the
+// varied keys.
+func sweepName(p *sweep.Plan) string {
+	if p.Preset != "" {
+		return p.Preset
+	}
+	var keys []string
+	for _, a := range p.Vary {
+		keys = append(keys, a.Key)
+	}
+	if len(keys) == 0 {
+		return "repeat"
+	}
+	return strings.NewReplacer("+", "_", "/", "_").Replace(strings.Join(keys, "_"))
+}
+
+// runSweep executes the plan (or its shard) in out and aggregates it. The
+// first interrupt (which also cancels e.ctx) lets the current run finish;
+// a second one interrupts it.
+func runSweep(e *env, plan *sweep.Plan, out string, shard sweep.Shard, runner sweep.Runner, force bool) error {
+	if err := sweep.Prepare(out, plan, force); err != nil {
+		if errors.Is(err, sweep.ErrPlanChanged) {
+			return usageError{err}
+		}
+		return err
+	}
+	fmt.Fprintf(e.stderr, "sweep: writing to %s (the same command with --out %s resumes it)\n", out, out)
+	// Two contexts: stopCtx ends at the first interrupt (main cancels
+	// e.ctx on it) and lets the current run finish; runCtx ends at the
+	// second and interrupts the run.
+	stopCtx, stopNow := context.WithCancel(e.ctx)
+	defer stopNow()
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(e.ctx))
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		for signals := 1; ; signals++ {
+			select {
+			case <-sig:
+			case <-finished:
+				return
+			}
+			if signals == 1 {
+				fmt.Fprintln(e.stderr, "sweep: stopping after the current run (Ctrl-C again to interrupt it)")
+				stopNow()
+				continue
+			}
+			fmt.Fprintln(e.stderr, "sweep: interrupting the current run")
+			cancel()
+			return
+		}
+	}()
+
+	outcome, execErr := sweep.Execute(runCtx, out, plan, sweep.Options{
+		Shard: shard, Runner: runner, Progress: e.stderr, Stop: stopCtx.Done(),
+	})
+	table, finErr := sweep.Finish(out)
+	if table != nil {
+		printSweepTable(e.stdout, table)
+		fmt.Fprintf(e.stdout, "\nresults: %s, %s, %s/\n", filepath.Join(out, sweep.CSVFile), filepath.Join(out, sweep.ReportFile), filepath.Join(out, sweep.FiguresDir))
+	}
+	if execErr != nil {
+		return errors.Join(execErr, finErr)
+	}
+	if finErr != nil {
+		return fmt.Errorf("aggregate %s: %w", out, finErr)
+	}
+	for _, fl := range outcome.Failures {
+		fmt.Fprintf(e.stderr, "sweep: run %s %s: %s\n", fl.Run, fl.Status, fl.Error)
+	}
+	done := outcome.Skipped + outcome.OK + len(outcome.Failures)
+	switch {
+	case outcome.GaveUp != "":
+		return fmt.Errorf("gave up: %s", outcome.GaveUp)
+	case outcome.Stopped || outcome.Interrupted:
+		return fmt.Errorf("stopped after %d of %d runs; the same command with --out %s resumes", done, outcome.Runs, out)
+	case len(outcome.Failures) > 0:
+		return fmt.Errorf("%d of %d runs failed and are left out of the statistics; the same command with --out %s retries them", len(outcome.Failures), outcome.Runs, out)
+	}
+	return nil
+}
+
+// printSweepTable prints the gist of sweep.csv: per point the total goodput
+// (and JFI when points have several flows) as mean ± 95 % CI.
+func printSweepTable(w io.Writer, t *sweep.Table) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "POINT")
+	for _, a := range t.Plan.Vary {
+		fmt.Fprintf(tw, "\t%s", strings.ToUpper(a.Key))
+	}
+	multi := t.MaxFlows() > 1
+	fmt.Fprint(tw, "\tRUNS OK\tGOODPUT (Mbit/s)")
+	if multi {
+		fmt.Fprint(tw, "\tJFI")
+	}
+	fmt.Fprintln(tw, "\tUTILIZATION")
+	for _, r := range t.Rows {
+		fmt.Fprint(tw, r.Point.ID)
+		for _, a := range t.Plan.Vary {
+			fmt.Fprintf(tw, "\t%s", t.Plan.Label(r.Point, a))
+		}
+		fmt.Fprintf(tw, "\t%d/%d", r.OK, r.OK+r.Failed+r.Missing)
+		fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[sweep.MetricGoodput], "%.2f"))
+		if multi {
+			fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[sweep.MetricJFI], "%.3f"))
+		}
+		fmt.Fprintf(tw, "\t%s\n", meanCI(r.Stats[sweep.MetricUtilization], "%.3f"))
+	}
+	tw.Flush()
+}
+
+func meanCI(s analysis.Stat, format string) string {
+	if s.N == 0 {
+		return "–"
+	}
+	if s.N < 2 {
+		return fmt.Sprintf(format, s.Mean)
+	}
+	return fmt.Sprintf(format+" ± "+format, s.Mean, s.CI95)
+}
+
+// printPlan prints what --dry-run resolved: the points, what each changes
+// from the base, and the runs of this shard with their seeds.
+func printPlan(w io.Writer, p *sweep.Plan, shard sweep.Shard) error {
+	method := "one axis at a time"
+	if p.Grid {
+		method = "grid"
+	}
+	fmt.Fprintf(w, "plan: %d points × %d repeats = %d runs (%s), scenario %s, base seed %d\n",
+		len(p.Points), p.Repeat, len(p.Runs), method, p.Scenario, p.Seed)
+	if len(p.Settings) > 0 {
+		fmt.Fprintf(w, "base: %s\n", strings.Join(p.Settings, " "))
+	}
+	runs := shard.Runs(p)
+	seeds := map[string][]string{}
+	for _, r := range runs {
+		seeds[r.Point] = append(seeds[r.Point], fmt.Sprintf("r%d=%d", r.Repeat, r.Seed))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "POINT\tVALUES\tCHANGES FROM THE BASE")
+	for i := range p.Points {
+		pt := &p.Points[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", pt.ID, p.Describe(pt), joinSorted(pt.Params))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "runs of shard %s: %d\n", shard, len(runs))
+	for i := range p.Points {
+		if s := seeds[p.Points[i].ID]; len(s) > 0 {
+			fmt.Fprintf(w, "  %s seeds %s\n", p.Points[i].ID, strings.Join(s, " "))
+		}
+	}
+	return nil
+}
+
+func joinSorted(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+"="+m[k])
+	}
+	if len(parts) == 0 {
+		return "(the base)"
+	}
+	return strings.Join(parts, " ")
+}
+
+// listPresets prints the preset table: name, figure, what is varied and
+// set, and why the sizes are what they are.
+func listPresets(w io.Writer) error {
+	for i, pr := range sweep.Presets() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		points := 1
+		method := "one axis at a time"
+		if pr.Grid {
+			method = "grid"
+			for _, a := range pr.Axes {
+				points *= len(a.Values)
+			}
+		} else {
+			points = 0
+			for _, a := range pr.Axes {
+				points += len(a.Values)
+			}
+		}
+		fmt.Fprintf(w, "%s — %s\n", pr.Name, pr.Figure)
+		fmt.Fprintf(w, "    %s\n", pr.Title)
+		fmt.Fprintf(w, "    scenario %s, %d points × %d repeats (%s)\n", pr.Scenario, points, pr.Repeat, method)
+		fmt.Fprintf(w, "    set   %s\n", strings.Join(pr.Settings, " "))
+		for _, a := range pr.Axes {
+			fmt.Fprintf(w, "    vary  %s\n", describeAxis(a))
+		}
+		for _, line := range wrap(pr.Notes, 84) {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	}
+	return nil
+}
+
+// describeAxis writes an axis in --vary syntax when it is one, else as
+// labels with the settings they stand for.
+func describeAxis(a sweep.Axis) string {
+	keys := strings.Split(a.Key, "+")
+	plain := true
+	for i, v := range a.Values {
+		if len(a.Settings[i]) != len(keys) {
+			plain = false
+			break
+		}
+		for j, k := range keys {
+			if a.Settings[i][j] != k+"="+v {
+				plain = false
+			}
+		}
+	}
+	if plain {
+		return a.Key + "=" + strings.Join(a.Values, ",")
+	}
+	var parts []string
+	for i, v := range a.Values {
+		parts = append(parts, v+" ("+strings.Join(a.Settings[i], " ")+")")
+	}
+	return a.Key + ": " + strings.Join(parts, ", ")
+}
+
+func wrap(s string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	for _, word := range strings.Fields(s) {
+		if cur.Len() > 0 && cur.Len()+1+len(word) > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(word)
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
+
+func newSweepMergeCmd(e *env) *cobra.Command {
+	var out string
+	var force bool
+	c := &cobra.Command{
+		Use:   "merge DIR... --out DIR",
+		Short: "Gather the shards of a sweep and aggregate them",
+		Long: `merge checks that the sweep directories hold the same plan (the shards of one
+sweep, run with --shard on different machines), copies each run from the
+first directory that completed it into --out (hard links where possible),
+and writes sweep.csv, figures/ and report.html there. --out may be one of
+the inputs. Runs that no shard has done yet are reported; merge again when
+they are. Fails if any run failed.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			if out == "" {
+				return usagef("sweep merge: --out is required")
+			}
+			res, err := sweep.Merge(out, dirs, force)
+			if err != nil {
+				if errors.Is(err, sweep.ErrPlanChanged) {
+					return usageError{err}
+				}
+				return err
+			}
+			fmt.Fprintf(e.stderr, "merge: %d runs copied, %d already in %s\n", res.Copied, res.Present, out)
+			if len(res.Duplicates) > 0 {
+				fmt.Fprintf(e.stderr, "merge: %d runs were done by more than one shard (took the first): %s\n", len(res.Duplicates), strings.Join(res.Duplicates, " "))
+			}
+			if len(res.Missing) > 0 {
+				fmt.Fprintf(e.stderr, "merge: %d runs not done by any shard yet: %s\n", len(res.Missing), abbreviate(res.Missing, 12))
+			}
+			t, err := sweep.Finish(out)
+			if err != nil {
+				return fmt.Errorf("aggregate %s: %w", out, err)
+			}
+			printSweepTable(e.stdout, t)
+			fmt.Fprintf(e.stdout, "\nresults: %s, %s\n", filepath.Join(out, sweep.CSVFile), filepath.Join(out, sweep.ReportFile))
+			if len(res.Failed) > 0 {
+				return fmt.Errorf("%d runs failed in every shard that did them: %s", len(res.Failed), abbreviate(res.Failed, 12))
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "sweep directory to merge into (required)")
+	c.Flags().BoolVar(&force, "force", false, "replace a different plan in --out")
+	return c
+}
+
+func abbreviate(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, " ")
+	}
+	return strings.Join(ids[:n], " ") + fmt.Sprintf(" … (%d more)", len(ids)-n)
+}
+
+// prefixWriter writes complete lines to w, each with a prefix.
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    bytes.Buffer
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	for {
+		line, err := p.buf.ReadBytes('\n')
+		if err != nil {
+			p.buf.Write(line) // incomplete: keep for the next write
+			return len(b), nil
+		}
+		if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, line); err != nil {
+			return len(b), err
+		}
+	}
+}
+
+// Flush writes a last incomplete line.
+func (p *prefixWriter) Flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.buf.Len() > 0 {
+		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf.String())
+		p.buf.Reset()
+	}
+}

@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/topo"
+)
+
+func newUpCmd(e *env) *cobra.Command {
+	var sf scenarioFlags
+	var asJSON, dryRun bool
+	c := &cobra.Command{
+		Use:   "up",
+		Short: "Build the emulated network and keep it up until Ctrl-C or emu down",
+		Long: `up builds the scenario's network (namespaces, two shaped links, delay lines,
+PDCP proxies, trace replay), prints every node and stays up until Ctrl-C or
+emu down. Run any tool inside a node with emu exec, e.g.
+
+  emu exec srv -- iperf3 -s
+  emu exec cli -- iperf3 -c $(emu addr srv) -R`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := sf.resolve()
+			if err != nil {
+				return err
+			}
+			if dryRun {
+				for _, op := range topo.Plan(emu.TopologyOf(cfg, "<id>")) {
+					fmt.Fprintln(e.stdout, op)
+				}
+				return nil
+			}
+			if err := requireRoot("up"); err != nil {
+				return err
+			}
+			em, err := emu.Start(e.ctx, cfg, emu.StartOptions{Command: "up", Log: e.stderr})
+			if err != nil {
+				return err
+			}
+			defer em.Close()
+			nodes := em.Nodes()
+			if asJSON {
+				type node struct {
+					Name  string   `json:"name"`
+					Role  string   `json:"role"`
+					Addrs []string `json:"addrs"`
+					Path  string   `json:"path,omitempty"`
+					NS    string   `json:"namespace"`
+				}
+				out := struct {
+					Run   string `json:"run"`
+					Nodes []node `json:"nodes"`
+				}{Run: em.ID}
+				for _, n := range nodes {
+					out.Nodes = append(out.Nodes, node{n.Name, n.Role, n.Addrs, n.Path, n.Namespace})
+				}
+				if err := json.NewEncoder(e.stdout).Encode(out); err != nil {
+					return err
+				}
+			} else {
+				printNodes(e, em.ID, nodes)
+			}
+			select {
+			case <-e.ctx.Done():
+				fmt.Fprintln(e.stderr, "emu: stopping")
+				return em.Close()
+			case err := <-em.Failed():
+				return fmt.Errorf("emulation failed: %w", err)
+			}
+		},
+	}
+	sf.register(c, true)
+	c.Flags().BoolVar(&asJSON, "json", false, "print the nodes as JSON on stdout")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the kernel operations that would build the topology, build nothing")
+	return c
+}
+
+func printNodes(e *env, id string, nodes []emu.NodeInfo) {
+	fmt.Fprintf(e.stdout, "emulation %s is up\n\n", id)
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tROLE\tPATH\tADDRESSES\tNAMESPACE")
+	for _, n := range nodes {
+		path := n.Path
+		if path == "" {
+			path = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", n.Name, n.Role, path, strings.Join(n.Addrs, " "), n.Namespace)
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "\nrun a command in a node: emu exec NODE -- CMD ARGS…   (stop: Ctrl-C or emu down)\n")
+}
+
+func newExecCmd(e *env) *cobra.Command {
+	var run string
+	c := &cobra.Command{
+		Use:   "exec NODE -- CMD [ARGS…]",
+		Short: "Run a command inside a node's network namespace",
+		Long: `exec runs CMD inside NODE's network namespace (srv, gws, gwc, cli, cli1,
+cli2, or a full namespace name) and exits with its status.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dash := cmd.ArgsLenAtDash()
+			if dash != 1 || len(args) < 2 {
+				return usagef("usage: emu exec NODE -- CMD [ARGS…]")
+			}
+			if err := requireRoot("exec"); err != nil {
+				return err
+			}
+			_, node, err := emu.FindNode(args[0], run)
+			if err != nil {
+				return err
+			}
+			err = topo.ExecIn(node.Namespace, args[1:])
+			return fmt.Errorf("exec %s in %s: %w", args[1], node.Name, err)
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "run id, when several emulations are up")
+	return c
+}
+
+func newAddrCmd(e *env) *cobra.Command {
+	var run string
+	c := &cobra.Command{
+		Use:   "addr NODE",
+		Short: "Print a node's IP address",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, node, err := emu.FindNode(args[0], run)
+			if err != nil {
+				return err
+			}
+			if len(node.Addrs) == 0 {
+				return fmt.Errorf("node %s has no address", node.Name)
+			}
+			addr, _, _ := strings.Cut(node.Addrs[0], "/")
+			fmt.Fprintln(e.stdout, addr)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "run id, when several emulations are up")
+	return c
+}
+
+func newDownCmd(e *env) *cobra.Command {
+	var run string
+	c := &cobra.Command{
+		Use:   "down",
+		Short: "Stop running emulations (all, or the one given with --run)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireRoot("down"); err != nil {
+				return err
+			}
+			stopped, err := emu.Down(e.ctx, run)
+			for _, id := range stopped {
+				fmt.Fprintf(e.stdout, "stopped %s\n", id)
+			}
+			if err == nil && len(stopped) == 0 {
+				fmt.Fprintln(e.stdout, "no emulation running")
+			}
+			return err
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "stop only this run id")
+	return c
+}

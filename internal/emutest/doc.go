@@ -1,0 +1,6 @@
+// Package emutest holds the helpers emu's tests share: skipping when a test
+// needs root or a kernel feature it lacks (saying why, never passing
+// silently), private network namespaces that are removed when the test ends
+// even if it fails, a machine-wide lock so tests that measure rates or delays
+// never run beside each other, and condition polling instead of sleeps.
+package emutest

@@ -1,0 +1,89 @@
+package emutest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// RequireRoot skips the test unless it runs as root, naming the reason.
+func RequireRoot(tb testing.TB) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		tb.Skip("needs root (network namespaces, netlink, NFQUEUE); run the tests with the command in README.md")
+	}
+}
+
+// RunID returns a short identifier unique to this test process and call,
+// for names of namespaces and other kernel objects a test creates.
+func RunID(tb testing.TB) string {
+	tb.Helper()
+	var b [3]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		tb.Fatalf("emutest: random id: %v", err)
+	}
+	return fmt.Sprintf("t%d%s", os.Getpid()%100000, hex.EncodeToString(b[:]))
+}
+
+// lockPath is shared by every test binary on the machine: go test runs
+// packages in parallel, and a rate or delay measured while another package
+// pushes packets through the same two cores is a measurement of the load.
+const lockPath = "/tmp/emu-test-exclusive.lock"
+
+// Exclusive blocks until no other test on this machine holds the measurement
+// lock, then holds it until the test ends. Tests that measure rates, delays or
+// throughput call it first; so do tests that load the machine heavily.
+func Exclusive(tb testing.TB) {
+	tb.Helper()
+	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		tb.Fatalf("emutest: open %s: %v", lockPath, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		tb.Fatalf("emutest: lock %s: %v", lockPath, err)
+	}
+	tb.Cleanup(func() {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		f.Close()
+	})
+}
+
+// WaitFor polls cond with a short backoff until it returns nil or timeout
+// passes, and fails the test with cond's last error.
+func WaitFor(tb testing.TB, timeout time.Duration, cond func() error) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("emutest: condition not met within %v: %v", timeout, err)
+		}
+		time.Sleep(wait)
+		if wait < 50*time.Millisecond {
+			wait *= 2
+		}
+	}
+}
+
+// TempDir is t.TempDir with a short path: unix socket paths and some kernel
+// interfaces limit path length.
+func TempDir(tb testing.TB) string {
+	tb.Helper()
+	d, err := os.MkdirTemp("", "emu")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(d) })
+	return filepath.Clean(d)
+}

@@ -1,0 +1,69 @@
+package pdcp
+
+import "fmt"
+
+// SN lengths the package supports: 12 bits (LTE DC, one of NR's two
+// options) and 18 bits (NR). Both sides of a DC path must use the same one;
+// the header does not say which it is.
+const (
+	SNBits12 = 12
+	SNBits18 = 18
+)
+
+// protoShim is the IP protocol number (RFC 3692 experimental) that marks a
+// packet carrying the PDCP shim between its IP header and its payload.
+const protoShim = 253
+
+// CheckSNBits reports whether bits is a supported SN length, as an error
+// naming the user-facing key dc.sn_bits.
+func CheckSNBits(bits int) error {
+	if bits != SNBits12 && bits != SNBits18 {
+		return fmt.Errorf("dc.sn_bits: %d: %w", bits, ErrSNBits)
+	}
+	return nil
+}
+
+// Window returns W = 2^(bits-1), the number of COUNTs the receiver accepts
+// ahead of the first one it still waits for, and the size of its buffer.
+func Window(bits int) int { return 1 << (bits - 1) }
+
+// HeaderLen returns the length of the PDCP data PDU header for an SN of
+// bits bits: 2 bytes for 12 bits, 3 bytes for 18 bits.
+func HeaderLen(bits int) int {
+	if bits == SNBits18 {
+		return 3
+	}
+	return 2
+}
+
+// ShimLen returns how many bytes Encap adds to a packet: the PDCP header
+// plus one byte holding the packet's original IP protocol. A link's MTU must
+// leave room for it.
+func ShimLen(bits int) int { return HeaderLen(bits) + 1 }
+
+// SN returns the sequence number that carries count: its low bits bits.
+func SN(count uint64, bits int) uint32 { return uint32(count & (1<<bits - 1)) }
+
+// putHeader writes the data PDU header (D/C = 1, reserved bits 0) for sn.
+func putHeader(b []byte, sn uint32, bits int) {
+	if bits == SNBits18 {
+		b[0] = 0x80 | byte(sn>>16)&0x03
+		b[1] = byte(sn >> 8)
+		b[2] = byte(sn)
+		return
+	}
+	b[0] = 0x80 | byte(sn>>8)&0x0F
+	b[1] = byte(sn)
+}
+
+// parseHeader reads the SN of a data PDU header. Reserved bits are ignored,
+// as TS 38.323 tells the receiver to; a control PDU (D/C = 0) carries no SN.
+func parseHeader(b []byte, bits int) (uint32, error) {
+	if b[0]&0x80 == 0 {
+		return 0, ErrNoSN
+	}
+	if bits == SNBits18 {
+		return uint32(b[0]&0x03)<<16 | uint32(b[1])<<8 | uint32(b[2]), nil
+	}
+	return uint32(b[0]&0x0F)<<8 | uint32(b[1]), nil
+}

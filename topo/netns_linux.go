@@ -1,0 +1,190 @@
+package topo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"syscall"
+
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+)
+
+// NetnsDir is where named namespaces live, as with `ip netns`, so users can
+// also reach a run's nodes with `ip netns exec`.
+const NetnsDir = "/run/netns"
+
+// onNSThread runs f on a fresh goroutine locked to its OS thread. If f
+// leaves the thread in another namespace and it cannot be moved back, the
+// goroutine exits still locked and the runtime destroys the thread instead
+// of reusing it.
+func onNSThread(f func(orig netns.NsHandle) error) error {
+	ch := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		orig, err := netns.Get()
+		if err != nil {
+			runtime.UnlockOSThread()
+			ch <- fmt.Errorf("get current netns: %w", err)
+			return
+		}
+		defer orig.Close()
+		ferr := f(orig)
+		cur, err := netns.Get()
+		if err == nil {
+			same := cur.Equal(orig)
+			cur.Close()
+			if !same {
+				if err := netns.Set(orig); err != nil {
+					ch <- errors.Join(ferr, fmt.Errorf("restore netns: %w", err))
+					return // thread stays locked and dies
+				}
+			}
+			runtime.UnlockOSThread()
+		}
+		ch <- ferr
+	}()
+	return <-ch
+}
+
+// createNamed makes a named namespace without moving the caller into it.
+func createNamed(name string) (netns.NsHandle, error) {
+	var ns netns.NsHandle
+	err := onNSThread(func(netns.NsHandle) error {
+		if err := os.MkdirAll(NetnsDir, 0o755); err != nil {
+			return err
+		}
+		h, err := netns.NewNamed(name)
+		if err != nil {
+			return err
+		}
+		ns = h
+		return nil
+	})
+	if err != nil {
+		if ns.IsOpen() {
+			ns.Close()
+		}
+		return netns.None(), fmt.Errorf("create netns %s: %w", name, err)
+	}
+	return ns, nil
+}
+
+// DeleteNamespace kills every process left inside a named namespace, then
+// unmounts and removes it. A missing namespace is not an error.
+func DeleteNamespace(name string) error {
+	path := filepath.Join(NetnsDir, name)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if ino, err := nsInode(path); err == nil {
+		killProcsIn(ino)
+	}
+	if err := netns.DeleteNamed(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete netns %s: %w", name, err)
+	}
+	return nil
+}
+
+// ListNamespaces returns the names of the named namespaces in NetnsDir.
+func ListNamespaces() ([]string, error) {
+	ents, err := os.ReadDir(NetnsDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out, nil
+}
+
+func nsInode(path string) (uint64, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return 0, err
+	}
+	return st.Ino, nil
+}
+
+// ProcsIn returns the PIDs of processes whose network namespace is the one
+// with inode ino.
+func ProcsIn(ino uint64) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Stat("/proc/"+e.Name()+"/ns/net", &st) == nil && st.Ino == ino {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// NamespaceProcs returns the PIDs of processes inside a named namespace.
+func NamespaceProcs(name string) []int {
+	ino, err := nsInode(filepath.Join(NetnsDir, name))
+	if err != nil {
+		return nil
+	}
+	return ProcsIn(ino)
+}
+
+func killProcsIn(ino uint64) {
+	for _, pid := range ProcsIn(ino) {
+		unix.Kill(pid, unix.SIGKILL)
+	}
+}
+
+// ExecIn replaces the current process with argv running inside the named
+// namespace (`emu exec`). It returns only on failure.
+func ExecIn(name string, argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("no command")
+	}
+	bin, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	runtime.LockOSThread() // never unlocked: the process image is replaced
+	ns, err := netns.GetFromName(name)
+	if err != nil {
+		return fmt.Errorf("open netns %s: %w", name, err)
+	}
+	if err := netns.Set(ns); err != nil {
+		return fmt.Errorf("enter netns %s: %w", name, err)
+	}
+	return syscall.Exec(bin, argv, os.Environ())
+}
+
+// StartIn starts cmd with its network namespace set to ns. The fork happens
+// on a thread locked inside ns, so only the child lives there.
+func StartIn(ns netns.NsHandle, cmd *exec.Cmd) error {
+	return onNSThread(func(orig netns.NsHandle) error {
+		if err := netns.Set(ns); err != nil {
+			return fmt.Errorf("enter netns: %w", err)
+		}
+		return cmd.Start()
+	})
+}
+
+// writeSysctl writes a sysctl of the calling thread's network namespace.
+func writeSysctl(key, value string) error {
+	path := "/proc/sys/" + string(bytes.ReplaceAll([]byte(key), []byte("."), []byte("/")))
+	if err := os.WriteFile(path, []byte(value), 0o644); err != nil {
+		return fmt.Errorf("sysctl %s=%s: %w", key, value, err)
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package topo
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func renderPlan(s Spec) string {
+	var b strings.Builder
+	for _, op := range Plan(s) {
+		b.WriteString(op.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// TestPlanGolden pins the exact kernel operations of the standard
+// topologies: a change to addressing, routing or sysctls shows up here as a
+// readable diff of iproute2-like lines.
+func TestPlanGolden(t *testing.T) {
+	for name, spec := range map[string]Spec{
+		"throughput": Throughput("abc"),
+		"fairness":   Fairness("abc"),
+		"dc-uplink2": DC("abc", DCOptions{Paths: []string{PathDC}, Uplink: PathLink2}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := spec.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			got := renderPlan(spec)
+			path := filepath.Join("testdata", name+".plan")
+			if *update {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./topo -run Golden -update)", err)
+			}
+			if got != string(want) {
+				t.Errorf("plan changed; diff against %s:\n%s", path, got)
+			}
+		})
+	}
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	s := Throughput("BAD ID")
+	s.Nodes = append(s.Nodes, Node{Name: "srv", Role: "router"})
+	s.Links = append(s.Links, Link{Name: "x", A: End{Node: "srv", Iface: "gws"}, B: End{Node: "nowhere", Iface: "x"}})
+	err := s.Validate()
+	if err == nil {
+		t.Fatal("invalid spec accepted")
+	}
+	for _, want := range []string{`run id "BAD ID"`, `node "srv" declared twice`, `unknown role "router"`, `unknown node "nowhere"`, `interface srv/gws used twice`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}

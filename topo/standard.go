@@ -1,0 +1,173 @@
+package topo
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+)
+
+// Paths a client can take to the servers.
+const (
+	PathDC    = "dc"
+	PathLink1 = "link1"
+	PathLink2 = "link2"
+)
+
+// Firewall marks the network-side PDCP proxy puts on a verdict; policy
+// routing in the gateway turns them into the link the packet leaves on.
+const (
+	MarkLink1 uint32 = 1
+	MarkLink2 uint32 = 2
+)
+
+// Routing tables of the gateways; one per link, so a mark (or a client's
+// source address) selects the link.
+const (
+	TableLink1 = 101
+	TableLink2 = 102
+)
+
+// MTU of the two radio links: the PDCP shim (up to 4 bytes) must fit on top
+// of a full-size packet from the server or client side.
+const LinkMTU = 1520
+
+// Addressing. Namespaces isolate runs, so every run uses the same plan:
+//
+//	srv  10.0.0.1/24 ─ gws 10.0.0.254/24
+//	gws  10.1.1.1/24 ═ link1 ═ 10.1.1.2/24 gwc
+//	gws  10.1.2.1/24 ═ link2 ═ 10.1.2.2/24 gwc
+//	gwc  10.2.0.1/24 ─ cli  10.2.0.2/24   (DC client)
+//	gwc  10.2.1.1/24 ─ cli1 10.2.1.2/24   (client on link1 only)
+//	gwc  10.2.2.1/24 ─ cli2 10.2.2.2/24   (client on link2 only)
+var (
+	ServerAddr  = netip.MustParseAddr("10.0.0.1")
+	serverNet   = netip.MustParsePrefix("10.0.0.0/24")
+	gwsSrvAddr  = netip.MustParsePrefix("10.0.0.254/24")
+	linkGWSAddr = [2]netip.Prefix{netip.MustParsePrefix("10.1.1.1/24"), netip.MustParsePrefix("10.1.2.1/24")}
+	linkGWCAddr = [2]netip.Prefix{netip.MustParsePrefix("10.1.1.2/24"), netip.MustParsePrefix("10.1.2.2/24")}
+)
+
+// clientPlan is the node name and subnet of each path's client.
+var clientPlan = []struct {
+	path, node string
+	subnet     netip.Prefix
+}{
+	{PathDC, "cli", netip.MustParsePrefix("10.2.0.0/24")},
+	{PathLink1, "cli1", netip.MustParsePrefix("10.2.1.0/24")},
+	{PathLink2, "cli2", netip.MustParsePrefix("10.2.2.0/24")},
+}
+
+// ClientNode returns the node name of the client on a path.
+func ClientNode(path string) string {
+	for _, c := range clientPlan {
+		if c.path == path {
+			return c.node
+		}
+	}
+	return ""
+}
+
+// ClientAddr returns the address of the client on a path.
+func ClientAddr(path string) netip.Addr {
+	for _, c := range clientPlan {
+		if c.path == path {
+			return hostAddr(c.subnet, 2)
+		}
+	}
+	return netip.Addr{}
+}
+
+// ClientSubnet returns the subnet of the client on a path.
+func ClientSubnet(path string) netip.Prefix {
+	for _, c := range clientPlan {
+		if c.path == path {
+			return c.subnet
+		}
+	}
+	return netip.Prefix{}
+}
+
+// DCOptions choose what the standard Dual Connectivity topology contains.
+type DCOptions struct {
+	// Paths lists the paths that need a client (dc, link1, link2).
+	Paths []string
+	// Uplink is the link DC clients send on when the uplink is not split
+	// (link1 or link2); "split" routes by the mark of the device-side proxy,
+	// with link1 when there is none.
+	Uplink string
+}
+
+// Throughput is the paper's throughput topology: one server node, the two
+// gateways and one DC client.
+func Throughput(runID string) Spec {
+	return DC(runID, DCOptions{Paths: []string{PathDC}, Uplink: PathLink1})
+}
+
+// Fairness is the paper's fairness topology: a DC client and one client on
+// each link alone.
+func Fairness(runID string) Spec {
+	return DC(runID, DCOptions{Paths: []string{PathDC, PathLink1, PathLink2}, Uplink: PathLink1})
+}
+
+// DC builds the Dual Connectivity topology of design.md:
+//
+//	srv ─ gws ═ link1, link2 ═ gwc ─ cli, cli1, cli2
+//
+// Downlink to the DC client goes over link1 unless a mark from the
+// network-side proxy picks a link; single-link clients are routed by
+// destination on gws and by source on gwc.
+func DC(runID string, o DCOptions) Spec {
+	s := Spec{RunID: runID}
+	s.Nodes = append(s.Nodes,
+		Node{Name: "srv", Role: RoleServer, Routes: []Route{{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: gwsSrvAddr.Addr()}}},
+	)
+	gws := Node{Name: "gws", Role: RoleGateway, Forward: true}
+	gwc := Node{Name: "gwc", Role: RoleGateway, Forward: true}
+	s.Links = append(s.Links, Link{Name: "srv",
+		A: End{Node: "srv", Iface: "gws", Addrs: []netip.Prefix{netip.PrefixFrom(ServerAddr, 24)}},
+		B: End{Node: "gws", Iface: "srv", Addrs: []netip.Prefix{gwsSrvAddr}}})
+	for i, name := range []string{"link1", "link2"} {
+		dev := fmt.Sprintf("l%d", i+1)
+		s.Links = append(s.Links, Link{Name: name, MTU: LinkMTU,
+			A: End{Node: "gws", Iface: dev, Addrs: []netip.Prefix{linkGWSAddr[i]}},
+			B: End{Node: "gwc", Iface: dev, Addrs: []netip.Prefix{linkGWCAddr[i]}}})
+		table := TableLink1 + i
+		mark := MarkLink1 + uint32(i)
+		// Per-link tables: a mark (set by a PDCP proxy) or a client's
+		// source address picks the link.
+		gws.Routes = append(gws.Routes, Route{Dst: clientPlan[0].subnet, Via: linkGWCAddr[i].Addr(), Dev: dev, Table: table})
+		gws.Rules = append(gws.Rules, Rule{Priority: 100 + i, Mark: mark, Table: table})
+		gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[i].Addr(), Dev: dev, Table: table})
+		gwc.Rules = append(gwc.Rules, Rule{Priority: 100 + i, Mark: mark, Table: table})
+	}
+	// Main tables: DC traffic takes link1 when no proxy marks it.
+	gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[0].Addr(), Dev: "l1"})
+	for _, c := range clientPlan {
+		if !slices.Contains(o.Paths, c.path) {
+			continue
+		}
+		link := 0
+		if c.path == PathLink2 {
+			link = 1
+		}
+		gws.Routes = append(gws.Routes, Route{Dst: c.subnet, Via: linkGWCAddr[link].Addr(), Dev: fmt.Sprintf("l%d", link+1)})
+		uplinkTable := TableLink1 + link
+		if c.path == PathDC && o.Uplink == PathLink2 {
+			uplinkTable = TableLink2
+		}
+		gwc.Rules = append(gwc.Rules, Rule{Priority: 200, From: c.subnet, Table: uplinkTable})
+		s.Links = append(s.Links, Link{Name: c.node,
+			A: End{Node: "gwc", Iface: c.node, Addrs: []netip.Prefix{netip.PrefixFrom(hostAddr(c.subnet, 1), 24)}},
+			B: End{Node: c.node, Iface: "gwc", Addrs: []netip.Prefix{netip.PrefixFrom(hostAddr(c.subnet, 2), 24)}}})
+		s.Nodes = append(s.Nodes, Node{Name: c.node, Role: RoleClient, Path: c.path,
+			Routes: []Route{{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: hostAddr(c.subnet, 1)}}})
+	}
+	s.Nodes = append(s.Nodes, gws, gwc)
+	return s
+}
+
+func hostAddr(subnet netip.Prefix, host byte) netip.Addr {
+	a := subnet.Addr().As4()
+	a[3] = host
+	return netip.AddrFrom4(a)
+}

@@ -1,0 +1,250 @@
+package tracefmt
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Every reader has a fuzz target. Seeds: the snippets below, the first
+// lines of every shipped trace, and testdata/fuzz/<target>/ (inputs that
+// once failed). Each target checks that no input panics or hangs and that
+// whatever is accepted is a valid trace that survives a CSV round trip.
+
+// shippedHeads returns the first few KiB (whole lines) of each shipped
+// trace with the given extensions.
+func shippedHeads(f *testing.F, exts ...string) [][]byte {
+	var out [][]byte
+	for _, ext := range exts {
+		paths, _ := filepath.Glob("../traces/*" + ext)
+		for _, p := range paths {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				f.Fatal(err)
+			}
+			if len(b) > 2048 {
+				b = b[:bytes.LastIndexByte(b[:2048], '\n')+1]
+			}
+			out = append(out, b)
+		}
+	}
+	if len(out) == 0 {
+		f.Fatalf("no shipped traces with %v found in ../traces", exts)
+	}
+	return out
+}
+
+// slowInput is how long one fuzz input may take before it counts as a
+// hang: loose, for a busy machine, yet far below what a runaway loop takes.
+const slowInput = 2 * time.Second
+
+func tooSlow(t *testing.T, start time.Time) {
+	if d := time.Since(start); d > slowInput {
+		t.Fatalf("input took %v (more than %v): a near-hang", d, slowInput)
+	}
+}
+
+// checkTrace is what every accepted input must satisfy.
+func checkTrace(t *testing.T, tr *Trace) {
+	t.Helper()
+	if err := tr.Validate(); err != nil {
+		t.Fatalf("reader returned an invalid trace: %v", err)
+	}
+	st := tr.Stats()
+	for _, v := range []float64{st.Down.Mean, st.Down.Min, st.Down.Max, st.Down.P5, st.Down.P50, st.Down.P95, st.Up.Mean} {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			t.Fatalf("stats not finite and non-negative: %+v", st)
+		}
+	}
+	if st.Down.Min > st.Down.P5 || st.Down.P5 > st.Down.P50 || st.Down.P50 > st.Down.P95 || st.Down.P95 > st.Down.Max {
+		t.Fatalf("percentiles out of order: %+v", st.Down)
+	}
+	if s, next, ok := tr.StepAt(tr.End/2, false); !ok || next <= tr.End/2 || s.Down < 0 {
+		t.Fatalf("StepAt(middle) = %+v, %v, %v", s, next, ok)
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, tr); err != nil {
+		t.Fatalf("WriteCSV: %v", err)
+	}
+	back, err := Read(&buf, "roundtrip", ReadOptions{Format: FormatCSV})
+	if err != nil {
+		t.Fatalf("reading WriteCSV's output: %v", err)
+	}
+	if back.End != tr.End || len(back.Steps) != len(tr.Steps) {
+		t.Fatalf("round trip: %d steps over %v, was %d over %v", len(back.Steps), back.End, len(tr.Steps), tr.End)
+	}
+	for i := range tr.Steps {
+		g, w := back.Steps[i], tr.Steps[i]
+		if g.At != w.At || !close(g.Down, w.Down) || !close(g.Up, w.Up) || g.Delay != w.Delay || g.Loss != w.Loss {
+			t.Fatalf("round trip: step %d %+v, was %+v", i, g, w)
+		}
+	}
+}
+
+func FuzzDetect(f *testing.F) {
+	for _, b := range shippedHeads(f, ".csv", ".cooked", ".down", ".up") {
+		f.Add(b)
+	}
+	f.Add([]byte("\ufeff\n\n time_s , down_mbps\n"))
+	f.Fuzz(func(t *testing.T, head []byte) {
+		defer tooSlow(t, time.Now())
+		format, err := Detect(head)
+		if err == nil {
+			if _, perr := ParseFormat(string(format)); perr != nil || format == "" {
+				t.Fatalf("Detect returned %q", format)
+			}
+		}
+	})
+}
+
+// FuzzRead reads with detection or a forced format, as `emu trace info`
+// does with --format.
+func FuzzRead(f *testing.F) {
+	for _, b := range shippedHeads(f, ".csv", ".cooked", ".down", ".up") {
+		f.Add(b, uint8(0), false)
+	}
+	f.Add([]byte("0,1\n1,2\n"), uint8(3), false)
+	f.Fuzz(func(t *testing.T, data []byte, format uint8, timestamps bool) {
+		defer tooSlow(t, time.Now())
+		o := ReadOptions{Timestamps: timestamps}
+		if fs := Formats(); int(format) <= len(fs) && format > 0 {
+			o.Format = fs[format-1]
+		}
+		if o.Format == FormatColumns {
+			o.DownColumn = "b"
+		}
+		if tr, err := Read(bytes.NewReader(data), "fuzz", o); err == nil {
+			checkTrace(t, tr)
+		}
+	})
+}
+
+func FuzzReadRaca(f *testing.F) {
+	for _, b := range shippedHeads(f, "raca*.csv") {
+		f.Add(b, false)
+		f.Add(b, true)
+	}
+	f.Add([]byte(racaHeader+racaRow("2018.02.12_16.14.02", "-", "5")+racaRow("2018.02.12_16.14.02", "7", "-")+racaRow("2018.02.12_16.14.09", "0", "1")), true)
+	f.Add([]byte("DL_bitrate\n1\n-\n\"3\"\n"), false)
+	f.Add([]byte("Timestamp,DL_bitrate\n9999.12.31_23.59.59,1\n"), true)
+	f.Fuzz(func(t *testing.T, data []byte, timestamps bool) {
+		defer tooSlow(t, time.Now())
+		tr, err := readRaca(bytes.NewReader(data), "fuzz", timestamps)
+		if err == nil {
+			checkTrace(t, tr)
+		}
+	})
+}
+
+func FuzzReadMahimahi(f *testing.F) {
+	for _, b := range shippedHeads(f, ".down", ".up") {
+		f.Add(b, uint16(10))
+	}
+	f.Add([]byte("0\n0\n7\n\n31\n35\n"), uint16(1))
+	f.Add([]byte("0\n9223372036854775807\n"), uint16(10))
+	f.Add([]byte("0\n2305843009213\n"), uint16(65535))
+	f.Fuzz(func(t *testing.T, data []byte, windowMs uint16) {
+		defer tooSlow(t, time.Now())
+		w := time.Duration(windowMs) * time.Millisecond
+		tr, err := readMahimahiPair(bytes.NewReader(data), "fuzz", ReadOptions{Window: w})
+		if err != nil {
+			return
+		}
+		checkTrace(t, tr)
+		// The rates integrate back to the line count.
+		lines := 0
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines++
+			}
+		}
+		pkts := tr.Stats().Down.Mean * 1e6 * tr.End.Seconds() / MahimahiPacketBits
+		if math.Abs(pkts-float64(lines)) > 1e-6*float64(lines) {
+			t.Fatalf("%d lines became %v packets", lines, pkts)
+		}
+	})
+}
+
+func FuzzReadMahimahiPair(f *testing.F) {
+	f.Add([]byte("0\n10\n20\n"), []byte("5\n10\n"))
+	f.Add([]byte("1\n"), []byte("3\n1000000\n"))
+	f.Add(shippedHeads(f, "verizon-lte-short.down")[0], shippedHeads(f, "verizon-lte-short.up")[0])
+	f.Fuzz(func(t *testing.T, down, up []byte) {
+		defer tooSlow(t, time.Now())
+		tr, err := readMahimahiPair(bytes.NewReader(down), "down", ReadOptions{Up: bytes.NewReader(up)})
+		if err == nil {
+			checkTrace(t, tr)
+			if !tr.HasUp {
+				t.Fatal("pair without uplink")
+			}
+		}
+	})
+}
+
+func FuzzReadCSV(f *testing.F) {
+	for _, b := range shippedHeads(f, "constant-*.csv", "step-*.csv", "square-*.csv", "outage-*.csv") {
+		f.Add(b)
+	}
+	f.Add([]byte("time_s,down_mbps,up_mbps,delay_ms,loss\n0,20,5,25,0\n10,30,5,25,0.01\n20\n"))
+	f.Add([]byte("loss,time_s,down_mbps\n1,0,0\n0,1e-9,1e9\n0,1e9,0\n"))
+	f.Add([]byte("0,1\n\"1\",2\n3,\"4\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer tooSlow(t, time.Now())
+		tr, err := readCSV(bytes.NewReader(data), "fuzz")
+		if err == nil {
+			checkTrace(t, tr)
+		}
+	})
+}
+
+func FuzzReadCooked(f *testing.F) {
+	for _, b := range shippedHeads(f, ".cooked") {
+		f.Add(b)
+	}
+	f.Add([]byte("0 1\n0 2\n1e-9 3\n1e9 0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer tooSlow(t, time.Now())
+		tr, err := readCooked(bytes.NewReader(data), "fuzz")
+		if err == nil {
+			checkTrace(t, tr)
+		}
+	})
+}
+
+func FuzzReadColumns(f *testing.F) {
+	for _, b := range shippedHeads(f, "lumos5g*.csv", "5gophers*.csv") {
+		f.Add(b, "", "", "")
+	}
+	f.Add([]byte("ms,dl,ul\n1000,500,100\n1500,,200\n2000,250,-\n"), "ms", "dl", "ul")
+	f.Add([]byte("a,b\n1,2\n1,3\n"), "a", "b", "")
+	f.Add([]byte("a,b\n1,2\n"), "", "b", "a")
+	f.Fuzz(func(t *testing.T, data []byte, timeCol, downCol, upCol string) {
+		defer tooSlow(t, time.Now())
+		o := ReadOptions{TimeColumn: timeCol, DownColumn: downCol, UpColumn: upCol, TimeUnit: "ms", RateUnit: "kbps"}
+		tr, err := readColumns(bytes.NewReader(data), "fuzz", o)
+		if err == nil {
+			checkTrace(t, tr)
+		}
+	})
+}
+
+// FuzzTransform cuts and scales a fuzzed CSV trace.
+func FuzzTransform(f *testing.F) {
+	f.Add([]byte("0,10\n10,30\n20,10\n30\n"), int64(5e9), int64(10e9), 2.0, 0.5)
+	f.Add([]byte("0,10\n1e-9,30\n2e-9\n"), int64(1), int64(0), 1e-10, 1e9)
+	f.Fuzz(func(t *testing.T, data []byte, offset, duration int64, ts, rs float64) {
+		defer tooSlow(t, time.Now())
+		tr, err := readCSV(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		out, err := tr.Transform(Options{Offset: time.Duration(offset), Duration: time.Duration(duration), TimeScale: ts, RateScale: rs})
+		if err == nil {
+			checkTrace(t, out)
+		}
+	})
+}

@@ -1,0 +1,175 @@
+package tracefmt
+
+import (
+	"io"
+	"strings"
+)
+
+// The plain CSV's columns, in their positional order.
+const (
+	colTime  = "time_s"
+	colDown  = "down_mbps"
+	colUp    = "up_mbps"
+	colDelay = "delay_ms"
+	colLoss  = "loss"
+)
+
+// plainColumns is the positional order of the plain CSV's columns.
+func plainColumns() []string { return []string{colTime, colDown, colUp, colDelay, colLoss} }
+
+// readCSV reads emu's plain CSV:
+//
+//	time_s,down_mbps,up_mbps,delay_ms,loss
+//	0,20,5,25,0
+//	10,30,5,25,0.01
+//	20,30,5,25,0.01
+//
+// time_s is seconds from the start (the first row's time is taken as 0),
+// strictly increasing. down_mbps and up_mbps are capacities in Mbit/s
+// (10^6 bit/s), delay_ms a one-way delay in milliseconds, loss a
+// probability from 0 to 1. Only time_s and down_mbps are required.
+//
+// The header is optional: with one, columns may come in any order and are
+// matched by name (case-insensitively; an unknown name is an error, to catch
+// typos); without one, they are positional in the order above. Each row
+// holds until the next row's time; the last row's time is the end of the
+// trace, and its values are not used (WriteCSV repeats the previous ones; a
+// last row may also carry only the time). So a constant 20 Mbit/s minute is
+//
+//	0,20
+//	60,20
+func readCSV(r io.Reader, name string) (*Trace, error) {
+	c := newCSVRows(r, name)
+	first, err := c.next()
+	if err != nil {
+		return nil, err
+	}
+	if first == nil {
+		return nil, parseErr(name, 1, colTime, "", ErrEmpty)
+	}
+	first = append([]string(nil), first...)
+	cols, err := c.plainHeader(first)
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]int{}
+	for i, col := range cols {
+		idx[col] = i
+	}
+	t := &Trace{}
+	_, t.HasUp = idx[colUp]
+	_, t.HasDelay = idx[colDelay]
+	_, t.HasLoss = idx[colLoss]
+
+	var h holder
+	rec := first
+	if isHeader(first) {
+		rec, err = c.next()
+	}
+	for ; rec != nil && err == nil; rec, err = c.next() {
+		endRow := len(rec) == 1 && idx[colTime] == 0
+		if len(rec) != len(cols) && !endRow {
+			return nil, parseErr(name, c.line, "", "", errorf(ErrFieldCount, "%d fields, want %d (%s)", len(rec), len(cols), strings.Join(cols, ",")))
+		}
+		at, err := parseTime(rec[idx[colTime]], 1e9)
+		if err != nil {
+			return nil, parseErr(name, c.line, cols[idx[colTime]], rec[idx[colTime]], err)
+		}
+		if h.n > 0 && at <= h.last {
+			return nil, parseErr(name, c.line, colTime, rec[idx[colTime]], errorf(ErrNotMonotonic, "must increase; previous row: %s", formatSeconds(h.last)))
+		}
+		if endRow {
+			// Only a time: the end row. Nothing may follow it.
+			h.add(at, Step{})
+			if next, err := c.next(); err != nil || next != nil {
+				if err == nil {
+					err = parseErr(name, c.line, colTime, "", errorf(ErrFieldCount, "a row with only a time must be the last"))
+				}
+				return nil, err
+			}
+			break
+		}
+		s, err := c.plainStep(rec, cols)
+		if err != nil {
+			return nil, err
+		}
+		h.add(at, s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if h.n == 0 {
+		return nil, parseErr(name, c.line+1, colTime, "", ErrEmpty)
+	}
+	var ok bool
+	if t.Steps, t.End, ok = h.endAtLast(); !ok {
+		return nil, parseErr(name, c.line, colTime, "", errorf(ErrZeroDuration, "the last row's time is the end of the trace; add a row after the first"))
+	}
+	return t, nil
+}
+
+// isHeader reports whether a first record is a header rather than data: a
+// header's first field is not a number.
+func isHeader(rec []string) bool {
+	_, err := parseFinite(rec[0])
+	return err != nil
+}
+
+// plainHeader returns the column names of a plain CSV: the header's, or the
+// positional ones for as many fields as the first row has.
+func (c *csvRows) plainHeader(first []string) ([]string, error) {
+	known := plainColumns()
+	if !isHeader(first) {
+		if len(first) > len(known) {
+			return nil, parseErr(c.name, c.line, "", "", errorf(ErrFieldCount, "%d fields, at most %d (%s)", len(first), len(known), strings.Join(known, ",")))
+		}
+		if len(first) < 2 {
+			return nil, parseErr(c.name, c.line, colDown, "", errorf(ErrFieldCount, "want at least time_s,down_mbps"))
+		}
+		return known[:len(first)], nil
+	}
+	cols := make([]string, len(first))
+	seen := map[string]bool{}
+	for i, f := range first {
+		name := strings.ToLower(strings.TrimPrefix(f, "\ufeff"))
+		if column(known, name) < 0 {
+			return nil, parseErr(c.name, c.line, "header", f, errorf(ErrUnknownColumn, "want %s", strings.Join(known, ", ")))
+		}
+		if seen[name] {
+			return nil, parseErr(c.name, c.line, "header", f, ErrDuplicateColumn)
+		}
+		seen[name], cols[i] = true, name
+	}
+	for _, need := range []string{colTime, colDown} {
+		if !seen[need] {
+			return nil, parseErr(c.name, c.line, need, "", ErrMissingColumn)
+		}
+	}
+	return cols, nil
+}
+
+// plainStep reads one data row's values.
+func (c *csvRows) plainStep(rec, cols []string) (Step, error) {
+	var s Step
+	for i, col := range cols {
+		v := rec[i]
+		var err error
+		switch col {
+		case colDown:
+			s.Down, err = parseRate(v, 1e6)
+		case colUp:
+			s.Up, err = parseRate(v, 1e6)
+		case colDelay:
+			s.Delay, err = parseTime(v, 1e6)
+		case colLoss:
+			s.Loss, err = parseFinite(v)
+			if err == nil && (s.Loss < 0 || s.Loss > 1) {
+				err = errorf(ErrOutOfRange, "a probability is between 0 and 1")
+			}
+		}
+		if err != nil {
+			return Step{}, parseErr(c.name, c.line, col, v, err)
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,93 @@
+package traces
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/dc-emu/emu/tracefmt"
+)
+
+// Load reads a trace named on a command line or in a run configuration: a
+// file that exists on disk wins, otherwise a shipped trace (see Lookup).
+// The error for a name that is neither lists the shipped traces and wraps
+// ErrNotFound.
+//
+// A Mahimahi downlink file whose name ends in ".down" is paired with its
+// sibling ".up" (on disk next to it, or shipped), unless o already names an
+// uplink. o.UpPath may itself be a path or a shipped name.
+func Load(nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trace, error) {
+	r, name, onDisk, err := open(nameOrPath)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	head = head[:n]
+	body := io.MultiReader(bytes.NewReader(head), r)
+
+	if o.Up == nil && o.UpPath == "" && strings.HasSuffix(strings.ToLower(name), ".down") && isMahimahi(o.Format, head) {
+		sibling := name[:len(name)-len(".down")] + ".up"
+		if exists(sibling, onDisk) {
+			o.UpPath = sibling
+		}
+	}
+	if o.Up == nil && o.UpPath != "" {
+		up, upName, _, err := open(o.UpPath)
+		if err != nil {
+			return nil, fmt.Errorf("uplink trace: %w", err)
+		}
+		defer up.Close()
+		o.Up, o.UpName, o.UpPath = up, upName, ""
+	}
+	return tracefmt.Read(body, name, o)
+}
+
+// open finds nameOrPath on disk or among the shipped traces and returns its
+// content, the name to report it by and whether it is a file on disk.
+func open(nameOrPath string) (r io.ReadCloser, name string, onDisk bool, err error) {
+	fi, err := os.Stat(nameOrPath)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, "", false, fmt.Errorf("trace %s is a directory", nameOrPath)
+	case err == nil:
+		f, err := os.Open(nameOrPath)
+		if err != nil {
+			return nil, "", false, err
+		}
+		return f, nameOrPath, true, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, "", false, err
+	}
+	r, name, err = Open(nameOrPath)
+	return r, name, false, err
+}
+
+// exists reports whether a sibling file is there: on disk for a trace read
+// from disk, among the shipped ones for a shipped trace.
+func exists(name string, onDisk bool) bool {
+	if onDisk {
+		fi, err := os.Stat(name)
+		return err == nil && !fi.IsDir()
+	}
+	_, err := files.Open(name)
+	return err == nil
+}
+
+// isMahimahi reports whether a trace with this head and forced format (""
+// for none) will be read as Mahimahi.
+func isMahimahi(forced tracefmt.Format, head []byte) bool {
+	if forced != "" {
+		return forced == tracefmt.FormatMahimahi
+	}
+	f, err := tracefmt.Detect(head)
+	return err == nil && f == tracefmt.FormatMahimahi
+}
