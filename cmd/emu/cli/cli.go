@@ -39,6 +39,7 @@ var commands = []func(*env) *cobra.Command{
 	newAddrCmd,
 	newDownCmd,
 	newRunCmd,
+	newCalibrateCmd,
 	newEndpointCmd,
 	newTraceCmd,
 	newAnalyzeCmd,

@@ -123,7 +123,7 @@ recorded and left out of the statistics.`,
 	c.Flags().StringArrayVar(&f.vary, "vary", nil, "vary a key: KEY=V1,V2,… or KEY1+KEY2=V1,V2,… (repeatable; replaces a preset's axes)")
 	c.Flags().BoolVar(&f.grid, "grid", false, "run the cross product of the --vary axes instead of one axis at a time")
 	c.Flags().IntVar(&f.repeat, "repeat", sweep.DefaultRepeat, "runs per point (a preset has its own default)")
-	c.Flags().StringVar(&f.out, "out", "", "sweep directory (default results/sweep-<UTC time>-<name>); the same --out resumes")
+	c.Flags().StringVarP(&f.out, "out", "o", "", "sweep directory (default results/sweep-<UTC time>-<name>); the same --out resumes")
 	c.Flags().StringVar(&f.preset, "preset", "", "start from a preset (see --list-presets); --set, --vary, --repeat and --grid adjust it")
 	c.Flags().BoolVar(&f.listPresets, "list-presets", false, "list the presets with the figures they reproduce")
 	c.Flags().StringVar(&f.shard, "shard", "", "run shard i of n of the plan (i from 1 to n)")

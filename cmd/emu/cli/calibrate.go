@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/emu"
+)
+
+func newCalibrateCmd(e *env) *cobra.Command {
+	var sf scenarioFlags
+	var o emu.CalibrateOptions
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure what the PDCP proxies cost on this machine (the paper's Table 2)",
+		Long: `calibrate measures RTT and throughput over the default link (20 Mbit/s,
+10 ms one-way delay with 10% coefficient of variation) without and with the
+two PDCP proxies in the path, N times each, and prints mean and standard
+deviation, as the paper's Table 2 does. --set changes the link (e.g.
+--set link.rate=100mbit).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sf.trace = "none"
+			cfg, err := sf.resolve()
+			if err != nil {
+				return err
+			}
+			if err := requireRoot("calibrate"); err != nil {
+				return err
+			}
+			if o.Out == "" {
+				o.Out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-calibrate")
+			}
+			if err := os.MkdirAll(o.Out, 0o755); err != nil {
+				return err
+			}
+			o.Seed = sf.seed
+			o.Status = e.stderr
+			cal, err := emu.Calibrate(e.ctx, cfg, o)
+			if err != nil {
+				return err
+			}
+			if err := writeFileJSON(filepath.Join(o.Out, "calibration.json"), cal); err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(cal)
+			}
+			emu.WriteCalibration(e.stdout, cal)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&sf.scenario, "scenario", "throughput", "scenario whose first flow is measured")
+	c.Flags().StringArrayVar(&sf.sets, "set", nil, "set a parameter, key=value (repeatable)")
+	c.Flags().Uint64Var(&sf.seed, "seed", 1, "seed of the first run pair (pair i uses seed+i)")
+	c.Flags().IntVarP(&o.Runs, "runs", "n", 10, "runs per variant")
+	c.Flags().DurationVar(&o.Duration, "duration", 10*time.Second, "throughput measurement per run")
+	c.Flags().IntVar(&o.Pings, "pings", 100, "RTT probes per run (10 ms apart)")
+	c.Flags().StringVarP(&o.Out, "out", "o", "", "directory for the runs (default results/<time>-calibrate)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return c
+}
+
+func writeFileJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
