@@ -315,8 +315,8 @@ func printPlan(w io.Writer, p *sweep.Plan, shard sweep.Shard) error {
 	if p.Grid {
 		method = "grid"
 	}
-	fmt.Fprintf(w, "plan: %d points × %d repeats = %d runs (%s), scenario %s, base seed %d\n",
-		len(p.Points), p.Repeat, len(p.Runs), method, p.Scenario, p.Seed)
+	fmt.Fprintf(w, "plan: %s × %s = %s (%s), scenario %s, base seed %d\n",
+		plural(len(p.Points), "point"), plural(p.Repeat, "repeat"), plural(len(p.Runs), "run"), method, p.Scenario, p.Seed)
 	if len(p.Settings) > 0 {
 		fmt.Fprintf(w, "base: %s\n", strings.Join(p.Settings, " "))
 	}
@@ -379,7 +379,7 @@ func listPresets(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s — %s\n", pr.Name, pr.Figure)
 		fmt.Fprintf(w, "    %s\n", pr.Title)
-		fmt.Fprintf(w, "    scenario %s, %d points × %d repeats (%s)\n", pr.Scenario, points, pr.Repeat, method)
+		fmt.Fprintf(w, "    scenario %s, %s × %s (%s)\n", pr.Scenario, plural(points, "point"), plural(pr.Repeat, "repeat"), method)
 		fmt.Fprintf(w, "    set   %s\n", strings.Join(pr.Settings, " "))
 		for _, a := range pr.Axes {
 			fmt.Fprintf(w, "    vary  %s\n", describeAxis(a))
@@ -523,4 +523,12 @@ func (p *prefixWriter) Flush() {
 		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf.String())
 		p.buf.Reset()
 	}
+}
+
+// plural writes a count with its noun, "1 point", "2 points".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

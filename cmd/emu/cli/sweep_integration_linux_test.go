@@ -32,14 +32,11 @@ func TestSweepIntegration(t *testing.T) {
 	emutest.Exclusive(t)
 	bin := buildEmu(t)
 	dir := emutest.TempDir(t)
-	args := []string{"sweep", "--vary", "dc.batch=25,500", "--repeat", "2",
+	sweepArgs := []string{"sweep", "--vary", "dc.batch=25,500", "--repeat", "2",
 		"--set", "link.trace=none", "--set", "flow.size=2MB"}
-	emuCmd := func(extra ...string) (string, string) {
+	emuCmd := func(args ...string) (string, string) {
 		t.Helper()
-		cmd := exec.Command(bin, append(slices.Clone(args), extra...)...)
-		if extra[0] == "merge" {
-			cmd = exec.Command(bin, append([]string{"sweep"}, extra...)...)
-		}
+		cmd := exec.Command(bin, args...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		cmd.Env = append(os.Environ(), "EMU_NO_SUDO=1")
@@ -48,16 +45,20 @@ func TestSweepIntegration(t *testing.T) {
 		}
 		return out.String(), errb.String()
 	}
+	sweep := func(extra ...string) (string, string) {
+		t.Helper()
+		return emuCmd(append(slices.Clone(sweepArgs), extra...)...)
+	}
 
 	whole := filepath.Join(dir, "whole")
 	start := time.Now()
-	_, errs := emuCmd("--out", whole)
+	_, errs := sweep("--out", whole)
 	t.Logf("4 runs in %v:\n%s", time.Since(start).Round(time.Millisecond), errs)
 	checkSweepCSV(t, whole, 4)
 
 	// The same command again resumes: nothing to do, nothing rewritten.
 	before := modTimes(t, whole)
-	_, errs = emuCmd("--out", whole)
+	_, errs = sweep("--out", whole)
 	if !strings.Contains(errs, "4 already done") || strings.Contains(errs, "[1/4]") {
 		t.Errorf("rerun did not resume:\n%s", errs)
 	}
@@ -67,9 +68,9 @@ func TestSweepIntegration(t *testing.T) {
 
 	// Two shards on "two machines", then merged.
 	s1, s2, merged := filepath.Join(dir, "s1"), filepath.Join(dir, "s2"), filepath.Join(dir, "merged")
-	emuCmd("--out", s1, "--shard", "1/2")
-	emuCmd("--out", s2, "--shard", "2/2")
-	_, errs = emuCmd("merge", s1, s2, "--out", merged)
+	sweep("--out", s1, "--shard", "1/2")
+	sweep("--out", s2, "--shard", "2/2")
+	_, errs = emuCmd("sweep", "merge", s1, s2, "--out", merged)
 	if !strings.Contains(errs, "4 runs copied") {
 		t.Errorf("merge: %s", errs)
 	}
