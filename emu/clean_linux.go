@@ -1,0 +1,82 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dc-emu/emu/topo"
+)
+
+// CleanReport says what Clean removed.
+type CleanReport struct {
+	Runs       []string // run ids whose leftovers were removed
+	Namespaces []string // namespaces deleted
+	Skipped    []string // emu-looking namespaces left alone, and why
+}
+
+// Clean removes what runs whose owner process is gone left behind: their
+// namespaces (with any process still inside, every veth, qdisc, queue and
+// rule in them) and their state files. Live runs are not touched. With all,
+// it also removes emu-* namespaces that have no state file at all and no
+// live run (left by a run killed before it could write one, or by a killed
+// test).
+func Clean(all bool) (CleanReport, error) {
+	var rep CleanReport
+	var errs []error
+	states, err := ListStates()
+	if err != nil {
+		return rep, err
+	}
+	known := map[string]bool{}
+	live := map[string]bool{}
+	for _, s := range states {
+		known[s.ID] = true
+		if s.Alive() {
+			live[s.ID] = true
+		}
+	}
+	names, err := topo.ListNamespaces()
+	if err != nil {
+		return rep, err
+	}
+	for _, name := range names {
+		id, ok := runIDOf(name)
+		if !ok {
+			continue
+		}
+		switch {
+		case live[id]:
+			continue
+		case !known[id] && !all:
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s (no state file; emu clean --all removes it)", name))
+			continue
+		}
+		if err := topo.DeleteNamespace(name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rep.Namespaces = append(rep.Namespaces, name)
+	}
+	for _, s := range states {
+		if live[s.ID] {
+			continue
+		}
+		if err := RemoveState(s.ID); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rep.Runs = append(rep.Runs, s.ID)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// runIDOf extracts the run id from a namespace name emu-<id>-<node>.
+func runIDOf(ns string) (string, bool) {
+	rest, ok := strings.CutPrefix(ns, "emu-")
+	if !ok {
+		return "", false
+	}
+	id, node, ok := strings.Cut(rest, "-")
+	return id, ok && id != "" && node != ""
+}

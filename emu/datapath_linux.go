@@ -1,0 +1,275 @@
+package emu
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"runtime"
+	"time"
+
+	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/pdcp"
+	"github.com/dc-emu/emu/topo"
+)
+
+// NFQUEUE numbers. Queues are per namespace; these are the numbers inside
+// the gateways.
+const (
+	queueDelayBase = 10 // delay line of link i's incoming direction: 10+i
+	queuePDCPTx    = 1
+	queuePDCPRx    = 2
+)
+
+// Hook priorities of the gateways' prerouting chains: delay lines first
+// (they emulate the link the packet just crossed), then the PDCP proxies.
+const (
+	prioDelay = -300
+	prioPDCP  = -150
+)
+
+// pdcpProto is the IP protocol number the PDCP shim carries (RFC 3692
+// experimental); see package pdcp.
+const pdcpProto = 253
+
+// hasImpairments reports whether a direction needs its delay line.
+func (s Shape) hasImpairments() bool {
+	return s.Delay > 0 || s.Jitter.StdDev(s.Delay) > 0 || s.Loss > 0
+}
+
+// gatewayPlan is what one gateway runs: the nftables chains of its queues.
+type gatewayPlan struct {
+	node   *topo.NodeNS
+	chains []nft.Chain
+}
+
+// startDatapath installs the queue rules in the gateways and starts the
+// delay lines and the PDCP proxies.
+func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
+	gws, _ := e.Net.Node("gws")
+	gwc, _ := e.Net.Node("gwc")
+	plans := map[string]*gatewayPlan{"gws": {node: gws}, "gwc": {node: gwc}}
+	clock := proxyClock{start: time.Now()}
+
+	// Delay lines: a packet is delayed where it arrives, i.e. downlink in
+	// gwc and uplink in gws, on the link's interface.
+	for _, d := range e.dirs {
+		traceImpairs := d.player != nil && (d.player.Trace.HasDelay || d.player.Trace.HasLoss)
+		if !d.shape.hasImpairments() && !traceImpairs && !o.ForceDelayLine {
+			continue
+		}
+		at := plans["gwc"]
+		if d.up {
+			at = plans["gws"]
+		}
+		q := uint16(queueDelayBase + d.link)
+		at.chains = appendRule(at.chains, "delay", prioDelay, nft.QueueRule{IIf: fmt.Sprintf("l%d", d.link+1), Queue: q})
+		if err := e.startDelayLine(d, at.node, q); err != nil {
+			return err
+		}
+		e.Backends["delay"] = "nfqueue delay line"
+	}
+
+	if e.Config.DC.Enabled && e.hasDCClient() {
+		dcNet := topo.ClientSubnet(PathDC)
+		down := &proxyPair{dir: "down"}
+		var err error
+		if down.tx, err = openTx(gws, queuePDCPTx, e.Config.DC, clock); err != nil {
+			return err
+		}
+		e.proxies = append(e.proxies, down)
+		if down.rx, err = openRx(gwc, queuePDCPRx, e.Config.DC, clock); err != nil {
+			return err
+		}
+		plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
+			nft.QueueRule{IIf: "srv", Dst: []netip.Prefix{dcNet}, NotProto: pdcpProto, Queue: queuePDCPTx})
+		for _, l := range []string{"l1", "l2"} {
+			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
+				nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
+		}
+		if e.Config.DC.Uplink == "split" {
+			up := &proxyPair{dir: "up"}
+			if up.tx, err = openTx(gwc, queuePDCPTx, e.Config.DC, clock); err != nil {
+				return err
+			}
+			e.proxies = append(e.proxies, up)
+			if up.rx, err = openRx(gws, queuePDCPRx, e.Config.DC, clock); err != nil {
+				return err
+			}
+			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
+				nft.QueueRule{IIf: topo.ClientNode(PathDC), NotProto: pdcpProto, Queue: queuePDCPTx})
+			for _, l := range []string{"l1", "l2"} {
+				plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
+					nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
+			}
+		}
+		e.warnWindow(o)
+		e.Backends["pdcp"] = fmt.Sprintf("nfqueue proxies (%d-bit SN, %s scheduler)", e.Config.DC.SNBits, e.Config.DC.Scheduler)
+	}
+
+	// Rules go in after the queues are bound, so no packet is queued to a
+	// queue nobody reads.
+	for _, name := range []string{"gws", "gwc"} {
+		p := plans[name]
+		if len(p.chains) == 0 {
+			continue
+		}
+		b, err := nft.Apply(int(p.node.NS), "emu", p.chains)
+		if err != nil {
+			return fmt.Errorf("%s: queue rules: %w", p.node.NSName, err)
+		}
+		e.Backends["queue_rules"] = b.String()
+	}
+	for _, pp := range e.proxies {
+		tx, rx := pp.tx, pp.rx
+		e.goLoop("pdcp "+pp.dir+" transmit proxy", tx.run)
+		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.run)
+	}
+	e.updateSchedulers()
+	reservePs(e.packetLoops())
+	return nil
+}
+
+// packetLoops counts the loops locked to their own threads.
+func (e *Emulation) packetLoops() int {
+	n := 2 * len(e.proxies)
+	for _, d := range e.dirs {
+		if d.loop != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// reservePs raises GOMAXPROCS so that every packet loop finds an idle P
+// when it wakes: a loop locked to its thread needs a P to run Go code, and
+// with only as many Ps as CPUs a woken loop can wait behind goroutines the
+// OS has descheduled, adding that wait to every packet it releases.
+func reservePs(loops int) {
+	if want := runtime.NumCPU() + loops + 1; runtime.GOMAXPROCS(0) < want {
+		runtime.GOMAXPROCS(want)
+	}
+}
+
+// appendRule adds a rule to the named chain, creating the chain.
+func appendRule(chains []nft.Chain, name string, prio int, r nft.QueueRule) []nft.Chain {
+	for i := range chains {
+		if chains[i].Name == name {
+			chains[i].Rules = append(chains[i].Rules, r)
+			return chains
+		}
+	}
+	return append(chains, nft.Chain{Name: name, Hook: nft.Prerouting, Priority: prio, Rules: []nft.QueueRule{r}})
+}
+
+func (e *Emulation) hasDCClient() bool {
+	for _, n := range e.Net.Spec.Nodes {
+		if n.Path == PathDC {
+			return true
+		}
+	}
+	return false
+}
+
+// warnWindow says when the configured rates can overrun the 12-bit SN
+// window during a reordering stall (pdcp-reordering.md §6).
+func (e *Emulation) warnWindow(o StartOptions) {
+	var peak float64
+	for _, d := range e.dirs {
+		if d.up {
+			continue
+		}
+		r := d.shape.Rate
+		if d.player != nil {
+			r = d.player.Trace.Stats().Down.Max * 1e6
+		}
+		peak += r
+	}
+	if msg, warn := pdcp.WindowWarning(peak, e.Config.DC.TReordering, e.Config.DC.SNBits, 1500); warn {
+		e.Warnings = append(e.Warnings, msg)
+		fmt.Fprintln(o.Log, "emu: warning:", msg)
+	}
+}
+
+// updateSchedulers tells the transmit proxies the links' current rates and
+// delays (adaptive, smallest-delay and active-standby use them).
+func (e *Emulation) updateSchedulers() {
+	for _, pp := range e.proxies {
+		for _, d := range e.dirs {
+			if d.up != (pp.dir == "up") {
+				continue
+			}
+			pp.tx.setLink(d.link, pdcp.LinkState{RateBps: d.shaper.Rate(), Delay: d.shape.Delay})
+		}
+	}
+}
+
+// pdcpDirs names the PDCP directions in use, in the order of pdcpBuffered.
+func (e *Emulation) pdcpDirs() []string {
+	var out []string
+	for _, pp := range e.proxies {
+		out = append(out, pp.dir)
+	}
+	return out
+}
+
+// pdcpBuffered returns how many packets each receive proxy holds now.
+func (e *Emulation) pdcpBuffered() []int {
+	var out []int
+	for _, pp := range e.proxies {
+		_, b, _ := pp.rx.snapshot()
+		out = append(out, b)
+	}
+	return out
+}
+
+// PDCPCounters is the summary of one direction's proxies (docs/results.md).
+type PDCPCounters struct {
+	TxLink1             uint64             `json:"tx_link1"`
+	TxLink2             uint64             `json:"tx_link2"`
+	TxPassed            uint64             `json:"tx_passed"`
+	Received            uint64             `json:"received"`
+	Delivered           uint64             `json:"delivered"`
+	Reordered           uint64             `json:"reordered"`
+	Held                uint64             `json:"held"`
+	ExpiredDeliveries   uint64             `json:"expired_deliveries"`
+	Expiries            uint64             `json:"expiries"`
+	GivenUp             uint64             `json:"given_up"`
+	DuplicatesDiscarded uint64             `json:"duplicates_discarded"`
+	OutOfWindow         uint64             `json:"out_of_window"`
+	Malformed           uint64             `json:"malformed"`
+	MaxBuffer           int                `json:"max_buffer"`
+	HoldMs              map[string]float64 `json:"hold_ms"`
+}
+
+// PDCP returns the proxies' counters by direction.
+func (e *Emulation) PDCP() map[string]PDCPCounters {
+	out := map[string]PDCPCounters{}
+	for _, pp := range e.proxies {
+		tx, _ := pp.tx.snapshot()
+		rx, _, malformed := pp.rx.snapshot()
+		ms := func(d time.Duration) float64 { return round3(float64(d) / 1e6) }
+		out[pp.dir] = PDCPCounters{
+			TxLink1: tx.Link[0], TxLink2: tx.Link[1], TxPassed: tx.Passed,
+			Received: rx.Received, Delivered: rx.Delivered, Reordered: rx.Reordered, Held: rx.Held,
+			ExpiredDeliveries: rx.DeliveredOnExpiry, Expiries: rx.Expiries, GivenUp: rx.GivenUp,
+			DuplicatesDiscarded: rx.DuplicatesDiscarded, OutOfWindow: rx.OldDiscarded, Malformed: malformed,
+			MaxBuffer: rx.MaxBuffered,
+			HoldMs: map[string]float64{
+				"mean": ms(rx.HoldTime.Mean()), "p50": ms(rx.HoldTime.Quantile(0.5)),
+				"p95": ms(rx.HoldTime.Quantile(0.95)), "p99": ms(rx.HoldTime.Quantile(0.99)), "max": ms(rx.HoldTime.Max),
+			},
+		}
+	}
+	return out
+}
+
+func (e *Emulation) pdcpCounters() map[string]any {
+	if len(e.proxies) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range e.PDCP() {
+		out[k] = v
+	}
+	return out
+}

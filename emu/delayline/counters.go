@@ -1,0 +1,58 @@
+package delayline
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Counters are a line's running totals, written by its loop and readable
+// from any goroutine at any time (a run samples them every 100 ms).
+type Counters struct {
+	In, InBytes             atomic.Uint64 // packets and bytes that arrived
+	Lost                    atomic.Uint64 // dropped by the loss model
+	Released, ReleasedBytes atomic.Uint64 // accepted at their due time
+	Backlog, BacklogBytes   atomic.Int64  // held now (lost ones included until dropped)
+	// Late is the release time minus the due time of every released
+	// packet: the line's own precision, measured.
+	Late Histogram
+	// ReadLag is how long packets waited in the kernel before the loop
+	// read them: the time of reading minus the kernel's receive timestamp.
+	// Only packets the kernel stamped are counted (see Loop).
+	ReadLag Histogram
+}
+
+func (c *Counters) out(size uint32) {
+	c.Backlog.Add(-1)
+	c.BacklogBytes.Add(-int64(size))
+}
+
+func (c *Counters) release(size uint32, late time.Duration) {
+	c.out(size)
+	c.Released.Add(1)
+	c.ReleasedBytes.Add(uint64(size))
+	c.Late.Add(late)
+}
+
+// Snapshot is a copy of Counters, plus the kernel queue's own drops when
+// taken through a Loop.
+type Snapshot struct {
+	In, InBytes             uint64
+	Lost                    uint64
+	Released, ReleasedBytes uint64
+	Backlog, BacklogBytes   int64
+	// Overflow counts packets the kernel dropped before the line saw them:
+	// its queue was full (MaxQueueLen) or the socket buffer overflowed.
+	Overflow uint64
+	Late     HistogramSnapshot
+	ReadLag  HistogramSnapshot
+}
+
+// Snapshot copies the counters.
+func (c *Counters) Snapshot() Snapshot {
+	return Snapshot{
+		In: c.In.Load(), InBytes: c.InBytes.Load(), Lost: c.Lost.Load(),
+		Released: c.Released.Load(), ReleasedBytes: c.ReleasedBytes.Load(),
+		Backlog: c.Backlog.Load(), BacklogBytes: c.BacklogBytes.Load(),
+		Late: c.Late.Snapshot(), ReadLag: c.ReadLag.Snapshot(),
+	}
+}

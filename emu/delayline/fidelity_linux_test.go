@@ -1,0 +1,150 @@
+package delayline
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+)
+
+// TestDelayFidelity: delay 10 ms with 10 % jitter at a low and a moderate
+// packet rate. The one-way delay of delivered packets has a mean within
+// 0.3 ms of 10 ms plus the bare path's delay, and a coefficient of
+// variation within 2 points of 10 %.
+//
+// The jitter's time constant is 5 ms here, not the default 20 ms: the mean
+// of a few seconds of a process correlated over 20 ms has a standard error
+// of about 0.14 ms, too close to the tolerance for a test that must not
+// flake. The pure tests check the default process over 200 s of model
+// time, and BenchmarkFidelity measures it on the real path for longer.
+func TestDelayFidelity(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	bare := summarize(oneWay(t, newRig(t, 1, nil, nil), 1000, 1000, 64))
+	t.Logf("bare path: mean %.3f ms, p99 %.3f ms", bare.mean, bare.p99)
+	p := Params{Delay: 10 * time.Millisecond, Jitter: time.Millisecond, JitterCorr: 5 * time.Millisecond}
+	for _, tc := range []struct {
+		rate float64
+		dur  time.Duration
+	}{{200, 6 * time.Second}, {2000, 4 * time.Second}} {
+		retryOnStall(t, 3, func(r *rig) []string {
+			n := int(tc.rate * tc.dur.Seconds())
+			s := summarize(oneWay(t, r, tc.rate, n, 64))
+			late := r.loops[0].Snapshot().Late
+			cv := s.std / s.mean * 100
+			want := 10 + bare.mean
+			t.Logf("%5.0f pkt/s: %d delivered, mean %.3f ms (want %.3f), std %.3f ms, CV %.2f %%, release lateness p50 %v p99 %v",
+				tc.rate, s.n, s.mean, want, s.std, cv, late.Quantile(0.5), late.Quantile(0.99))
+			var errs []string
+			if s.n != n {
+				errs = append(errs, fmt.Sprintf("%v pkt/s: %d of %d delivered without loss configured", tc.rate, s.n, n))
+			}
+			if math.Abs(s.mean-want) > 0.3 {
+				errs = append(errs, fmt.Sprintf("%v pkt/s: mean delay %.3f ms, want %.3f ± 0.3", tc.rate, s.mean, want))
+			}
+			if math.Abs(cv-10) > 2 {
+				errs = append(errs, fmt.Sprintf("%v pkt/s: CV %.2f %%, want 10 ± 2", tc.rate, cv))
+			}
+			if q := late.Quantile(0.99); q > time.Millisecond {
+				errs = append(errs, fmt.Sprintf("%v pkt/s: 99th percentile release lateness %v, want under 1 ms", tc.rate, q))
+			}
+			return errs
+		}, func() *rig { return newRig(t, 42, &p, nil) })
+	}
+}
+
+// stallLimit is the longest the loop may be kept from running before a
+// measurement counts as disturbed by the machine rather than by the line.
+const stallLimit = 2 * time.Millisecond
+
+// retryOnStall runs measure on a fresh rig up to attempts times. It stops at
+// the first attempt without failures. An attempt that fails while the
+// loop's own instruments show it was held off the CPU for more than
+// stallLimit (other programs, the hypervisor) is repeated; one that fails
+// without such a stall, or the last attempt, fails the test.
+func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup func() *rig) {
+	t.Helper()
+	for i := 1; ; i++ {
+		r := setup()
+		errs := measure(r)
+		if len(errs) == 0 {
+			return
+		}
+		var stall time.Duration
+		for _, lp := range r.loops {
+			s := lp.Snapshot()
+			stall = max(stall, s.Late.Quantile(1), s.ReadLag.Quantile(1))
+		}
+		if stall > stallLimit && i < attempts {
+			t.Logf("attempt %d: the loop was kept off the CPU for up to %v (busy machine); measuring again: %v", i, stall, errs)
+			continue
+		}
+		for _, e := range errs {
+			t.Error(e)
+		}
+		if stall > stallLimit {
+			t.Logf("the loop was kept off the CPU for up to %v in the last attempt", stall)
+		}
+		return
+	}
+}
+
+// TestOverheadAtZeroDelay: with delay lines in both directions and no
+// delay, a small packet's round trip is within 0.2 ms of the bare path's.
+func TestOverheadAtZeroDelay(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	bare := median(pingPong(t, newRig(t, 1, nil, nil), 1000))
+	zero := Params{}
+	r := newRig(t, 1, &zero, &zero)
+	through := pingPong(t, r, 1000)
+	m := median(through)
+	t.Logf("RTT median: bare %.1f µs, through two delay lines %.1f µs (+%.1f µs)", bare, m, m-bare)
+	if m-bare > 200 {
+		t.Errorf("delay lines at delay 0 add %.1f µs of median RTT, want under 200 µs", m-bare)
+	}
+	if s := r.loops[0].Snapshot(); s.Released < 1000 || s.Backlog != 0 {
+		t.Errorf("forward line: %+v; want every ping released", s)
+	}
+}
+
+// TestLossPattern: 1 % loss on 100 000 packets drops 1 % ± 0.2 %, and the
+// same sequence numbers again with the same seed.
+func TestLossPattern(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	p := Params{Loss: 0.01}
+	const n = 100_000
+	var runs [][]int
+	for range 2 {
+		r := newRig(t, 77, &p, nil)
+		d := oneWay(t, r, 50_000, n, 32)
+		var lost []int
+		for i, v := range d {
+			if math.IsNaN(v) {
+				lost = append(lost, i)
+			}
+		}
+		s := r.loops[0].Snapshot()
+		t.Logf("lost %d of %d (%.3f %%); line: in %d, lost %d, kernel overflow %d", len(lost), n, 100*float64(len(lost))/n, s.In, s.Lost, s.Overflow)
+		if s.Overflow != 0 || s.In != n {
+			t.Fatalf("the line saw %d packets and the kernel dropped %d: the sender outran it, the pattern is meaningless", s.In, s.Overflow)
+		}
+		if rate := float64(len(lost)) / n; math.Abs(rate-0.01) > 0.002 {
+			t.Errorf("loss %.3f %%, want 1 ± 0.2 %%", rate*100)
+		}
+		runs = append(runs, lost)
+	}
+	if !slices.Equal(runs[0], runs[1]) {
+		t.Errorf("same seed lost different packets: %d and %d lost", len(runs[0]), len(runs[1]))
+	}
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y[len(y)/2]
+}

@@ -1,0 +1,256 @@
+package emu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/dc-emu/emu/emu/delayline"
+	"github.com/dc-emu/emu/topo"
+)
+
+// Emulation is a running emulated network: the topology of a configuration
+// with its links shaped, its delay lines and PDCP proxies running and its
+// traces replaying. `emu up` keeps one until Ctrl-C; `emu run` runs flows
+// over one.
+type Emulation struct {
+	Config Config
+	ID     string
+	Net    *topo.Net
+	// Epoch is when trace replay started; time series count from it.
+	Epoch time.Time
+	// Backends says which mechanism emulates what (recorded in results).
+	Backends map[string]string
+
+	// Warnings are configuration warnings recorded in results.
+	Warnings []string
+
+	dirs    []*linkDir
+	proxies []*proxyPair
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	failed chan error // first fatal error of a background loop
+	log    io.Writer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// StartOptions tune Start.
+type StartOptions struct {
+	// ID is the run id (namespace names); "" picks a new one.
+	ID string
+	// Command is recorded in the run's state file (up, run, …).
+	Command string
+	// Log receives warnings (e.g. a PDCP window that can overflow).
+	Log io.Writer
+	// ForceDelayLine installs the delay lines even on links with no delay,
+	// jitter or loss, to measure their own overhead.
+	ForceDelayLine bool
+}
+
+// linkDir is one direction of one link: its rate limiter, delay line and
+// trace player.
+type linkDir struct {
+	name   string // link1.down
+	link   int    // 0 or 1
+	up     bool
+	shape  Shape
+	shaper *Shaper
+	player *Player
+	line   *delayline.Line // nil without delay, jitter or loss
+	loop   *delayline.Loop
+}
+
+// Start builds the network of cfg and starts emulating it. On error nothing
+// is left behind. The caller must Close the emulation.
+func Start(ctx context.Context, cfg Config, o StartOptions) (*Emulation, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if o.ID == "" {
+		o.ID = NewRunID()
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if cfg.Seed == 0 {
+		cfg.Seed = rand.Uint64()>>1 | 1
+	}
+	players, err := loadTraces(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	spec := TopologyOf(cfg, o.ID)
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Emulation{Config: cfg, ID: o.ID, Backends: map[string]string{"rate": "htb"}, failed: make(chan error, 1), log: o.Log}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	// The state file comes first: whatever happens next, emu clean can find
+	// this run's namespaces.
+	if err := WriteState(RunState{ID: o.ID, Command: o.Command, Started: time.Now(), Nodes: nodeInfos(spec)}); err != nil {
+		return nil, err
+	}
+	e.Net, err = topo.Build(ctx, spec)
+	if err != nil {
+		RemoveState(o.ID)
+		return nil, err
+	}
+	if err := e.setup(ctx, players, o); err != nil {
+		return nil, errors.Join(err, e.Close())
+	}
+	return e, nil
+}
+
+// TopologyOf is the topology a configuration needs: a client for every
+// path its flows use (all three in the fairness scenario).
+func TopologyOf(cfg Config, id string) topo.Spec {
+	paths := []string{}
+	seen := map[string]bool{}
+	for _, f := range cfg.Flows {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			paths = append(paths, f.Path)
+		}
+	}
+	if cfg.Scenario == "fairness" {
+		for _, p := range []string{PathDC, PathLink1, PathLink2} {
+			if !seen[p] {
+				paths = append(paths, p)
+			}
+		}
+	}
+	uplink := cfg.DC.Uplink
+	if uplink == "split" {
+		uplink = PathLink1
+	}
+	return topo.DC(id, topo.DCOptions{Paths: paths, Uplink: uplink})
+}
+
+func nodeInfos(s topo.Spec) []NodeInfo {
+	var out []NodeInfo
+	for _, n := range s.Nodes {
+		ni := NodeInfo{Name: n.Name, Namespace: topo.NamespaceName(s.RunID, n.Name), Role: string(n.Role), Path: n.Path}
+		for _, a := range s.Addrs(n.Name) {
+			ni.Addrs = append(ni.Addrs, a.String())
+		}
+		out = append(out, ni)
+	}
+	return out
+}
+
+// Nodes describes the nodes for users.
+func (e *Emulation) Nodes() []NodeInfo { return nodeInfos(e.Net.Spec) }
+
+func (e *Emulation) setup(ctx context.Context, players [2][2]*Player, o StartOptions) error {
+	gws, err := e.Net.Node("gws")
+	if err != nil {
+		return err
+	}
+	gwc, err := e.Net.Node("gwc")
+	if err != nil {
+		return err
+	}
+	// Downlink is limited where it leaves gws, uplink where it leaves gwc.
+	for i := range e.Config.Links {
+		for _, up := range []bool{false, true} {
+			d := &linkDir{link: i, up: up}
+			node, shape, dir := gws, e.Config.Links[i].Down, "down"
+			if up {
+				node, shape, dir = gwc, e.Config.Links[i].Up, "up"
+				d.player = players[i][1]
+			} else {
+				d.player = players[i][0]
+			}
+			d.name, d.shape = fmt.Sprintf("link%d.%s", i+1, dir), shape
+			rate := shape.Rate
+			if d.player != nil {
+				_, rate, _, _ = d.player.At(0)
+			}
+			if d.shaper, err = NewShaper(node, fmt.Sprintf("l%d", i+1), rate, shape.Queue); err != nil {
+				return err
+			}
+			e.dirs = append(e.dirs, d)
+		}
+	}
+	if err := e.startDatapath(ctx, o); err != nil {
+		return err
+	}
+	e.Epoch = time.Now()
+	for _, d := range e.dirs {
+		if d.player != nil {
+			e.goLoop(d.name+" trace player", func(ctx context.Context) error { return e.play(ctx, d) })
+		}
+	}
+	return nil
+}
+
+// goLoop runs a background loop; its error (other than cancellation) fails
+// the emulation.
+func (e *Emulation) goLoop(name string, f func(ctx context.Context) error) {
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		if err := f(e.ctx); err != nil && e.ctx.Err() == nil {
+			select {
+			case e.failed <- fmt.Errorf("%s: %w", name, err):
+			default:
+			}
+		}
+	}()
+}
+
+// Failed delivers the first fatal error of the emulation's background
+// loops (a delay line or proxy that stopped, a rate change the kernel
+// refused).
+func (e *Emulation) Failed() <-chan error { return e.failed }
+
+// play applies a trace's rate changes to a link direction, each at its
+// time since Epoch.
+func (e *Emulation) play(ctx context.Context, d *linkDir) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	for {
+		el := time.Since(e.Epoch)
+		st, rate, next, ok := d.player.At(el)
+		if err := d.shaper.SetRate(rate); err != nil {
+			return err
+		}
+		e.applyTraceImpairments(d, st)
+		e.updateSchedulers()
+		if !ok {
+			return nil
+		}
+		timer.Reset(next - time.Since(e.Epoch))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+	}
+}
+
+// Close stops every loop, deletes the namespaces (and with them every
+// kernel object of the run) and the state file. It is idempotent.
+func (e *Emulation) Close() error {
+	e.closeOnce.Do(func() {
+		e.cancel()
+		e.wg.Wait()
+		e.closeDatapath()
+		var errs []error
+		if e.Net != nil {
+			errs = append(errs, e.Net.Close())
+		}
+		errs = append(errs, RemoveState(e.ID))
+		e.closeErr = errors.Join(errs...)
+	})
+	return e.closeErr
+}

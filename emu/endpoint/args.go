@@ -1,0 +1,93 @@
+package endpoint
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Flag names of `emu endpoint server|client`. The CLI defines its flags
+// with these and ServerArgs/ClientArgs emit them, so the two cannot drift.
+const (
+	FlagImpl             = "impl"
+	FlagProto            = "proto"
+	FlagListen           = "listen"
+	FlagCert             = "cert"
+	FlagKey              = "key"
+	FlagCC               = "cc"
+	FlagQlog             = "qlog"
+	FlagRoot             = "root"
+	FlagSizes            = "sizes"
+	FlagURL              = "url"
+	FlagCA               = "ca"
+	FlagSize             = "size"
+	FlagDuration         = "duration"
+	FlagRcvBuf           = "rcvbuf"
+	FlagRecvLog          = "recv-log"
+	FlagT0               = "t0"
+	FlagInterval         = "interval"
+	FlagHandshakeTimeout = "handshake-timeout"
+	FlagIdleTimeout      = "idle-timeout"
+)
+
+// ServerArgs is the argument list (without the program name) that runs the
+// server cfg describes: `emu endpoint server --impl ... `. Callbacks and
+// Log are not part of it: the process reports on stdout and stderr.
+func ServerArgs(cfg ServerConfig) []string {
+	a := argList{"endpoint", "server"}
+	a.str(FlagImpl, string(cfg.Impl))
+	a.str(FlagProto, string(cfg.Proto))
+	a.str(FlagListen, cfg.Listen)
+	a.str(FlagCert, cfg.CertFile)
+	a.str(FlagKey, cfg.KeyFile)
+	a.str(FlagCC, cfg.CC)
+	a.str(FlagQlog, cfg.QlogFile)
+	a.str(FlagRoot, cfg.Root)
+	if len(cfg.Sizes) > 0 {
+		s := make([]string, len(cfg.Sizes))
+		for i, n := range cfg.Sizes {
+			s[i] = strconv.FormatInt(n, 10)
+		}
+		a.str(FlagSizes, strings.Join(s, ","))
+	}
+	return a
+}
+
+// ClientArgs is the argument list (without the program name) that runs the
+// download cfg describes: `emu endpoint client --impl ...`.
+func ClientArgs(cfg ClientConfig) []string {
+	a := argList{"endpoint", "client"}
+	a.str(FlagImpl, string(cfg.Impl))
+	a.str(FlagProto, string(cfg.Proto))
+	a.str(FlagURL, cfg.URL)
+	a.str(FlagCA, cfg.CAFile)
+	if cfg.Size != 0 {
+		a.str(FlagSize, strconv.FormatInt(cfg.Size, 10))
+	}
+	a.dur(FlagDuration, cfg.Duration)
+	a.str(FlagCC, cfg.CC)
+	a.str(FlagRcvBuf, string(cfg.RcvBuf))
+	a.str(FlagQlog, cfg.QlogFile)
+	a.str(FlagRecvLog, cfg.RecvLog)
+	if !cfg.T0.IsZero() {
+		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
+	}
+	a.dur(FlagInterval, cfg.Interval)
+	a.dur(FlagHandshakeTimeout, cfg.HandshakeTimeout)
+	a.dur(FlagIdleTimeout, cfg.IdleTimeout)
+	return a
+}
+
+type argList []string
+
+func (a *argList) str(flag, v string) {
+	if v != "" {
+		*a = append(*a, "--"+flag+"="+v)
+	}
+}
+
+func (a *argList) dur(flag string, d time.Duration) {
+	if d != 0 {
+		a.str(flag, d.String())
+	}
+}

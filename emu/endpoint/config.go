@@ -1,0 +1,317 @@
+package endpoint
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Impl names an endpoint implementation.
+type Impl string
+
+const (
+	// ImplQuicGo is quic-go's HTTP/3 client or server, in this process.
+	ImplQuicGo Impl = "quic-go"
+	// ImplNgtcp2 is Debian's gtlsclient or gtlsserver run as a child process.
+	ImplNgtcp2 Impl = "ngtcp2"
+	// ImplGo is Go's net/http speaking HTTP/2 over TLS 1.3 over TCP.
+	ImplGo Impl = "go"
+)
+
+// Proto is the transport a flow uses.
+type Proto string
+
+const (
+	ProtoQUIC Proto = "quic"
+	ProtoTCP  Proto = "tcp"
+)
+
+// RcvBuf chooses the receive-side buffering of a QUIC client (see the
+// package documentation for exactly what each value sets).
+type RcvBuf string
+
+const (
+	RcvBufDefault RcvBuf = "default"
+	RcvBufLarge   RcvBuf = "large"
+)
+
+// CCNewReno is the congestion controller quic-go always uses.
+const CCNewReno = "newreno"
+
+// UnboundedSize is the size duration-limited flows request: large enough
+// that no emulated link finishes it (1 TiB), small enough for a sparse file.
+const UnboundedSize int64 = 1 << 40
+
+// Defaults applied by the zero values of the configurations.
+const (
+	DefaultInterval         = 100 * time.Millisecond
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultIdleTimeout      = 10 * time.Second
+)
+
+// ServerConfig describes one server.
+type ServerConfig struct {
+	// Impl is ImplQuicGo or ImplNgtcp2 for QUIC, ImplGo for TCP; empty
+	// picks quic-go for QUIC and go for TCP.
+	Impl  Impl
+	Proto Proto
+	// Listen is IP:PORT; port 0 picks a free port (reported through Ready).
+	Listen string
+	// CertFile and KeyFile are PEM files, e.g. from WriteSelfSigned.
+	CertFile, KeyFile string
+	// CC is the congestion controller (see the package documentation);
+	// empty means the implementation's default.
+	CC string
+	// QlogFile receives the qlog of the first QUIC connection; later
+	// connections get numbered names. Empty disables qlog. Ignored for TCP.
+	QlogFile string
+	// Root serves files below it for paths other than /bytes/N; empty
+	// means only /bytes/N exists.
+	Root string
+	// Sizes lists the N of /bytes/N the ngtcp2 server must be able to
+	// serve besides UnboundedSize (Go servers serve any N).
+	Sizes []int64
+	// Ready is called once with the listening address.
+	Ready func(addr string)
+	// OnConn is called for every accepted connection (Go servers only).
+	OnConn func(ConnInfo)
+	// Log receives child-process output and warnings; nil discards them.
+	Log io.Writer
+}
+
+// ConnInfo describes an accepted connection.
+type ConnInfo struct {
+	Remote string
+	// CC is the congestion controller in effect on the connection.
+	CC string
+}
+
+// ClientConfig describes one download.
+type ClientConfig struct {
+	// Impl is ImplQuicGo or ImplNgtcp2 for QUIC, ImplGo for TCP; empty
+	// picks quic-go for QUIC and go for TCP.
+	Impl  Impl
+	Proto Proto
+	// URL is https://IP:PORT/path, typically BytesURL(addr, n).
+	URL string
+	// CAFile is the PEM certificate the server's certificate must chain to.
+	CAFile string
+	// Size is the number of body bytes expected; 0 takes N from a
+	// /bytes/N URL, else the response's Content-Length.
+	Size int64
+	// Duration > 0 makes the download duration-limited: it stops after
+	// Duration and counts only the bytes that arrived within it.
+	Duration time.Duration
+	// CC is the congestion controller of the client's socket or stack.
+	CC string
+	// RcvBuf applies to QUIC clients; empty means RcvBufDefault.
+	RcvBuf RcvBuf
+	// QlogFile receives the client's qlog (QUIC only); empty disables it.
+	QlogFile string
+	// RecvLog, if set, receives "t_s,bytes" CSV rows.
+	RecvLog string
+	// T0 is the origin of the times reported; zero means the start of
+	// Download.
+	T0 time.Time
+	// Interval between progress reports; zero means DefaultInterval.
+	Interval time.Duration
+	// HandshakeTimeout bounds connection set-up (QUIC handshake, or TCP
+	// connect plus TLS); zero means DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// IdleTimeout fails the download when nothing arrives for this long
+	// after the handshake; zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// Log receives child-process output and warnings; nil discards them.
+	Log io.Writer
+}
+
+// resolveImpl fills the default implementation of a protocol and checks
+// that the pair exists.
+func resolveImpl(impl Impl, proto Proto) (Impl, error) {
+	switch proto {
+	case ProtoQUIC:
+		switch impl {
+		case "":
+			return ImplQuicGo, nil
+		case ImplQuicGo, ImplNgtcp2:
+			return impl, nil
+		}
+		return "", fmt.Errorf("impl %q: QUIC endpoints are %q or %q", impl, ImplQuicGo, ImplNgtcp2)
+	case ProtoTCP:
+		switch impl {
+		case "", ImplGo:
+			return ImplGo, nil
+		}
+		return "", fmt.Errorf("impl %q: the TCP endpoint is %q (net/http, HTTP/2 over TLS 1.3)", impl, ImplGo)
+	}
+	return "", fmt.Errorf("proto %q: want %q or %q", proto, ProtoQUIC, ProtoTCP)
+}
+
+// resolveCC fills the implementation's default controller and rejects what
+// the implementation cannot do. TCP names are checked by the kernel later.
+func resolveCC(impl Impl, cc string) (string, error) {
+	switch impl {
+	case ImplQuicGo:
+		if cc == "" || cc == CCNewReno {
+			return CCNewReno, nil
+		}
+		return "", fmt.Errorf("cc %q: quic-go's congestion control is hard-wired NewReno; use %q", cc, CCNewReno)
+	case ImplNgtcp2:
+		switch cc { // what gtlsserver and gtlsclient 0.12.1 accept
+		case "":
+			return "cubic", nil
+		case "cubic", "reno", "bbr", "bbr2":
+			return cc, nil
+		}
+		return "", fmt.Errorf("cc %q: ngtcp2 accepts cubic, reno, bbr, bbr2", cc)
+	}
+	if strings.ContainsAny(cc, " \t\x00/") || len(cc) >= 16 {
+		return "", fmt.Errorf("cc %q: not a kernel congestion control name", cc)
+	}
+	return cc, nil
+}
+
+func (c *ServerConfig) validate() error {
+	impl, err := resolveImpl(c.Impl, c.Proto)
+	if err != nil {
+		return err
+	}
+	c.Impl = impl
+	if c.CC, err = resolveCC(c.Impl, c.CC); err != nil {
+		return err
+	}
+	if _, err := netip.ParseAddrPort(c.Listen); err != nil {
+		return fmt.Errorf("listen %q: want IP:PORT: %w", c.Listen, err)
+	}
+	if err := readable("cert", c.CertFile); err != nil {
+		return err
+	}
+	if err := readable("key", c.KeyFile); err != nil {
+		return err
+	}
+	if c.Root != "" {
+		st, err := os.Stat(c.Root)
+		if err != nil {
+			return fmt.Errorf("root: %w", err)
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("root %s: not a directory", c.Root)
+		}
+	}
+	for _, n := range c.Sizes {
+		if n < 0 || n > UnboundedSize {
+			return fmt.Errorf("sizes: %d out of range [0, %d]", n, UnboundedSize)
+		}
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return nil
+}
+
+func (c *ClientConfig) validate() error {
+	impl, err := resolveImpl(c.Impl, c.Proto)
+	if err != nil {
+		return err
+	}
+	c.Impl = impl
+	if c.CC, err = resolveCC(c.Impl, c.CC); err != nil {
+		return err
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return fmt.Errorf("url: %w", err)
+	}
+	if u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("url %q: want https://HOST:PORT/path", c.URL)
+	}
+	if u.Port() == "" {
+		return fmt.Errorf("url %q: no port", c.URL)
+	}
+	if err := readable("ca", c.CAFile); err != nil {
+		return err
+	}
+	if c.Size < 0 {
+		return fmt.Errorf("size %d: negative", c.Size)
+	}
+	if c.Size == 0 {
+		if n, ok := bytesPathSize(u.Path); ok {
+			c.Size = n
+		}
+	}
+	if c.Duration < 0 {
+		return fmt.Errorf("duration %v: negative", c.Duration)
+	}
+	switch c.RcvBuf {
+	case "":
+		c.RcvBuf = RcvBufDefault
+	case RcvBufDefault, RcvBufLarge:
+	default:
+		return fmt.Errorf("rcvbuf %q: want %q or %q", c.RcvBuf, RcvBufDefault, RcvBufLarge)
+	}
+	if c.Interval == 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.HandshakeTimeout == 0 {
+		c.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = DefaultIdleTimeout
+	}
+	if c.Interval < 0 || c.HandshakeTimeout < 0 || c.IdleTimeout < 0 {
+		return errors.New("interval and timeouts must be positive")
+	}
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	return nil
+}
+
+func readable(what, path string) error {
+	if path == "" {
+		return fmt.Errorf("%s: no file given", what)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return f.Close()
+}
+
+// BytesURL is the URL of n bytes on the server at addr (IP:PORT).
+func BytesURL(addr string, n int64) string {
+	return "https://" + addr + "/bytes/" + strconv.FormatInt(n, 10)
+}
+
+// bytesPathSize parses /bytes/N: decimal digits only, no sign, no leading
+// zeros except "0" itself, at most UnboundedSize.
+func bytesPathSize(path string) (int64, bool) {
+	s, ok := strings.CutPrefix(path, "/bytes/")
+	if !ok || s == "" || len(s) > 19 || (len(s) > 1 && s[0] == '0') {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n > UnboundedSize {
+		return 0, false
+	}
+	return n, true
+}
+
+// Check reports what is wrong with c without changing it: the checks Serve
+// makes before starting, so a caller can reject a configuration early.
+func (c ServerConfig) Check() error { return c.validate() }
+
+// Check reports what is wrong with c without changing it: the checks
+// Download makes before starting.
+func (c ClientConfig) Check() error { return c.validate() }

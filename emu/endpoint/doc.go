@@ -1,0 +1,127 @@
+// Package endpoint owns the two ends of every emulated download: an HTTP
+// server that sends bytes and a client that fetches them and measures when
+// each byte arrived. It speaks HTTP/3 over QUIC with quic-go, HTTP/2 over
+// TLS 1.3 over TCP with Go's net/http (kernel congestion control chosen per
+// socket), and drives Debian's ngtcp2 examples (gtlsserver, gtlsclient) as
+// child processes so a second QUIC implementation can be compared. Servers
+// and clients are chosen independently and interoperate (ALPN "h3").
+//
+// The package knows nothing about namespaces or topologies. A run starts
+// each endpoint as its own process inside a node's network namespace (the
+// emu binary re-executed as `emu endpoint server|client`), so a GC pause in
+// one endpoint cannot stall another, and reads the process's stdout. The same
+// code is callable in-process through Serve and Download.
+//
+// # Process protocol
+//
+// Server:
+//
+//	emu endpoint server --impl quic-go|ngtcp2|go --proto quic|tcp
+//	    --listen IP:PORT --cert FILE --key FILE
+//	    [--cc C] [--qlog FILE] [--root DIR] [--sizes N,N,...]
+//
+// When it listens it prints {"event":"ready","addr":"IP:PORT"} (the actual
+// address; port 0 picks a free one). The Go servers then print one
+// {"event":"accept","remote":"IP:PORT","cc":"cubic"} per connection, with the
+// congestion control read back from the kernel (TCP, getsockopt) or fixed by
+// the implementation (quic-go: "newreno"). It runs until SIGTERM or SIGINT,
+// then closes every connection (so each qlog file ends with the connection's
+// last event), and exits 0. Errors go to stderr with a non-zero exit status.
+//
+// Client:
+//
+//	emu endpoint client --impl quic-go|ngtcp2|go --proto quic|tcp
+//	    --url https://IP:PORT/bytes/N --ca CERT [--size N] [--duration D]
+//	    [--cc C] [--rcvbuf default|large] [--qlog FILE] [--recv-log FILE]
+//	    [--t0 UNIXNANO] [--interval 100ms] [--handshake-timeout 10s]
+//	    [--idle-timeout 10s]
+//
+// It prints {"event":"progress","t":T,"bytes":B} every --interval, T in
+// seconds since --t0 (default: the client's start) and B the cumulative
+// body bytes, then exactly one
+//
+//	{"event":"done","bytes":B,"seconds":S,"goodput_mbps":G,"complete":true,"error":"","cc":"newreno","rcvbuf_bytes":212992}
+//
+// whatever happened, and exits 0 only if the download completed. "cc" is
+// the client side's controller (the sender's is the server's, printed in
+// its accept line); "rcvbuf_bytes" the quic-go client's SO_RCVBUF. The
+// measurement starts when the client begins to connect (the handshake is
+// part of S; the ngtcp2 client is started at that moment). Size-limited
+// (no --duration): S runs to the last body byte, complete means exactly the
+// expected number of bytes arrived (--size, else N from /bytes/N, else
+// Content-Length). Duration-limited: the client stops after --duration,
+// counts only bytes that arrived within that window, and S is the window; if
+// the body ends first, S runs to its last byte. G = B·8/S/10⁶. Failures
+// (handshake timeout, connection refused, no route, server gone, short
+// body) set "error", complete=false, and a one-line reason on stderr. On
+// SIGTERM/SIGINT the client stops, prints the done line with what it
+// measured (complete=false, error "interrupted"), closes qlog, and exits 1.
+// --recv-log FILE writes "t_s,bytes" CSV rows (seconds since t0, cumulative
+// bytes): one per Read for the Go clients, one per size poll (every 100 ms)
+// for ngtcp2. ParseEvent reads every line kind; ServerArgs and ClientArgs
+// build these argument lists so callers never spell the flags themselves.
+//
+// # URLs and sizes
+//
+// Every server answers GET /bytes/N with N bytes (N up to UnboundedSize;
+// the Go servers generate them from one fixed buffer, the ngtcp2 server from
+// sparse files it creates at start for UnboundedSize and each --sizes N, so
+// the ngtcp2 server must be told the sizes). Duration-limited flows request
+// BytesURL(addr, UnboundedSize). Any other path is a file under --root.
+//
+// # Congestion control
+//
+// quic-go v0.65's congestion controller is hard-wired NewReno
+// (internal/ackhandler builds NewCubicSender with reno=true); it is recorded
+// as "newreno" and any other --cc is rejected. ngtcp2 takes cubic, reno,
+// bbr, bbr2 (default cubic, passed explicitly so it is recorded). TCP takes
+// any name the kernel accepts for TCP_CONGESTION (see
+// /proc/sys/net/ipv4/tcp_available_congestion_control); the server sets it on
+// the listening socket and again on every accepted socket (the server is the
+// sender), the client on its socket before connect, and both read it back
+// with getsockopt and fail if the kernel refused. Empty means the kernel
+// default, read back and recorded. TCP keeps kernel buffer autotuning.
+//
+// # Receive buffer (--rcvbuf, QUIC clients)
+//
+// The paper's "modified buffer" was a larger receive buffer and flow-control
+// window for aioquic. Here:
+//
+//   - default (quic-go): the kernel-default UDP receive buffer
+//     (net.core.rmem_default, 208 KiB on Debian) and quic-go's default flow
+//     control (512 KiB initial stream and connection windows, auto-tuned up
+//     to 6 MiB per stream and 15 MiB per connection). quic-go raises
+//     SO_RCVBUF to 7 MiB (SO_RCVBUFFORCE when root) while it initialises its
+//     Transport (sys_conn_buffers.go); the client forces that initialisation
+//     before dialling and sets SO_RCVBUF back to the value the fresh socket
+//     had, verified with getsockopt. The socket handed to quic-go is still
+//     the *net.UDPConn, so GSO and ECN batching stay on (the tests check the
+//     client's qlog for ECT(0) packets).
+//   - large (quic-go): SO_RCVBUFFORCE of 8 MiB (the kernel doubles it: 16 MiB
+//     reported; quic-go then leaves it) and fixed large windows: initial =
+//     max = 16 MiB per stream and 24 MiB per connection.
+//   - ngtcp2 client: gtlsclient has no socket-buffer option (its UDP socket
+//     keeps net.core.rmem_default, which is not per-namespace and is not
+//     changed); default uses gtlsclient's own windows (15 MiB connection,
+//     6 MiB stream initial, auto-tuned to 24/16 MiB), large sets initial =
+//     max = 16 MiB stream / 24 MiB connection like quic-go.
+//   - TCP ignores the option (autotuning).
+//
+// # ngtcp2 specifics
+//
+// gtlsclient 0.12.1 does not verify the server certificate (the CA file is
+// only checked to exist), exits 0 even after a handshake or idle timeout
+// (the client recognises its "ERR_..." stderr lines and the short file), and
+// with -q prints nothing else. Its download goes to a temporary file whose
+// size is polled; in duration-limited mode the part already counted is
+// punched out of the file so long flows use no disk. Both ngtcp2 children run
+// in their own process group with Pdeathsig=SIGKILL, get SIGINT on stop (they
+// then close their connections and qlog files) and SIGKILL after a grace
+// period. qlog: the server's --qlog-dir output (<scid>.sqlog) is moved to the
+// requested path when the server stops; the client writes --qlog-file.
+// gtlsserver mmaps the sparse file it sends, so what it sent stays in the
+// page cache (clean, reclaimable) until the file is removed at stop.
+//
+// qlog files of further connections to one server get a numbered name
+// (server.sqlog, server.2.sqlog, ...).
+package endpoint

@@ -1,0 +1,144 @@
+package endpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// errInterrupted is the error of a download its caller cancelled.
+var errInterrupted = errors.New("interrupted")
+
+// Download fetches cfg.URL and measures it. progress, if not nil, is called
+// every cfg.Interval from one goroutine (never concurrently with itself);
+// it has returned for the last time when Download returns. The Result holds
+// what was measured even when the error is not nil; a cancelled ctx stops
+// the download with an error wrapping context.Canceled ("interrupted").
+func Download(ctx context.Context, cfg ClientConfig, progress func(Progress)) (Result, error) {
+	if err := cfg.validate(); err != nil {
+		return Result{}, fmt.Errorf("endpoint client: %w", err)
+	}
+	start := time.Now()
+	m := newMeter(cfg.T0, start, cfg.Duration)
+	if cfg.RecvLog != "" {
+		l, err := createRecvLog(cfg.RecvLog)
+		if err != nil {
+			return Result{}, fmt.Errorf("endpoint client: %w", err)
+		}
+		m.log = l
+	}
+	stopReports := reportProgress(m, start, cfg.Interval, progress)
+	var r Result
+	var err error
+	switch cfg.Impl {
+	case ImplQuicGo:
+		r, err = downloadQuicGo(ctx, &cfg, m)
+	case ImplNgtcp2:
+		r, err = downloadNgtcp2(ctx, &cfg, m)
+	case ImplGo:
+		r, err = downloadTCP(ctx, &cfg, m)
+	}
+	stopReports()
+	if cerr := m.log.Close(); cerr != nil && err == nil {
+		err = cerr
+		r.Complete = false
+	}
+	if err != nil {
+		return r, fmt.Errorf("endpoint client (%s) %s: %w", cfg.Impl, cfg.URL, err)
+	}
+	return r, nil
+}
+
+// reportProgress calls progress every interval after start until the
+// returned stop function is called; stop waits for the last call.
+func reportProgress(m *meter, start time.Time, interval time.Duration, progress func(Progress)) (stop func()) {
+	if progress == nil {
+		return func() {}
+	}
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		next := start.Add(interval)
+		t := time.NewTimer(time.Until(next))
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			// Report at the scheduled instant's count; ticks missed by a
+			// stalled scheduler are skipped, not bunched.
+			now := time.Now()
+			if !m.inWindow(now) {
+				return
+			}
+			progress(m.progress(now))
+			for !next.After(now) {
+				next = next.Add(interval)
+			}
+			t.Reset(time.Until(next))
+		}
+	})
+	return func() {
+		close(quit)
+		wg.Wait()
+	}
+}
+
+// readBody reads body into buf until it ends, fails, or the window of m
+// ends. It returns why it stopped.
+func readBody(body io.Reader, buf []byte, m *meter) (endReason, error) {
+	for {
+		n, err := body.Read(buf)
+		if n > 0 && !m.add(n, time.Now()) {
+			return endWindow, nil
+		}
+		if err == io.EOF {
+			return endEOF, nil
+		}
+		if err != nil {
+			return endError, err
+		}
+	}
+}
+
+// windowContext is ctx ending at the measurement window's end, if any, so
+// a stalled read cannot outlast the window.
+func windowContext(ctx context.Context, m *meter) (context.Context, context.CancelFunc) {
+	if m.windowEnd.IsZero() {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadlineCause(ctx, m.windowEnd, errWindowEnd)
+}
+
+var errWindowEnd = errors.New("measurement window ended")
+
+// classifyEnd turns the way a Go client's request ended into a reason:
+// the caller's cancellation is an interruption, the window's deadline is
+// the normal end of a duration-limited download.
+func classifyEnd(ctx, reqCtx context.Context, reason endReason, err error) (endReason, error) {
+	if reason != endError {
+		return reason, err
+	}
+	if ctx.Err() != nil {
+		return endError, fmt.Errorf("%w: %w", errInterrupted, context.Cause(ctx))
+	}
+	if errors.Is(context.Cause(reqCtx), errWindowEnd) {
+		return endWindow, nil
+	}
+	return endError, err
+}
+
+// hostPort is the host:port of a validated URL.
+func hostPort(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return u.Host
+}

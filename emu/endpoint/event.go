@@ -1,0 +1,188 @@
+package endpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Event kinds printed on an endpoint's stdout, one JSON object per line.
+const (
+	EventReady    = "ready"    // server: listening; Addr
+	EventAccept   = "accept"   // server: connection accepted; Remote, CC
+	EventProgress = "progress" // client: T, Bytes
+	EventDone     = "done"     // client, once at the end: the Result fields
+)
+
+// Event is one line of the process protocol. Which fields are meaningful
+// depends on Kind (see the Event* constants).
+type Event struct {
+	Kind   string
+	Addr   string  // ready
+	Remote string  // accept
+	CC     string  // accept, done
+	T      float64 // progress: seconds since t0
+	Bytes  int64   // progress, done
+	// done:
+	Seconds     float64
+	GoodputMbps float64
+	Complete    bool
+	Error       string
+	RcvBufBytes int
+}
+
+// wireEvent is the JSON form; pointers tell absent fields from zero ones.
+type wireEvent struct {
+	Event       string   `json:"event"`
+	Addr        *string  `json:"addr,omitempty"`
+	Remote      *string  `json:"remote,omitempty"`
+	T           *float64 `json:"t,omitempty"`
+	Bytes       *int64   `json:"bytes,omitempty"`
+	Seconds     *float64 `json:"seconds,omitempty"`
+	GoodputMbps *float64 `json:"goodput_mbps,omitempty"`
+	Complete    *bool    `json:"complete,omitempty"`
+	Error       *string  `json:"error,omitempty"`
+	CC          *string  `json:"cc,omitempty"`
+	RcvBufBytes *int     `json:"rcvbuf_bytes,omitempty"`
+}
+
+// ReadyEvent, AcceptEvent, ProgressEvent and DoneEvent build the events an
+// endpoint prints.
+func ReadyEvent(addr string) Event { return Event{Kind: EventReady, Addr: addr} }
+
+func AcceptEvent(c ConnInfo) Event { return Event{Kind: EventAccept, Remote: c.Remote, CC: c.CC} }
+
+func ProgressEvent(p Progress) Event {
+	return Event{Kind: EventProgress, T: p.T.Seconds(), Bytes: p.Bytes}
+}
+
+// DoneEvent reports r; err, if not nil, becomes the error field.
+func DoneEvent(r Result, err error) Event {
+	e := Event{Kind: EventDone, Bytes: r.Bytes, Seconds: r.Seconds, GoodputMbps: r.GoodputMbps,
+		Complete: r.Complete, CC: r.CC, RcvBufBytes: r.RcvBufBytes}
+	if err != nil {
+		e.Error = err.Error()
+	}
+	return e
+}
+
+func (e Event) wire() wireEvent {
+	w := wireEvent{Event: e.Kind}
+	switch e.Kind {
+	case EventReady:
+		w.Addr = &e.Addr
+	case EventAccept:
+		w.Remote, w.CC = &e.Remote, &e.CC
+	case EventProgress:
+		w.T, w.Bytes = &e.T, &e.Bytes
+	case EventDone:
+		w.Bytes, w.Seconds, w.GoodputMbps, w.Complete, w.Error = &e.Bytes, &e.Seconds, &e.GoodputMbps, &e.Complete, &e.Error
+		if e.CC != "" {
+			w.CC = &e.CC
+		}
+		if e.RcvBufBytes != 0 {
+			w.RcvBufBytes = &e.RcvBufBytes
+		}
+	}
+	return w
+}
+
+// MarshalJSON encodes exactly the fields of e's kind.
+func (e Event) MarshalJSON() ([]byte, error) {
+	for _, f := range []float64{e.T, e.Seconds, e.GoodputMbps} {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("endpoint: %s event: non-finite number", e.Kind)
+		}
+	}
+	return json.Marshal(e.wire())
+}
+
+// WriteEvent writes e as one line with a single Write, so lines from
+// concurrent writers never interleave.
+func WriteEvent(w io.Writer, e Event) error {
+	b, err := e.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ParseEvent decodes one line of an endpoint's stdout. It rejects unknown
+// kinds, missing or misspelled fields and trailing data, so a protocol
+// mismatch between the run and its endpoints is an error, not a zero.
+func ParseEvent(line []byte) (Event, error) {
+	line = bytes.TrimSpace(line)
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	var w wireEvent
+	if err := dec.Decode(&w); err != nil {
+		return Event{}, fmt.Errorf("endpoint event %q: %w", truncate(line), err)
+	}
+	if dec.More() {
+		return Event{}, fmt.Errorf("endpoint event %q: trailing data", truncate(line))
+	}
+	e := Event{Kind: w.Event}
+	var missing []string
+	need := func(name string, present bool) {
+		if !present {
+			missing = append(missing, name)
+		}
+	}
+	switch w.Event {
+	case EventReady:
+		need("addr", w.Addr != nil)
+		if w.Addr != nil {
+			e.Addr = *w.Addr
+		}
+	case EventAccept:
+		need("remote", w.Remote != nil)
+		need("cc", w.CC != nil)
+		if w.Remote != nil && w.CC != nil {
+			e.Remote, e.CC = *w.Remote, *w.CC
+		}
+	case EventProgress:
+		need("t", w.T != nil)
+		need("bytes", w.Bytes != nil)
+		if w.T != nil && w.Bytes != nil {
+			e.T, e.Bytes = *w.T, *w.Bytes
+		}
+	case EventDone:
+		need("bytes", w.Bytes != nil)
+		need("seconds", w.Seconds != nil)
+		need("goodput_mbps", w.GoodputMbps != nil)
+		need("complete", w.Complete != nil)
+		need("error", w.Error != nil)
+		if len(missing) == 0 {
+			e.Bytes, e.Seconds, e.GoodputMbps = *w.Bytes, *w.Seconds, *w.GoodputMbps
+			e.Complete, e.Error = *w.Complete, *w.Error
+		}
+		if w.CC != nil {
+			e.CC = *w.CC
+		}
+		if w.RcvBufBytes != nil {
+			e.RcvBufBytes = *w.RcvBufBytes
+		}
+	case "":
+		return Event{}, fmt.Errorf("endpoint event %q: no \"event\" field", truncate(line))
+	default:
+		return Event{}, fmt.Errorf("endpoint event %q: unknown kind %q", truncate(line), w.Event)
+	}
+	if len(missing) > 0 {
+		return Event{}, fmt.Errorf("endpoint %s event %q: missing %q", w.Event, truncate(line), missing)
+	}
+	if e.Bytes < 0 || e.T < 0 || e.Seconds < 0 || e.GoodputMbps < 0 {
+		return Event{}, fmt.Errorf("endpoint %s event %q: negative value", w.Event, truncate(line))
+	}
+	return e, nil
+}
+
+func truncate(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}

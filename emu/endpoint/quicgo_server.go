@@ -1,0 +1,75 @@
+package endpoint
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+)
+
+// serveQuicGo runs quic-go's HTTP/3 server on its own UDP socket.
+func serveQuicGo(ctx context.Context, cfg *ServerConfig) error {
+	cert, err := loadServerCert(cfg.CertFile, cfg.KeyFile)
+	if err != nil {
+		return err
+	}
+	laddr, err := net.ResolveUDPAddr("udp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	udp, err := net.ListenUDP("udp", laddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	defer udp.Close()
+	tr := &quic.Transport{Conn: udp}
+	defer tr.Close()
+
+	qlogs := newQlogSink(cfg.QlogFile, cfg.Log)
+	tlsConf := http3.ConfigureTLSConfig(&tls.Config{
+		Certificates: []tls.Certificate{cert},
+		MinVersion:   tls.VersionTLS13,
+	})
+	ln, err := tr.Listen(tlsConf, &quic.Config{Tracer: qlogs.tracer()})
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	srv := &http3.Server{
+		Handler: newHandler(cfg.Root),
+		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
+			cfg.accepted(ConnInfo{Remote: c.RemoteAddr().String(), CC: CCNewReno})
+			return ctx
+		},
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeListener(ln) }()
+	cfg.ready(udp.LocalAddr().String())
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-served:
+	}
+	// Close sends CONNECTION_CLOSE on every connection and waits for their
+	// handlers; closing the transport also ends half-open handshakes, so
+	// every qlog file gets its last event.
+	closeErr := srv.Close()
+	ln.Close()
+	tr.Close()
+	if serveErr == nil {
+		serveErr = <-served
+	}
+	if errors.Is(serveErr, http.ErrServerClosed) || errors.Is(serveErr, quic.ErrServerClosed) {
+		serveErr = nil
+	}
+	qlogErr := qlogs.wait(shutdownGrace)
+	if ctx.Err() == nil && serveErr == nil {
+		serveErr = errors.New("server stopped by itself")
+	}
+	return errors.Join(serveErr, closeErr, qlogErr)
+}

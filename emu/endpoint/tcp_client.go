@@ -1,0 +1,134 @@
+package endpoint
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+)
+
+// tcpStreamWindow is the HTTP/2 receive window of the TCP client.
+const tcpStreamWindow = 64 << 20
+
+// downloadTCP fetches the URL over HTTP/2 over TLS 1.3 with the congestion
+// control set on the socket before connect and read back after.
+func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, error) {
+	var cc string // what the kernel reports on the connected socket
+	fail := func(err error) (Result, error) {
+		r, err := m.finish(time.Now(), endError, unknownSize, err)
+		r.CC = cc
+		return r, err
+	}
+	pool, err := loadCAPool(cfg.CAFile)
+	if err != nil {
+		return fail(err)
+	}
+	addr := hostPort(cfg.URL)
+	dialer := &net.Dialer{
+		Timeout: cfg.HandshakeTimeout,
+		Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			if err := rc.Control(func(fd uintptr) { _, serr = setCongestion(int(fd), cfg.CC) }); err != nil {
+				return err
+			}
+			return serr
+		},
+	}
+	var protos http.Protocols
+	protos.SetHTTP2(true)
+	tr := &http.Transport{
+		Protocols:           &protos,
+		ForceAttemptHTTP2:   true,
+		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
+		TLSHandshakeTimeout: cfg.HandshakeTimeout,
+		DisableCompression:  true,
+		HTTP2: &http.HTTP2Config{
+			// HTTP/2 flow control must never bind before the kernel's
+			// autotuned receive buffer (tcp_rmem max, 6 MiB by default):
+			// the window net/http would use, 4 MiB, could cap a long-fat
+			// path.
+			MaxReceiveBufferPerStream:     tcpStreamWindow,
+			MaxReceiveBufferPerConnection: tcpStreamWindow,
+			// A dead peer whose kernel is gone too sends no FIN or RST.
+			SendPingTimeout: cfg.IdleTimeout / 2,
+			PingTimeout:     cfg.IdleTimeout / 2,
+		},
+		DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+			c, err := dialer.DialContext(ctx, network, a)
+			if err != nil {
+				return nil, err
+			}
+			err = withFD(c.(*net.TCPConn), func(fd int) error {
+				var err error
+				cc, err = setCongestion(fd, cfg.CC)
+				return err
+			})
+			if err != nil {
+				c.Close()
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+	defer tr.CloseIdleConnections()
+
+	reqCtx, cancel := windowContext(ctx, m)
+	defer cancel()
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, cfg.URL, nil)
+	if err != nil {
+		return fail(err)
+	}
+	expected := cfg.Size
+	var reason endReason
+	resp, err := tr.RoundTrip(req)
+	if err == nil {
+		switch {
+		case resp.ProtoMajor != 2:
+			err = fmt.Errorf("server spoke %s, not HTTP/2", resp.Proto)
+		case resp.StatusCode != http.StatusOK:
+			err = fmt.Errorf("server answered %s", resp.Status)
+		case expected == 0 && resp.ContentLength >= 0:
+			expected = resp.ContentLength
+		}
+	}
+	if err == nil {
+		reason, err = readBody(resp.Body, make([]byte, readBufSize), m)
+	} else {
+		reason = endError
+	}
+	now := time.Now()
+	reason, err = classifyEnd(ctx, reqCtx, reason, err)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if expected == 0 && cfg.Size == 0 {
+		expected = unknownSize
+	}
+	r, err := m.finish(now, reason, expected, describeNet(err, addr, m.bytes.Load()))
+	r.CC = cc
+	return r, err
+}
+
+// describeNet rewrites socket-level errors as the reasons a run shows.
+func describeNet(err error, addr string, got int64) error {
+	if err == nil || errors.Is(err, errInterrupted) {
+		return err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("connection refused by %s (nothing listening): %w", addr, err)
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return fmt.Errorf("no route to %s: %w", addr, err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return fmt.Errorf("server closed the connection early, after %d bytes: %w", got, err)
+	case got == 0 && errors.As(err, &ne) && ne.Timeout():
+		return fmt.Errorf("handshake timeout: no connection with %s: %w", addr, err)
+	}
+	return fmt.Errorf("after %d bytes: %w", got, err)
+}

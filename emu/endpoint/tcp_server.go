@@ -1,0 +1,93 @@
+package endpoint
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+)
+
+// serveTCP runs net/http's HTTP/2 server over TLS 1.3 with the congestion
+// control set on the listener and verified on every accepted socket.
+func serveTCP(ctx context.Context, cfg *ServerConfig) error {
+	cert, err := loadServerCert(cfg.CertFile, cfg.KeyFile)
+	if err != nil {
+		return err
+	}
+	var listenErr error
+	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
+		// Failing here, before "ready", is the clear error for a cc the
+		// kernel refuses; accepted sockets inherit the listener's.
+		if err := rc.Control(func(fd uintptr) { _, listenErr = setCongestion(int(fd), cfg.CC) }); err != nil {
+			return err
+		}
+		return listenErr
+	}}
+	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	cl := &ccListener{TCPListener: ln.(*net.TCPListener), cc: cfg.CC, onConn: cfg.accepted}
+	defer cl.Close()
+
+	var protos http.Protocols
+	protos.SetHTTP2(true) // HTTP/2 only: a client that cannot do it fails the handshake
+	srv := &http.Server{
+		Handler:   newHandler(cfg.Root),
+		Protocols: &protos,
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert},
+			MinVersion:   tls.VersionTLS13,
+		},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          newLogger(cfg.Log),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeTLS(cl, "", "") }()
+	cfg.ready(ln.Addr().String())
+
+	select {
+	case <-ctx.Done():
+		srv.Close()
+		<-served
+		return nil
+	case err := <-served:
+		srv.Close()
+		if errors.Is(err, http.ErrServerClosed) {
+			err = errors.New("server stopped by itself")
+		}
+		return err
+	}
+}
+
+// ccListener sets and verifies the congestion control of every accepted
+// socket. A socket the kernel refuses it for stops the server: a flow must
+// never run with a controller other than the one recorded.
+type ccListener struct {
+	*net.TCPListener
+	cc     string
+	onConn func(ConnInfo)
+}
+
+func (l *ccListener) Accept() (net.Conn, error) {
+	c, err := l.AcceptTCP()
+	if err != nil {
+		return nil, err
+	}
+	var got string
+	err = withFD(c, func(fd int) error {
+		var err error
+		got, err = setCongestion(fd, l.cc)
+		return err
+	})
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("accepted %s: %w", c.RemoteAddr(), err)
+	}
+	l.onConn(ConnInfo{Remote: c.RemoteAddr().String(), CC: got})
+	return c, nil
+}

@@ -1,0 +1,168 @@
+package emu
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+func startEmulation(t *testing.T, kv ...string) *Emulation {
+	t.Helper()
+	emutest.RequireRoot(t)
+	cfg := testConfig(t, kv...)
+	em, err := Start(context.Background(), cfg, StartOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		id := em.ID
+		em.Close()
+		noLeftovers(t, id)
+	})
+	return em
+}
+
+// TestPDCPRepairsReordering: with DC on, batch 100, split 1:1, a 30 Mbit/s
+// UDP stream over two 20 Mbit/s links with one-way delays of 10 and 30 ms
+// arrives complete and in order, and the device-side proxy counted the
+// reordering it repaired. The run is long enough to wrap the 12-bit SN
+// several times.
+func TestPDCPRepairsReordering(t *testing.T) {
+	emutest.Exclusive(t)
+	em := startEmulation(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms",
+		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12")
+	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
+	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
+	sent := f.pace(30e6, 12*time.Second)
+	emutest.WaitFor(t, 5*time.Second, func() error {
+		if n := len(f.snapshot()); uint64(n) < sent {
+			return errorf("%d of %d datagrams arrived", n, sent)
+		}
+		return nil
+	})
+	as := f.snapshot()
+	for i := 1; i < len(as); i++ {
+		if as[i].seq != as[i-1].seq+1 {
+			t.Fatalf("datagram %d arrived after %d: lost or reordered", as[i].seq, as[i-1].seq)
+		}
+	}
+	c := em.PDCP()["down"]
+	wraps := float64(c.Received) / 4096
+	t.Logf("%d datagrams in order; PDCP: %d received (%.1f SN wraps), %d reordered and repaired, %d held (max %d), hold p95 %.1f ms, %d expiries",
+		len(as), c.Received, wraps, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.Expiries)
+	if c.Reordered == 0 || c.Held == 0 {
+		t.Errorf("the device-side proxy repaired no reordering: %+v", c)
+	}
+	if c.GivenUp != 0 || c.OutOfWindow != 0 || c.DuplicatesDiscarded != 0 {
+		t.Errorf("PDCP gave up, discarded or saw duplicates: %+v", c)
+	}
+	if wraps < 5 {
+		t.Errorf("only %.1f SN wraps", wraps)
+	}
+	if c.TxLink1 == 0 || c.TxLink2 == 0 {
+		t.Errorf("the split did not use both links: %d / %d", c.TxLink1, c.TxLink2)
+	}
+}
+
+// TestPDCPDuplicationHalvesLossExponent: with every packet duplicated on
+// both links and 5% random loss on each, end-to-end loss is near p² =
+// 0.25%, not p.
+func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
+	emutest.Exclusive(t)
+	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link.down.loss=5%", "dc.scheduler=duplicate")
+	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
+	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 200)
+	sent := f.pace(4e6, 15*time.Second)
+	var got int
+	emutest.WaitFor(t, 5*time.Second, func() error {
+		got = len(f.snapshot())
+		if float64(got) < float64(sent)*0.99 {
+			return errorf("%d of %d arrived", got, sent)
+		}
+		return nil
+	})
+	waitDrained(t, em) // the last datagrams may still be in the delay lines
+	got = len(f.snapshot())
+	loss := 1 - float64(got)/float64(sent)
+	c := em.PDCP()["down"]
+	t.Logf("sent %d, received %d: end-to-end loss %.3f%% (p² = 0.25%%, p = 5%%); PDCP discarded %d duplicates, %d PDUs on each link",
+		sent, got, loss*100, c.DuplicatesDiscarded, c.TxLink1)
+	if loss < 0.0008 || loss > 0.006 {
+		t.Errorf("end-to-end loss %.3f%% is not near p² = 0.25%%", loss*100)
+	}
+	if c.DuplicatesDiscarded == 0 {
+		t.Error("no duplicate was discarded")
+	}
+}
+
+// TestPDCPMalformedPacketIsDroppedAndCounted sends a packet that claims to
+// be a PDU but is too short: the device-side proxy drops and counts it and
+// keeps working.
+func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
+	em := startEmulation(t, "link.jitter=0", "link.delay=0")
+	gws := mustNode(t, em.Net, "gws")
+	dst := topo.ClientAddr(topo.PathDC).As4()
+	err := gws.Do(func() error {
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_RAW)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_MARK, int(topo.MarkLink1)); err != nil {
+			return err
+		}
+		pkt := make([]byte, 21)
+		pkt[0], pkt[3], pkt[8], pkt[9] = 0x45, 21, 64, pdcpProto
+		copy(pkt[12:16], []byte{10, 1, 1, 1})
+		copy(pkt[16:20], dst[:])
+		return unix.Sendto(fd, pkt, 0, &unix.SockaddrInet4{Addr: dst})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emutest.WaitFor(t, 3*time.Second, func() error {
+		if m := em.PDCP()["down"].Malformed; m != 1 {
+			return errorf("malformed = %d", m)
+		}
+		return nil
+	})
+	// The proxy still delivers.
+	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
+	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 500)
+	sent := f.pace(1e6, 300*time.Millisecond)
+	emutest.WaitFor(t, 3*time.Second, func() error {
+		if n := len(f.snapshot()); uint64(n) < sent {
+			return errorf("%d of %d arrived after the malformed packet", n, sent)
+		}
+		return nil
+	})
+}
+
+// waitDrained waits until no packet is held anywhere in the emulation: rate
+// limiters, delay lines and PDCP receive buffers.
+func waitDrained(t *testing.T, em *Emulation) {
+	t.Helper()
+	emutest.WaitFor(t, 5*time.Second, func() error {
+		for _, d := range em.dirs {
+			if st, err := d.shaper.Stats(); err != nil || st.BacklogPackets > 0 {
+				return errorf("%s: rate limiter holds %d packets (%v)", d.name, st.BacklogPackets, err)
+			}
+			if d.loop != nil {
+				if s := d.loop.Snapshot(); s.Backlog > 0 {
+					return errorf("%s: delay line holds %d packets", d.name, s.Backlog)
+				}
+			}
+		}
+		for i, b := range em.pdcpBuffered() {
+			if b > 0 {
+				return errorf("pdcp %s holds %d packets", em.pdcpDirs()[i], b)
+			}
+		}
+		return nil
+	})
+}

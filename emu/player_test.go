@@ -1,0 +1,261 @@
+package emu
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/tracefmt"
+)
+
+// playerTrace builds a validated trace from (start, down, up) triples.
+func playerTrace(t testing.TB, end time.Duration, steps ...tracefmt.Step) *tracefmt.Trace {
+	t.Helper()
+	tr := &tracefmt.Trace{Source: t.Name(), Format: tracefmt.FormatCSV, Steps: steps, End: end, HasUp: true}
+	if err := tr.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// playerTestTrace: 10 Mbit/s, 20 Mbit/s for 2 s, a 1 s outage, 5 Mbit/s; 6 s.
+func playerTestTrace(t testing.TB) *tracefmt.Trace {
+	return playerTrace(t, 6*time.Second,
+		tracefmt.Step{At: 0, Down: 10e6, Up: 1e6},
+		tracefmt.Step{At: 1 * time.Second, Down: 20e6, Up: 2e6},
+		tracefmt.Step{At: 3 * time.Second, Down: 0, Up: 3e6},
+		tracefmt.Step{At: 4 * time.Second, Down: 5e6, Up: 4e6},
+	)
+}
+
+func TestPlayerAtAcrossSteps(t *testing.T) {
+	p := Player{Trace: playerTestTrace(t)}
+	for _, c := range []struct {
+		el   time.Duration
+		rate float64
+		next time.Duration
+	}{
+		{-time.Second, 10e6, 1 * time.Second}, // before the start: the first step
+		{0, 10e6, 1 * time.Second},
+		{999 * time.Millisecond, 10e6, 1 * time.Second},
+		{1 * time.Second, 20e6, 3 * time.Second}, // a step starts exactly at its At
+		{2500 * time.Millisecond, 20e6, 3 * time.Second},
+		{3 * time.Second, 0, 4 * time.Second}, // the outage is a rate of 0, not skipped
+		{3999 * time.Millisecond, 0, 4 * time.Second},
+		{4 * time.Second, 5e6, 6 * time.Second},
+		{6*time.Second - 1, 5e6, 6 * time.Second}, // the last step ends at End
+	} {
+		st, rate, next, ok := p.At(c.el)
+		if !ok || rate != c.rate || next != c.next || st.Down != c.rate {
+			t.Errorf("At(%v) = step %+v, rate %g, next %v, ok %v; want rate %g, next %v, ok", c.el, st, rate, next, ok, c.rate, c.next)
+		}
+	}
+}
+
+func TestPlayerEndWithoutLoop(t *testing.T) {
+	p := Player{Trace: playerTestTrace(t)}
+	for _, el := range []time.Duration{6 * time.Second, 6*time.Second + 1, time.Hour} {
+		st, rate, _, ok := p.At(el)
+		if ok {
+			t.Errorf("At(%v): ok after the end of a trace that does not loop", el)
+		}
+		if rate != 5e6 || st.Down != 5e6 {
+			t.Errorf("At(%v) = rate %g; want the last step (5 Mbit/s) to hold", el, rate)
+		}
+	}
+}
+
+func TestPlayerLoopWrap(t *testing.T) {
+	p := Player{Trace: playerTestTrace(t), Loop: true}
+	for _, c := range []struct {
+		el   time.Duration
+		rate float64
+		next time.Duration
+	}{
+		{6 * time.Second, 10e6, 7 * time.Second}, // the period starts over
+		{6*time.Second - 1, 5e6, 6 * time.Second},
+		{7500 * time.Millisecond, 20e6, 9 * time.Second},
+		{13500 * time.Millisecond, 20e6, 15 * time.Second}, // third period: 13.5 s = 2×6 s + 1.5 s
+		{100*6*time.Second + 3*time.Second, 0, 100*6*time.Second + 4*time.Second},
+	} {
+		_, rate, next, ok := p.At(c.el)
+		if !ok || rate != c.rate || next != c.next {
+			t.Errorf("At(%v) = rate %g, next %v, ok %v; want %g, %v, ok", c.el, rate, next, ok, c.rate, c.next)
+		}
+	}
+}
+
+func TestPlayerUplinkColumn(t *testing.T) {
+	p := Player{Trace: playerTestTrace(t), Up: true, Loop: true}
+	for el, want := range map[time.Duration]float64{0: 1e6, 1500 * time.Millisecond: 2e6, 3500 * time.Millisecond: 3e6, 5 * time.Second: 4e6, 7 * time.Second: 2e6} {
+		if _, rate, _, _ := p.At(el); rate != want {
+			t.Errorf("uplink At(%v) = %g, want %g", el, rate, want)
+		}
+	}
+	if got := p.MeanRate(0, 6*time.Second); !playerNear(got, (1e6+2*2e6+3e6+2*4e6)/6) {
+		t.Errorf("uplink MeanRate over the trace = %g", got)
+	}
+}
+
+func playerNear(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestPlayerMeanRatePartialSteps(t *testing.T) {
+	loop := Player{Trace: playerTestTrace(t), Loop: true}
+	once := Player{Trace: playerTestTrace(t)}
+	for _, c := range []struct {
+		p        *Player
+		from, to time.Duration
+		want     float64
+	}{
+		{&once, 0, 1 * time.Second, 10e6},
+		{&once, 500 * time.Millisecond, 1500 * time.Millisecond, 15e6},                          // half of each step
+		{&once, 900 * time.Millisecond, 3100 * time.Millisecond, (0.1*10e6 + 2*20e6 + 0) / 2.2}, // three steps, an outage among them
+		{&once, 3 * time.Second, 4 * time.Second, 0},
+		{&once, 0, 6 * time.Second, (10e6 + 2*20e6 + 2*5e6) / 6},
+		{&once, 5500 * time.Millisecond, 6500 * time.Millisecond, 5e6}, // the last step holds past the end
+		{&once, 7 * time.Second, 8 * time.Second, 5e6},
+		{&loop, 5500 * time.Millisecond, 6500 * time.Millisecond, (0.5*5e6 + 0.5*10e6)}, // across the wrap
+		{&loop, 6 * time.Second, 12 * time.Second, (10e6 + 2*20e6 + 2*5e6) / 6},
+		{&loop, 0, 60 * time.Second, (10e6 + 2*20e6 + 2*5e6) / 6},
+		{&once, 2 * time.Second, 2 * time.Second, 20e6}, // empty interval: the rate at from
+		{&once, 2 * time.Second, 1 * time.Second, 20e6},
+	} {
+		if got := c.p.MeanRate(c.from, c.to); !playerNear(got, c.want) {
+			t.Errorf("MeanRate(%v, %v) loop=%v = %g, want %g", c.from, c.to, c.p.Loop, got, c.want)
+		}
+	}
+}
+
+// playFake drives a player as Emulation.play does, on a fake clock that
+// wakes exactly at each deadline, and returns the changes it applied.
+func playFake(p *Player, until time.Duration) (at []time.Duration, rates []float64) {
+	now := time.Duration(0)
+	for now < until {
+		_, rate, next, ok := p.At(now)
+		at, rates = append(at, now), append(rates, rate)
+		if !ok {
+			break
+		}
+		if next <= now {
+			panic("next deadline not in the future")
+		}
+		now = next
+	}
+	return at, rates
+}
+
+// TestPlayerReplaySchedule: driven at its own deadlines, a player applies
+// every step of the trace exactly at its start, period after period, and
+// stops at the end of a trace that does not loop.
+func TestPlayerReplaySchedule(t *testing.T) {
+	tr := playerTestTrace(t)
+	at, rates := playFake(&Player{Trace: tr, Loop: true}, 3*tr.End)
+	if len(at) != 3*len(tr.Steps) {
+		t.Fatalf("%d changes over three periods, want %d: %v", len(at), 3*len(tr.Steps), at)
+	}
+	for i := range at {
+		s := tr.Steps[i%len(tr.Steps)]
+		if want := time.Duration(i/len(tr.Steps))*tr.End + s.At; at[i] != want || rates[i] != s.Down {
+			t.Errorf("change %d at %v rate %g, want %v rate %g", i, at[i], rates[i], want, s.Down)
+		}
+	}
+	at, rates = playFake(&Player{Trace: tr}, time.Hour)
+	if len(at) != len(tr.Steps)+1 || at[len(at)-1] != tr.End || rates[len(rates)-1] != 5e6 {
+		t.Errorf("without loop: changes at %v rates %v; want each step, then the last one held at the end", at, rates)
+	}
+}
+
+// mahimahiText makes a Mahimahi trace: n packets in each of the given
+// milliseconds.
+func mahimahiText(perMs map[int]int, last int) string {
+	var b strings.Builder
+	for m := 0; m <= last; m++ {
+		for range perMs[m] {
+			b.WriteString(strconv.Itoa(m))
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// TestPlayerMahimahiWindows: a Mahimahi trace read with 10 time.Millisecond windows plays
+// one rate per window (empty windows are outages), and MeanRate over the
+// whole trace is the trace's own mean: packets × 1500 bytes / duration.
+func TestPlayerMahimahiWindows(t *testing.T) {
+	// 3 packets in [0,10) time.Millisecond, none in [10,20), 1 in [20,30), 5 in [30,40].
+	text := mahimahiText(map[int]int{0: 2, 5: 1, 21: 1, 30: 2, 39: 2, 40: 1}, 40)
+	tr, err := tracefmt.Read(strings.NewReader(text), "synthetic.down", tracefmt.ReadOptions{Format: tracefmt.FormatMahimahi, Window: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Player{Trace: tr, Loop: true}
+	const pkt = tracefmt.MahimahiPacketBits
+	for _, c := range []struct {
+		el   time.Duration
+		rate float64
+		next time.Duration
+	}{
+		{0, 3 * pkt / 0.010, 10 * time.Millisecond},
+		{15 * time.Millisecond, 0, 20 * time.Millisecond},
+		{20 * time.Millisecond, 1 * pkt / 0.010, 30 * time.Millisecond},
+		{35 * time.Millisecond, 5 * pkt / 0.010, 40 * time.Millisecond},
+		{45 * time.Millisecond, 3 * pkt / 0.010, 50 * time.Millisecond}, // looped
+	} {
+		_, rate, next, ok := p.At(c.el)
+		if !ok || !playerNear(rate, c.rate) || next != c.next {
+			t.Errorf("At(%v) = %g, next %v, ok %v; want %g, next %v", c.el, rate, next, ok, c.rate, c.next)
+		}
+	}
+	if got, want := p.MeanRate(0, tr.End), 9*pkt/0.040; !playerNear(got, want) {
+		t.Errorf("MeanRate over the trace = %g, want %g (9 packets in 40 time.Millisecond)", got, want)
+	}
+}
+
+// TestPlayerMeanRateAdditive: on random traces, MeanRate over [a,c) is the
+// time-weighted combination of [a,b) and [b,c), and over one period it is
+// the trace's own mean (Stats), looped or not.
+func TestPlayerMeanRateAdditive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		n := 1 + rng.IntN(20)
+		var steps []tracefmt.Step
+		at := time.Duration(0)
+		for range n {
+			steps = append(steps, tracefmt.Step{At: at, Down: float64(rng.IntN(4)) * 1e6 * rng.Float64()})
+			at += time.Duration(1+rng.IntN(2000)) * time.Millisecond
+		}
+		tr := playerTrace(t, at, steps...)
+		p := Player{Trace: tr, Loop: rng.IntN(2) == 0}
+		if got, want := p.MeanRate(0, tr.End), tr.Stats().Down.Mean*1e6; math.Abs(got-want) > 1e-6*math.Max(want, 1) {
+			t.Fatalf("MeanRate over the trace = %g, Stats mean %g (steps %v, end %v)", got, want, steps, tr.End)
+		}
+		span := 3 * tr.End
+		a := time.Duration(rng.Int64N(int64(span)))
+		b := a + time.Duration(rng.Int64N(int64(span)))
+		c := b + 1 + time.Duration(rng.Int64N(int64(span)))
+		whole := p.MeanRate(a, c) * (c - a).Seconds()
+		parts := p.MeanRate(a, b)*(b-a).Seconds() + p.MeanRate(b, c)*(c-b).Seconds()
+		if b == a {
+			parts = p.MeanRate(b, c) * (c - b).Seconds()
+		}
+		if math.Abs(whole-parts) > 1e-6*math.Max(whole, 1) {
+			t.Fatalf("loop=%v: MeanRate(%v,%v) gives %g bits, the parts at %v give %g", p.Loop, a, c, whole, b, parts)
+		}
+	}
+}
+
+// TestPlayerAtNoAlloc: the player runs at every step of a 10 time.Millisecond trace;
+// looking up a step must not allocate.
+func TestPlayerAtNoAlloc(t *testing.T) {
+	p := Player{Trace: playerTestTrace(t), Loop: true}
+	el := time.Duration(0)
+	if n := testing.AllocsPerRun(1000, func() {
+		p.At(el)
+		el += 7 * time.Millisecond
+	}); n != 0 {
+		t.Errorf("At allocates %v times per call", n)
+	}
+}

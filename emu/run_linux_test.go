@@ -1,0 +1,148 @@
+package emu
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// testConfig is the throughput scenario over constant links with settings.
+func testConfig(t *testing.T, kv ...string) Config {
+	t.Helper()
+	sets := settings(t, append([]string{"link.trace=none"}, kv...)...)
+	c, err := Resolve("throughput", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRunEndpointPairs downloads over the DC path with every pair of
+// endpoint implementations at once (one flow each), through both PDCP
+// proxies, and checks the bytes, the qlog of both sides and the cleanup.
+func TestRunEndpointPairs(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	pairs := [][2]string{{"quic-go", "quic-go"}, {"go", "go"}}
+	if _, err := execLookPath("gtlsserver"); err == nil {
+		pairs = append(pairs, [2]string{"quic-go", "ngtcp2"}, [2]string{"ngtcp2", "quic-go"}, [2]string{"ngtcp2", "ngtcp2"})
+	} else {
+		t.Log("ngtcp2 not installed: testing quic-go and TCP only")
+	}
+	kv := []string{"flow.size=3MB", "flows.count=" + itoa(len(pairs))}
+	for i, p := range pairs {
+		proto := "quic"
+		if p[0] == "go" {
+			proto = "tcp"
+		}
+		kv = append(kv, "flows."+itoa(i)+".proto="+proto, "flows."+itoa(i)+".server_impl="+p[0], "flows."+itoa(i)+".client_impl="+p[1])
+	}
+	cfg := testConfig(t, kv...)
+	out := t.TempDir()
+	id := NewRunID()
+	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sum.Flows {
+		if !f.Complete || f.Bytes != 3e6 {
+			t.Errorf("flow %s (%s→%s): complete=%v bytes=%d", f.Name, f.ServerImpl, f.ClientImpl, f.Complete, f.Bytes)
+		}
+		if f.GoodputMbps <= 0 {
+			t.Errorf("flow %s: goodput %v", f.Name, f.GoodputMbps)
+		}
+		if f.Proto == "quic" {
+			for _, side := range []string{"client", "server"} {
+				b, err := os.ReadFile(filepath.Join(out, "qlog", f.Name+"-"+side+".sqlog"))
+				if err != nil || !strings.Contains(string(b), "packet_received") {
+					t.Errorf("flow %s (%s→%s): %s qlog missing or empty: %v", f.Name, f.ServerImpl, f.ClientImpl, side, err)
+				}
+			}
+		}
+	}
+	if sum.PDCP == nil {
+		t.Error("no PDCP counters in the summary")
+	}
+	for _, name := range []string{"summary.json", "timeseries.csv", "counters.json", "config.json"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	noLeftovers(t, id)
+}
+
+// TestRunFailsWhenServerKilled kills a flow's server mid-download: the run
+// must fail naming the flow, still write its summary, and leave nothing.
+func TestRunFailsWhenServerKilled(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	cfg := testConfig(t, "flow.size=200MB", "run.grace=5s")
+	out := t.TempDir()
+	id := NewRunID()
+	bin := emuBinary(t)
+	go func() {
+		// Kill the server once the client has received something.
+		emutest.WaitFor(t, 20*time.Second, func() error {
+			// The client's receive log is buffered: any content means
+			// thousands of bytes have arrived.
+			if fi, err := os.Stat(filepath.Join(out, "flows", "dc.csv")); err != nil || fi.Size() == 0 {
+				return errors.New("no data yet")
+			}
+			return nil
+		})
+		for _, pid := range topo.NamespaceProcs(topo.NamespaceName(id, "srv")) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	start := time.Now()
+	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: bin, ID: id})
+	if err == nil {
+		t.Fatal("run succeeded although its server was killed")
+	}
+	if !strings.Contains(err.Error(), "flow dc") {
+		t.Errorf("error does not name the flow: %v", err)
+	}
+	t.Logf("failed after %v with: %v", time.Since(start).Round(time.Millisecond), err)
+	if sum == nil || sum.Status != StatusFailed || sum.Flows[0].Bytes == 0 {
+		t.Errorf("summary = %+v", sum)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Error(err)
+	}
+	noLeftovers(t, id)
+}
+
+// TestRunInterrupted cancels a run: it stops within seconds, reports
+// interrupted and keeps what was measured.
+func TestRunInterrupted(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	cfg := testConfig(t, "flow.size=500MB")
+	out := t.TempDir()
+	id := NewRunID()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	sum, err := Run(ctx, cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("err = %v, want ErrInterrupted", err)
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("interrupt took %v", el)
+	}
+	if sum.Status != StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
+		t.Errorf("summary after interrupt: %+v", sum.Flows[0])
+	}
+	noLeftovers(t, id)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,123 @@
+package emu
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+func buildNet(t testing.TB, s topo.Spec) *topo.Net {
+	t.Helper()
+	emutest.RequireRoot(t)
+	n, err := topo.Build(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+func mustNode(t testing.TB, n *topo.Net, name string) *topo.NodeNS {
+	t.Helper()
+	nd, err := n.Node(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nd
+}
+
+// measureShapedRate saturates link1's downlink shaped to rate with a UDP
+// flow and returns the delivered IP-layer rate.
+func measureShapedRate(t testing.TB, n *topo.Net, rate float64, d time.Duration) float64 {
+	gws, srv, cli := mustNode(t, n, "gws"), mustNode(t, n, "srv"), mustNode(t, n, "cli")
+	if _, err := NewShaper(gws, "l1", rate, QueueLimit{Packets: 100}); err != nil {
+		t.Fatal(err)
+	}
+	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1472)
+	start := time.Now()
+	f.pace(rate*1.3, d)
+	warm := 500 * time.Millisecond
+	return f.ipRate(f.snapshot(), start.Add(warm), start.Add(d))
+}
+
+// TestShaperRateFidelity: a saturating UDP stream across a link shaped to 5,
+// 20 and 100 Mbit/s delivers within 2% of the configured rate (IP layer).
+func TestShaperRateFidelity(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	for _, rate := range []float64{5e6, 20e6, 100e6} {
+		n := buildNet(t, topo.Throughput(emutest.RunID(t)))
+		got := measureShapedRate(t, n, rate, 3*time.Second)
+		errPct := (got - rate) / rate * 100
+		t.Logf("configured %s, delivered %.3f Mbit/s (%+.2f%%)", FormatRate(rate), got/1e6, errPct)
+		if math.Abs(errPct) > 2 {
+			t.Errorf("rate %s: delivered %.3f Mbit/s, %+.2f%% off (tolerance 2%%)", FormatRate(rate), got/1e6, errPct)
+		}
+		n.Close()
+	}
+}
+
+// TestShaperChangeKeepsQdisc: a rate change (the trace player's call) is a
+// class change in place: the qdisc, class and leaf stay, and the new rate is
+// what the kernel reports.
+func TestShaperChangeKeepsQdisc(t *testing.T) {
+	n := buildNet(t, topo.Throughput(emutest.RunID(t)))
+	gws := mustNode(t, n, "gws")
+	sh, err := NewShaper(gws, "l1", 20e6, QueueLimit{Time: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := gws.Link("l1")
+	before, _ := gws.Handle.QdiscList(l)
+	for _, r := range []float64{5e6, 0, 40e6} {
+		if err := sh.SetRate(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, _ := gws.Handle.QdiscList(l)
+	if len(before) != len(after) {
+		t.Fatalf("qdiscs changed: %v -> %v", before, after)
+	}
+	classes, err := gws.Handle.ClassList(l, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range classes {
+		if c.Attrs().Handle == classHandle {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("class 1:1 missing after changes: %v", classes)
+	}
+	if sh.Rate() != 40e6 {
+		t.Errorf("Rate() = %v", sh.Rate())
+	}
+	if _, err := sh.Stats(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkShaperRate reports the delivered rate and its error at 5, 20,
+// 100 and 1000 Mbit/s (IP layer, saturating paced UDP, 1500-byte packets).
+func BenchmarkShaperRate(b *testing.B) {
+	emutest.RequireRoot(b)
+	emutest.Exclusive(b)
+	for _, rate := range []float64{5e6, 20e6, 100e6, 1e9} {
+		b.Run(FormatRate(rate), func(b *testing.B) {
+			var got float64
+			for range b.N {
+				n := buildNet(b, topo.Throughput(emutest.RunID(b)))
+				got = measureShapedRate(b, n, rate, 3*time.Second)
+				n.Close()
+			}
+			b.ReportMetric(got/1e6, "Mbit/s")
+			b.ReportMetric((got-rate)/rate*100, "err%")
+		})
+	}
+}

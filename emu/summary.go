@@ -1,0 +1,89 @@
+package emu
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Summary is a run's summary.json (docs/results.md): what the terminal
+// summary prints, what sweeps aggregate, traceable to the run's seed and
+// configuration.
+type Summary struct {
+	Run       string            `json:"run"`
+	Scenario  string            `json:"scenario"`
+	Status    string            `json:"status"` // ok, failed, interrupted
+	Error     string            `json:"error,omitempty"`
+	Seed      uint64            `json:"seed"`
+	Started   time.Time         `json:"started"`
+	DurationS float64           `json:"duration_s"`
+	Config    map[string]string `json:"config"`
+	Versions  Versions          `json:"versions"`
+	Flows     []FlowResult      `json:"flows"`
+	JFI       float64           `json:"jfi"`
+	Links     []LinkResult      `json:"links"`
+	PDCP      map[string]any    `json:"pdcp,omitempty"`
+	Warnings  []string          `json:"warnings,omitempty"`
+}
+
+// Run statuses.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// FlowResult is one flow's totals.
+type FlowResult struct {
+	Name        string  `json:"name"`
+	Path        string  `json:"path"`
+	Proto       string  `json:"proto"`
+	ServerImpl  string  `json:"server_impl"`
+	ClientImpl  string  `json:"client_impl"`
+	CC          string  `json:"cc"`
+	RcvBuf      string  `json:"rcvbuf"`
+	StartS      float64 `json:"start_s"`
+	Bytes       int64   `json:"bytes"`
+	Seconds     float64 `json:"seconds"`
+	GoodputMbps float64 `json:"goodput_mbps"`
+	Complete    bool    `json:"complete"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// LinkResult is one link direction's capacity and use over the run.
+type LinkResult struct {
+	Name           string  `json:"name"` // link1, link2
+	Dir            string  `json:"dir"`  // down, up
+	CapacityMbps   float64 `json:"capacity_mbps"`
+	ThroughputMbps float64 `json:"throughput_mbps"`
+	Utilization    float64 `json:"utilization"`
+	Drops          uint64  `json:"queue_drops"`
+}
+
+// ReadSummary reads a run directory's summary.json.
+func ReadSummary(dir string) (*Summary, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	}
+	return &s, nil
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,257 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/emu"
+)
+
+func prepared(t *testing.T, p *Plan) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := Prepare(dir, p, false); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestExecuteThenResume(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100,500"), Repeat: 2})
+	dir := prepared(t, p)
+	f := &fakeRunner{}
+	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.OK != 6 || out.Skipped != 0 || !out.Complete() || len(out.Failures) != 0 {
+		t.Fatalf("first pass: %+v", out)
+	}
+	if got := f.called(); !slices.Equal(got, []string{"p01-r1", "p02-r1", "p03-r1", "p01-r2", "p02-r2", "p03-r2"}) {
+		t.Errorf("runs done in order %v", got)
+	}
+	for _, r := range p.Runs {
+		s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+		if err != nil || s.Seed != r.Seed || s.Status != emu.StatusOK {
+			t.Errorf("%s: summary %+v, %v", r.ID, s, err)
+		}
+	}
+
+	// The same command again does nothing.
+	f2 := &fakeRunner{}
+	out, err = Execute(context.Background(), dir, p, Options{Runner: f2.run})
+	if err != nil || out.Skipped != 6 || out.OK != 0 || len(f2.called()) != 0 {
+		t.Fatalf("second pass: %+v %v, runner called for %v", out, err, f2.called())
+	}
+
+	// A lost run and a failed one are redone, and only they.
+	if err := os.RemoveAll(filepath.Join(dir, RunsDir, "p02-r1")); err != nil {
+		t.Fatal(err)
+	}
+	rewriteSummary(t, dir, "p03-r2", func(s *emu.Summary) { s.Status, s.Error = emu.StatusFailed, "boom" })
+	// A run of another plan (other seed) in the right place is redone too.
+	rewriteSummary(t, dir, "p01-r1", func(s *emu.Summary) { s.Seed++ })
+	f3 := &fakeRunner{}
+	out, err = Execute(context.Background(), dir, p, Options{Runner: f3.run})
+	if err != nil || out.Skipped != 3 || out.OK != 3 {
+		t.Fatalf("third pass: %+v %v", out, err)
+	}
+	if got := f3.called(); !slices.Equal(got, []string{"p01-r1", "p02-r1", "p03-r2"}) {
+		t.Errorf("third pass redid %v", got)
+	}
+}
+
+func rewriteSummary(t *testing.T, dir, run string, change func(*emu.Summary)) {
+	t.Helper()
+	rd := filepath.Join(dir, RunsDir, run)
+	s, err := emu.ReadSummary(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	change(s)
+	if err := writeJSON(filepath.Join(rd, "summary.json"), s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFailedRunsAreRecorded(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,500"), Repeat: 2})
+	dir := prepared(t, p)
+	// Runs of batch 500 fail; a runner that returns no summary at all is
+	// covered by p01-r2 failing before it writes anything.
+	f := &fakeRunner{fail: func(c emu.Config) bool { return c.DC.Batch == 500 }}
+	runner := func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+		if filepath.Base(out) == "p01-r2" {
+			return nil, errors.New("network: add veth: file exists")
+		}
+		return f.run(ctx, cfg, out)
+	}
+	out, err := Execute(context.Background(), dir, p, Options{Runner: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.OK != 1 || len(out.Failures) != 3 || out.Complete() {
+		t.Fatalf("outcome %+v", out)
+	}
+	s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, "p01-r2"))
+	if err != nil || s.Status != emu.StatusFailed || !strings.Contains(s.Error, "add veth") || s.Seed != p.Runs[2].Seed {
+		t.Fatalf("the sweep did not record the failure: %+v, %v", s, err)
+	}
+	tab, err := Aggregate(dir, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Rows[0].OK != 1 || tab.Rows[0].Failed != 1 || tab.Rows[1].OK != 0 || tab.Rows[1].Failed != 2 {
+		t.Errorf("counts %+v %+v", tab.Rows[0], tab.Rows[1])
+	}
+	if st := tab.Rows[1].Stats[MetricGoodput]; st.N != 0 {
+		t.Errorf("failed runs entered the statistics: %+v", st)
+	}
+}
+
+func TestGiveUpAfterRepeatedFailures(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150"), Repeat: 3})
+	dir := prepared(t, p)
+	f := &fakeRunner{fail: func(emu.Config) bool { return true }}
+	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run, GiveUpAfter: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.called()) != 3 || out.GaveUp == "" || !strings.Contains(out.GaveUp, "client exited") {
+		t.Errorf("ran %d runs, outcome %+v", len(f.called()), out)
+	}
+}
+
+// The first Ctrl-C lets the current run finish and starts no other.
+func TestStopAfterCurrentRun(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
+	dir := prepared(t, p)
+	stop := make(chan struct{})
+	f := &fakeRunner{}
+	f.during = func(context.Context) {
+		if len(f.called()) == 2 {
+			close(stop)
+		}
+	}
+	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Stopped || out.OK != 2 || len(f.called()) != 2 {
+		t.Errorf("outcome %+v after %v", out, f.called())
+	}
+}
+
+// The second Ctrl-C interrupts the current run: it is recorded as
+// interrupted and redone next time.
+func TestInterruptCurrentRun(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
+	dir := prepared(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := &fakeRunner{}
+	f.during = func(context.Context) {
+		if len(f.called()) == 3 {
+			cancel()
+		}
+	}
+	out, err := Execute(ctx, dir, p, Options{Runner: f.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted || out.OK != 2 || len(out.Failures) != 1 || out.Failures[0].Status != emu.StatusInterrupted {
+		t.Fatalf("outcome %+v", out)
+	}
+	f2 := &fakeRunner{}
+	out, err = Execute(context.Background(), dir, p, Options{Runner: f2.run})
+	if err != nil || !slices.Equal(f2.called(), []string{"p01-r2", "p02-r2"}) || !out.Complete() {
+		t.Errorf("resume after interrupt ran %v: %+v %v", f2.called(), out, err)
+	}
+}
+
+func TestPrepareRefusesAnotherPlan(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
+	dir := prepared(t, p)
+	f := &fakeRunner{}
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run}); err != nil {
+		t.Fatal(err)
+	}
+	same := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2, Preset: "renamed"})
+	if err := Prepare(dir, same, false); err != nil {
+		t.Errorf("the same plan was refused: %v", err)
+	}
+	other := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2,
+		Settings: []emu.Setting{{Key: "flow.size", Value: "2MB"}}})
+	err := Prepare(dir, other, false)
+	if !errors.Is(err, ErrPlanChanged) || !strings.Contains(err.Error(), "flows.0.size=100MB, now 2MB") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("changed plan: %v", err)
+	}
+	for _, tc := range []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 3}, "2 repeats, now 3"},
+		{Spec{Axes: axes(t, "dc.batch=25,150"), Repeat: 2}, "varied dc.batch=[25 100], now dc.batch=[25 150]"},
+		{Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2, Seed: 9}, "base seed 1, now 9"},
+	} {
+		if err := Prepare(dir, testPlan(t, tc.spec), false); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+	// --force replaces the plan; the old runs (other flow size, same seeds)
+	// no longer count and are redone.
+	if err := Prepare(dir, other, true); err != nil {
+		t.Fatal(err)
+	}
+	f2 := &fakeRunner{}
+	out, err := Execute(context.Background(), dir, other, Options{Runner: f2.run})
+	if err != nil || out.Skipped != 0 || out.OK != 4 {
+		t.Errorf("after --force: %+v %v", out, err)
+	}
+}
+
+func TestProgressLines(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
+	dir := prepared(t, p)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := &fakeRunner{}
+	f.during = func(context.Context) { clock = clock.Add(10 * time.Second) }
+	// One run already done: the progress counts it.
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Shard: Shard{1, 4}}); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Progress: &b, Now: func() time.Time { return clock }}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{
+		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done",
+		"[2/4] p02-r1: dc.batch=100, seed ",
+		"[2/4] p02-r1 ok in 10s: goodput ",
+		"[3/4] p01-r2: dc.batch=25, seed ",
+		"(ETA 20s)",
+		"[3/4] p01-r2 ok in 10s",
+		"[4/4] p02-r2: dc.batch=100",
+		"(ETA 10s)",
+	}
+	text := b.String()
+	pos := 0
+	for _, w := range want {
+		i := strings.Index(text[pos:], w)
+		if i < 0 {
+			t.Fatalf("progress lacks %q after position %d:\n%s", w, pos, text)
+		}
+		pos += i
+	}
+	if len(lines) != 7 {
+		t.Errorf("%d lines:\n%s", len(lines), text)
+	}
+}

@@ -1,0 +1,306 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu"
+)
+
+// Figure is one rendered figure of a sweep.
+type Figure struct {
+	Name    string // file stem in figures/
+	Title   string
+	Caption string
+	SVG     []byte
+	PNG     []byte
+}
+
+// Figures draws, for every axis, the paper's kind of figure: total goodput
+// against the axis's values with error bars (±1 standard deviation over the
+// point's runs, as the paper plots them), each flow's goodput and Jain's
+// index when points have several flows, and the goodput utilization of the
+// bottleneck. Along a grid, each combination of the other axes' values is
+// its own line. The x axis is categorical: the values in the order given.
+func Figures(t *Table) ([]Figure, error) {
+	var figs []Figure
+	multi := t.MaxFlows() > 1
+	units := keyUnits(t.Plan.Scenario)
+	for _, a := range t.Plan.Vary {
+		groups := groupsAlong(t, a)
+		xlabel := a.Key
+		if u := units[a.Key]; u != "" && allNumbers(a.Values) {
+			xlabel += " (" + u + ")"
+		}
+		slug := fileSlug(a.Key)
+		var specs []figSpec
+		specs = append(specs, figSpec{name: "goodput-" + slug, title: "Goodput vs " + a.Key, metric: MetricGoodput, perGroup: true})
+		if multi {
+			if len(groups) == 1 {
+				specs = append(specs, figSpec{name: "flows-" + slug, title: "Per-flow goodput vs " + a.Key, flows: true, group: 0})
+			} else if len(groups) <= 12 {
+				for gi, g := range groups {
+					specs = append(specs, figSpec{name: fmt.Sprintf("flows-%s-%d", slug, gi+1),
+						title: "Per-flow goodput vs " + a.Key + " at " + g.name, flows: true, group: gi})
+				}
+			}
+			specs = append(specs, figSpec{name: "jfi-" + slug, title: "Jain's fairness index vs " + a.Key, metric: MetricJFI, perGroup: true})
+		}
+		specs = append(specs, figSpec{name: "utilization-" + slug, title: "Bottleneck utilization vs " + a.Key, metric: MetricUtilization, perGroup: true})
+		for _, s := range specs {
+			f, err := drawFigure(t, a, groups, s, xlabel)
+			if err != nil {
+				return nil, fmt.Errorf("figure %s: %w", s.name, err)
+			}
+			if f != nil {
+				figs = append(figs, *f)
+			}
+		}
+	}
+	return figs, nil
+}
+
+// figSpec says what one figure shows: one metric with a line per group,
+// or every flow's goodput within one group.
+type figSpec struct {
+	name, title string
+	metric      string
+	perGroup    bool
+	flows       bool
+	group       int
+}
+
+// group is one line along an axis: the points that share their values on
+// every other axis, by their value on this one.
+type group struct {
+	name   string
+	points map[string]*Row // axis value → row
+}
+
+func groupsAlong(t *Table, a Axis) []group {
+	var out []group
+	index := map[string]int{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		v, ok := r.Point.Labels[a.Key]
+		if !ok {
+			continue
+		}
+		name := ""
+		if t.Plan.Grid {
+			var parts []string
+			for _, b := range t.Plan.Vary {
+				if b.Key != a.Key {
+					parts = append(parts, b.Key+"="+t.Plan.Label(r.Point, b))
+				}
+			}
+			name = strings.Join(parts, " ")
+		}
+		gi, ok := index[name]
+		if !ok {
+			gi = len(out)
+			index[name] = gi
+			out = append(out, group{name: name, points: map[string]*Row{}})
+		}
+		out[gi].points[v] = r
+	}
+	return out
+}
+
+// line is one series of a figure.
+type line struct {
+	label string
+	xy    plotter.XYs
+	errs  plotter.YErrors
+}
+
+func drawFigure(t *Table, a Axis, groups []group, s figSpec, xlabel string) (*Figure, error) {
+	var lines []line
+	series := func(label, metric string, g group) line {
+		l := line{label: label}
+		for xi, v := range a.Values {
+			r, ok := g.points[v]
+			if !ok {
+				continue
+			}
+			st := r.Stats[metric]
+			if st.N == 0 || math.IsNaN(st.Mean) || math.IsInf(st.Mean, 0) {
+				continue
+			}
+			sd := st.SD
+			if math.IsNaN(sd) {
+				sd = 0
+			}
+			l.xy = append(l.xy, plotter.XY{X: float64(xi), Y: st.Mean})
+			l.errs = append(l.errs, struct{ Low, High float64 }{sd, sd})
+		}
+		return l
+	}
+	switch {
+	case s.flows:
+		g := groups[s.group]
+		for _, m := range t.Metrics {
+			if isFlowMetric(m) {
+				lines = append(lines, series(strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"), m, g))
+			}
+		}
+	default:
+		for _, g := range groups {
+			lines = append(lines, series(g.name, s.metric, g))
+		}
+	}
+	var nonEmpty []line
+	for _, l := range lines {
+		if len(l.xy) > 0 {
+			nonEmpty = append(nonEmpty, l)
+		}
+	}
+	if len(nonEmpty) == 0 {
+		return nil, nil
+	}
+	ylabel := metricLabel(s.metric)
+	if s.flows {
+		ylabel = "goodput (Mbit/s)"
+	}
+	p := newPlot(s.title, xlabel, ylabel)
+	p.NominalX(a.Values...)
+	p.X.Min, p.X.Max = -0.5, float64(len(a.Values))-0.5
+	k := len(nonEmpty)
+	for i, l := range nonEmpty {
+		// Lines side by side spread a little so their error bars do not
+		// hide each other.
+		off := 0.0
+		if k > 1 {
+			off = (float64(i) - float64(k-1)/2) * math.Min(0.08, 0.6/float64(k))
+		}
+		xy := make(plotter.XYs, len(l.xy))
+		for j, pt := range l.xy {
+			xy[j] = plotter.XY{X: pt.X + off, Y: pt.Y}
+		}
+		c := palette[i%len(palette)]
+		ln, pts, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, err
+		}
+		ln.Color, ln.Width = c, vg.Points(1.4)
+		pts.Color, pts.Shape = c, draw.CircleGlyph{}
+		eb, err := plotter.NewYErrorBars(errPoints{xy, l.errs})
+		if err != nil {
+			return nil, err
+		}
+		eb.Color = c
+		eb.CapWidth = vg.Points(6)
+		p.Add(ln, pts, eb)
+		if l.label != "" {
+			p.Legend.Add(l.label, ln, pts)
+		}
+	}
+	p.Y.Min = 0
+	if s.metric == MetricJFI || s.metric == MetricUtilization {
+		p.Y.Max = math.Max(p.Y.Max, 1)
+	}
+	// Headroom above the data for the legend in the top left corner.
+	entries := 0
+	for _, l := range nonEmpty {
+		if l.label != "" {
+			entries++
+		}
+	}
+	p.Y.Max *= 1.08 + 0.06*float64(entries)
+	f := &Figure{Name: s.name, Title: s.title,
+		Caption: "Mean over the point's runs that ended ok; error bars ±1 standard deviation (sweep.csv has the 95 % confidence intervals)."}
+	af := &analysis.Figure{Name: s.name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 4.5 * vg.Inch}
+	var svg, png bytes.Buffer
+	if err := af.Render(&svg, "svg"); err != nil {
+		return nil, err
+	}
+	if err := af.Render(&png, "png"); err != nil {
+		return nil, err
+	}
+	f.SVG, f.PNG = svg.Bytes(), png.Bytes()
+	return f, nil
+}
+
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// palette: colour-blind safe (Okabe–Ito), as in emu analyze's figures.
+var palette = []color.Color{
+	color.RGBA{R: 0, G: 114, B: 178, A: 255},
+	color.RGBA{R: 213, G: 94, B: 0, A: 255},
+	color.RGBA{R: 0, G: 158, B: 115, A: 255},
+	color.RGBA{R: 204, G: 121, B: 167, A: 255},
+	color.RGBA{R: 230, G: 159, B: 0, A: 255},
+	color.RGBA{R: 86, G: 180, B: 233, A: 255},
+	color.RGBA{R: 0, G: 0, B: 0, A: 255},
+}
+
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.X.Label.Text = xLabel
+	p.Y.Label.Text = yLabel
+	p.X.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = nil
+	grid.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(grid)
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(8)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	return p
+}
+
+// keyUnits maps the canonical keys of a scenario to their units, for axis
+// labels.
+func keyUnits(scenario string) map[string]string {
+	m := map[string]string{}
+	cfg, err := emu.DefaultConfig(scenario)
+	if err != nil {
+		return m
+	}
+	for _, p := range emu.Params(&cfg) {
+		m[p.Key] = p.Unit
+	}
+	return m
+}
+
+// fileSlug makes an axis key a file name part.
+func fileSlug(key string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(key) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// allNumbers reports whether every value is a bare number (its unit then
+// belongs in the axis label).
+func allNumbers(vs []string) bool {
+	for _, v := range vs {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}

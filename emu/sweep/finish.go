@@ -1,0 +1,68 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Finish aggregates the runs of the sweep in dir (whatever exists: a
+// partial sweep gives a partial table) and writes sweep.csv, figures/ (SVG
+// and PNG) and report.html. Figures left from an earlier aggregation that
+// no longer apply are removed.
+func Finish(dir string) (*Table, error) {
+	p, err := ReadPlan(dir)
+	if err != nil {
+		return nil, err
+	}
+	t, err := Aggregate(dir, p)
+	if err != nil {
+		return nil, err
+	}
+	var csv bytes.Buffer
+	if err := WriteCSV(&csv, t); err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, CSVFile), csv.Bytes()); err != nil {
+		return nil, err
+	}
+	figs, err := Figures(t)
+	if err != nil {
+		return nil, err
+	}
+	figDir := filepath.Join(dir, FiguresDir)
+	if err := os.MkdirAll(figDir, 0o755); err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, f := range figs {
+		for ext, b := range map[string][]byte{".svg": f.SVG, ".png": f.PNG} {
+			keep[f.Name+ext] = true
+			if err := writeFile(filepath.Join(figDir, f.Name+ext), b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	old, err := os.ReadDir(figDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range old {
+		n := e.Name()
+		if !keep[n] && (strings.HasSuffix(n, ".svg") || strings.HasSuffix(n, ".png")) {
+			if err := os.Remove(filepath.Join(figDir, n)); err != nil {
+				return nil, fmt.Errorf("remove stale figure: %w", err)
+			}
+		}
+	}
+	html, err := WriteReport(t, figs)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, ReportFile), html); err != nil {
+		return nil, err
+	}
+	return t, nil
+}

@@ -1,0 +1,165 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/dc-emu/emu/emu"
+)
+
+// MergeResult says what Merge took from where.
+type MergeResult struct {
+	Copied  int // run directories copied (or hard-linked) into the output
+	Present int // runs the output already held complete
+	// Failed runs no input completed; the record of a failed attempt was
+	// taken when there was one.
+	Failed []string
+	// Missing runs no input holds at all.
+	Missing []string
+	// Duplicates are runs completed in more than one input; the first
+	// input's copy was taken (same seed and configuration, so either is a
+	// valid measurement of the run).
+	Duplicates []string
+}
+
+// Merge gathers the runs of sweep directories that hold the same plan (the
+// shards of one sweep, run on different machines) into out: it checks that
+// the plans are identical, writes out's plan.json (as Prepare does) and
+// copies each run's directory from the first input that completed it,
+// hard-linking files where the file system allows. out may be one of the
+// inputs. The caller then writes the results with Finish.
+func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("merge: no sweep directories given")
+	}
+	plans := make([]*Plan, len(inputs))
+	for i, in := range inputs {
+		p, err := ReadPlan(in)
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		plans[i] = p
+		if i > 0 {
+			if d := PlanDiff(plans[0], p); d != "" {
+				return nil, fmt.Errorf("merge: %s and %s hold different sweeps (%s: %s)", inputs[0], in, in, d)
+			}
+		}
+	}
+	p := plans[0]
+	if err := Prepare(out, p, force); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	res := &MergeResult{}
+	for _, r := range p.Runs {
+		if completed(out, p, r) {
+			res.Present++
+			continue
+		}
+		var from, failedFrom string
+		for _, in := range inputs {
+			if sameDir(in, out) {
+				continue
+			}
+			switch {
+			case completed(in, p, r):
+				if from == "" {
+					from = in
+				} else {
+					res.Duplicates = append(res.Duplicates, r.ID)
+				}
+			case failedFrom == "" && attempted(in, r):
+				failedFrom = in
+			}
+		}
+		if from == "" {
+			if failedFrom != "" && !attempted(out, r) {
+				if err := copyRun(failedFrom, out, r.ID); err != nil {
+					return nil, err
+				}
+			}
+			if failedFrom != "" || attempted(out, r) {
+				res.Failed = append(res.Failed, r.ID)
+			} else {
+				res.Missing = append(res.Missing, r.ID)
+			}
+			continue
+		}
+		if err := copyRun(from, out, r.ID); err != nil {
+			return nil, err
+		}
+		res.Copied++
+	}
+	return res, nil
+}
+
+// attempted reports whether dir holds a summary of run r (any status).
+func attempted(dir string, r Run) bool {
+	s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+	return err == nil && s.Seed == r.Seed
+}
+
+func sameDir(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// copyRun replaces to/runs/id with a copy of from/runs/id.
+func copyRun(from, to, id string) error {
+	src := filepath.Join(from, RunsDir, id)
+	dst := filepath.Join(to, RunsDir, id)
+	if err := os.RemoveAll(dst); err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.Type().IsRegular():
+			if os.Link(path, target) == nil {
+				return nil
+			}
+			return copyFile(path, target)
+		}
+		return nil // sockets, fifos: not results
+	})
+	if err != nil {
+		return fmt.Errorf("merge: copy %s: %w", src, err)
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

@@ -1,0 +1,91 @@
+package sweep
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dc-emu/emu/emu"
+)
+
+// Metric names: one value per run, aggregated per point. They follow the
+// names `emu analyze` uses for the same quantities.
+const (
+	// MetricGoodput is the sum of the flows' goodput (Mbit/s).
+	MetricGoodput = "total.goodput_mbps"
+	// MetricJFI is Jain's fairness index over the flows' goodput, as the
+	// run computed it (1 for a single flow).
+	MetricJFI = "jfi"
+	// MetricUtilization is the total goodput divided by the capacity of
+	// the bottleneck: the downlinks the flows use (a DC flow uses both
+	// links, or link1 alone with dc.enabled=false), at their configured or
+	// trace-replayed mean rate. Goodput, not IP throughput: it says how
+	// much of the path reached the application.
+	MetricUtilization = "utilization"
+)
+
+// flowMetric is the goodput metric of one flow.
+func flowMetric(name string) string { return "flow." + name + ".goodput_mbps" }
+
+// metricLabel is a metric's y-axis label with its unit.
+func metricLabel(m string) string {
+	switch {
+	case m == MetricGoodput:
+		return "total goodput (Mbit/s)"
+	case m == MetricJFI:
+		return "Jain's fairness index"
+	case m == MetricUtilization:
+		return "goodput / bottleneck capacity"
+	case strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps"):
+		return fmt.Sprintf("goodput of %s (Mbit/s)", strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"))
+	}
+	return m
+}
+
+// RunMetrics returns the metrics of one run from its summary. A metric the
+// run cannot give (no flows, no link capacities) is NaN.
+func RunMetrics(s *emu.Summary) map[string]float64 {
+	m := map[string]float64{
+		MetricGoodput:     math.NaN(),
+		MetricJFI:         math.NaN(),
+		MetricUtilization: math.NaN(),
+	}
+	if len(s.Flows) == 0 {
+		return m
+	}
+	total := 0.0
+	for _, f := range s.Flows {
+		m[flowMetric(f.Name)] = f.GoodputMbps
+		total += f.GoodputMbps
+	}
+	m[MetricGoodput] = total
+	m[MetricJFI] = s.JFI
+	if c := bottleneckMbps(s); c > 0 {
+		m[MetricUtilization] = total / c
+	}
+	return m
+}
+
+// bottleneckMbps is the summed downlink capacity of the links the run's
+// flows use.
+func bottleneckMbps(s *emu.Summary) float64 {
+	used := map[string]bool{}
+	for _, f := range s.Flows {
+		switch f.Path {
+		case emu.PathDC:
+			used[emu.PathLink1] = true
+			if s.Config["dc.enabled"] != "false" {
+				used[emu.PathLink2] = true
+			}
+		default:
+			used[f.Path] = true
+		}
+	}
+	c := 0.0
+	for _, l := range s.Links {
+		if l.Dir == "down" && used[l.Name] {
+			c += l.CapacityMbps
+		}
+	}
+	return c
+}

@@ -1,0 +1,198 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// WriteReport renders report.html: self-contained (figures inlined as SVG
+// data, styles inline, no external resources), with the run counts, the
+// figures, the table of sweep.csv, the failed runs, the plan and the base
+// configuration.
+func WriteReport(t *Table, figs []Figure) ([]byte, error) {
+	ok, failed, missing := t.Counts()
+	d := reportData{
+		Title:    reportTitle(t.Plan),
+		Plan:     t.Plan,
+		OK:       ok,
+		Failed:   failed,
+		Missing:  missing,
+		Settings: t.Plan.Settings,
+	}
+	if t.Plan.Grid {
+		d.Method = "cross product of the axes (grid)"
+	} else {
+		d.Method = "one axis at a time, the others at the base configuration"
+	}
+	for _, f := range figs {
+		d.Figures = append(d.Figures, reportFigure{
+			Title: f.Title, Caption: f.Caption, File: f.Name,
+			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.SVG)),
+		})
+	}
+	for _, a := range t.Plan.Vary {
+		d.Axes = append(d.Axes, a.Key)
+	}
+	d.Metrics = t.Metrics
+	for _, r := range t.Rows {
+		row := reportRow{ID: r.Point.ID, OK: r.OK, Failed: r.Failed, Missing: r.Missing}
+		for _, a := range t.Plan.Vary {
+			row.Labels = append(row.Labels, t.Plan.Label(r.Point, a))
+		}
+		for _, m := range t.Metrics {
+			st := r.Stats[m]
+			c := reportCell{}
+			if st.N > 0 {
+				c.Mean = formatNum(st.Mean)
+				c.CI = formatNum(st.CI95)
+				c.SD = formatNum(st.SD)
+			}
+			c.N = st.N
+			row.Cells = append(row.Cells, c)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	for _, r := range t.Runs {
+		if r.Status != "ok" && r.Status != statusMissing {
+			d.FailedRuns = append(d.FailedRuns, r)
+		}
+	}
+	for _, pt := range t.Plan.Points {
+		d.Points = append(d.Points, reportPoint{
+			ID: pt.ID, Desc: t.Plan.Describe(&pt),
+			Settings: strings.Join(pt.Settings, " "),
+			Params:   joinParams(pt.Params),
+		})
+	}
+	d.Runs = t.Runs
+	for _, k := range slices.Sorted(maps.Keys(t.Plan.Base)) {
+		d.Base = append(d.Base, [2]string{k, t.Plan.Base[k]})
+	}
+	var b bytes.Buffer
+	if err := reportTemplate.Execute(&b, d); err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func reportTitle(p *Plan) string {
+	switch {
+	case p.Preset != "":
+		if pr, ok := LookupPreset(p.Preset); ok {
+			return fmt.Sprintf("Sweep %s: %s (%s)", p.Preset, pr.Title, pr.Figure)
+		}
+		return "Sweep " + p.Preset
+	case len(p.Vary) > 0:
+		return "Sweep of " + describeAxes(p.Vary)
+	}
+	return "Repeated runs of the base configuration"
+}
+
+func joinParams(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+type reportData struct {
+	Title               string
+	Plan                *Plan
+	Method              string
+	OK, Failed, Missing int
+	Settings            []string
+	Figures             []reportFigure
+	Axes, Metrics       []string
+	Rows                []reportRow
+	FailedRuns          []RunResult
+	Points              []reportPoint
+	Runs                []RunResult
+	Base                [][2]string
+}
+
+type reportFigure struct {
+	Title, Caption, File string
+	Src                  template.URL
+}
+
+type reportRow struct {
+	ID                  string
+	Labels              []string
+	OK, Failed, Missing int
+	Cells               []reportCell
+}
+
+type reportCell struct {
+	Mean, CI, SD string
+	N            int
+}
+
+type reportPoint struct {
+	ID, Desc, Settings, Params string
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
+table { border-collapse: collapse; font-size: 0.85em; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.wide { overflow-x: auto; }
+figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #555; }
+.bad { color: #b00; }
+code { font-size: 0.9em; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p>Scenario <b>{{.Plan.Scenario}}</b>; {{len .Plan.Points}} points × {{.Plan.Repeat}} repeats = {{len .Plan.Runs}} runs,
+varied {{.Method}}; base seed {{.Plan.Seed}}.</p>
+<p>Runs: <b>{{.OK}}</b> ok (in the statistics){{if .Failed}}, <b class="bad">{{.Failed}} failed or interrupted</b> (left out){{end}}{{if .Missing}}, {{.Missing}} not run yet{{end}}.</p>
+{{if .FailedRuns}}<h2>Runs that did not end ok</h2>
+<table><tr><th>run</th><th>status</th><th>error</th></tr>
+{{range .FailedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Status}}</td><td>{{.Error}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Figures}}<h2>Figures</h2>
+{{range .Figures}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}} (figures/{{.File}}.svg, .png). {{.Caption}}</figcaption></figure>
+{{end}}{{end}}
+<h2>Results per point</h2>
+<p>Each cell: mean ± half-width of the 95 % confidence interval (Student's t), then standard deviation and n, over the point's runs that ended ok. The same numbers are in sweep.csv.</p>
+<div class="wide"><table>
+<tr><th>point</th>{{range .Axes}}<th>{{.}}</th>{{end}}<th>runs ok / failed / missing</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td>{{.ID}}</td>{{range .Labels}}<td>{{.}}</td>{{end}}<td class="num">{{.OK}} / {{.Failed}} / {{.Missing}}</td>{{range .Cells}}<td class="num">{{if .N}}{{.Mean}}{{if .CI}} ± {{.CI}}<br><small>sd {{.SD}}, n {{.N}}</small>{{else}}<br><small>n {{.N}}</small>{{end}}{{else}}–{{end}}</td>{{end}}</tr>
+{{end}}</table></div>
+<h2>Plan</h2>
+<p>Axes:</p><ul>
+{{range .Plan.Vary}}<li><code>{{.Key}}</code>: {{range $i, $v := .Values}}{{if $i}}, {{end}}{{$v}}{{end}}{{if .Default}} (base: {{.Default}}){{end}}</li>
+{{else}}<li>none: every run repeats the base configuration</li>
+{{end}}</ul>
+<div class="wide"><table>
+<tr><th>point</th><th>values</th><th>settings on top of the base</th><th>parameters that differ from the base</th></tr>
+{{range .Points}}<tr><td>{{.ID}}</td><td>{{.Desc}}</td><td><code>{{.Settings}}</code></td><td><code>{{.Params}}</code></td></tr>
+{{end}}</table></div>
+<details><summary>Runs and their seeds</summary>
+<table><tr><th>run</th><th>point</th><th>repeat</th><th>seed</th><th>status</th></tr>
+{{range .Runs}}<tr><td>{{.ID}}</td><td>{{.Point}}</td><td class="num">{{.Repeat}}</td><td class="num">{{.Seed}}</td><td>{{.Status}}</td></tr>
+{{end}}</table></details>
+<h2>Base configuration</h2>
+<p>Settings given: {{if .Settings}}{{range .Settings}}<code>{{.}}</code> {{end}}{{else}}none (the scenario's defaults){{end}}</p>
+<details><summary>Every parameter of the base configuration</summary>
+<table><tr><th>key</th><th>value</th></tr>
+{{range .Base}}<tr><td><code>{{index . 0}}</code></td><td>{{index . 1}}</td></tr>
+{{end}}</table></details>
+</body>
+</html>
+`))
