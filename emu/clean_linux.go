@@ -3,17 +3,9 @@ package emu
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/dc-emu/emu/topo"
 )
-
-// CleanReport says what Clean removed.
-type CleanReport struct {
-	Runs       []string // run ids whose leftovers were removed
-	Namespaces []string // namespaces deleted
-	Skipped    []string // emu-looking namespaces left alone, and why
-}
 
 // Clean removes what runs whose owner process is gone left behind: their
 // namespaces (with any process still inside, every veth, qdisc, queue and
@@ -69,14 +61,4 @@ func Clean(all bool) (CleanReport, error) {
 		rep.Runs = append(rep.Runs, s.ID)
 	}
 	return rep, errors.Join(errs...)
-}
-
-// runIDOf extracts the run id from a namespace name emu-<id>-<node>.
-func runIDOf(ns string) (string, bool) {
-	rest, ok := strings.CutPrefix(ns, "emu-")
-	if !ok {
-		return "", false
-	}
-	id, node, ok := strings.Cut(rest, "-")
-	return id, ok && id != "" && node != ""
 }

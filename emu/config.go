@@ -66,6 +66,14 @@ type Shape struct {
 	Queue QueueLimit
 }
 
+// Link rates are IP-layer rates: ipMTU is the packet size whose IP bytes
+// get exactly the configured rate, though the rate limiter counts Ethernet
+// frames, etherHeader bytes more.
+const (
+	ipMTU       = 1500
+	etherHeader = 14
+)
+
 // Jitter is a standard deviation given either as an absolute duration or as
 // a coefficient of variation of the delay; at most one is non-zero.
 type Jitter struct {

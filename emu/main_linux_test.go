@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-
 )
 
 // The emu binary, built once per test binary for tests that run endpoints
@@ -67,4 +66,3 @@ func noLeftovers(t *testing.T, id string) {
 		t.Errorf("state file of run %s left behind", id)
 	}
 }
-

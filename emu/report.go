@@ -54,3 +54,15 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 		fmt.Fprintf(w, "\nresults: %s   (emu analyze %s for plots)\n", dir, dir)
 	}
 }
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

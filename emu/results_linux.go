@@ -69,18 +69,6 @@ func (r *runner) statusLine(now time.Time, deadline time.Time) string {
 	return b.String()
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // summarize turns what the run measured into its summary.
 func (r *runner) summarize(runErr error) *Summary {
 	s := &Summary{

@@ -28,10 +28,6 @@ const (
 	// outageRate is what an outage (rate 0) becomes: HTB needs a positive
 	// rate, and one byte per second holds the queue without dropping it.
 	outageRate = 8.0
-	// ipMTU is the packet size whose IP bytes get exactly the configured
-	// rate: HTB counts Ethernet frames, 14 bytes more.
-	ipMTU       = 1500
-	etherHeader = 14
 )
 
 // Shaper is the rate limiter on one interface's egress. SetRate is the trace

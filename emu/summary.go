@@ -87,3 +87,22 @@ func writeJSON(path string, v any) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// PDCPCounters is the summary of one direction's proxies (docs/results.md).
+type PDCPCounters struct {
+	TxLink1             uint64             `json:"tx_link1"`
+	TxLink2             uint64             `json:"tx_link2"`
+	TxPassed            uint64             `json:"tx_passed"`
+	Received            uint64             `json:"received"`
+	Delivered           uint64             `json:"delivered"`
+	Reordered           uint64             `json:"reordered"`
+	Held                uint64             `json:"held"`
+	ExpiredDeliveries   uint64             `json:"expired_deliveries"`
+	Expiries            uint64             `json:"expiries"`
+	GivenUp             uint64             `json:"given_up"`
+	DuplicatesDiscarded uint64             `json:"duplicates_discarded"`
+	OutOfWindow         uint64             `json:"out_of_window"`
+	Malformed           uint64             `json:"malformed"`
+	MaxBuffer           int                `json:"max_buffer"`
+	HoldMs              map[string]float64 `json:"hold_ms"`
+}

@@ -131,32 +131,6 @@ func (l *Line) Arrive(now time.Time, id, size uint32) (lost bool) {
 // held.
 func (l *Line) Release(now time.Time, v Verdicts) (next time.Time, ok bool) {
 	t := l.ns(now)
-	if l.fifo.size > 0 {
-		var upto uint32
-		run := false
-		for l.fifo.size > 0 {
-			e := l.fifo.front()
-			if e.lost {
-				if run {
-					v.AcceptUpTo(upto)
-					run = false
-				}
-				v.Drop(e.id)
-				l.c.out(e.size)
-				l.fifo.pop()
-				continue
-			}
-			if e.due > t {
-				break
-			}
-			upto, run = e.id, true
-			l.c.release(e.size, time.Duration(t-e.due))
-			l.fifo.pop()
-		}
-		if run {
-			v.AcceptUpTo(upto)
-		}
-	}
 	for l.heap.len() > 0 && l.heap.min().due <= t {
 		e := l.heap.min()
 		if e.lost {
@@ -167,6 +141,39 @@ func (l *Line) Release(now time.Time, v Verdicts) (next time.Time, ok bool) {
 			l.c.release(e.size, time.Duration(t-e.due))
 		}
 		l.heap.pop()
+	}
+	// A batch verdict covers every earlier id in the kernel's queue, so it
+	// is only safe while no reordering packet (held by id, out of order)
+	// remains: after a switch from reordering, FIFO packets go one by one
+	// until the heap is empty.
+	batch := l.heap.len() == 0
+	var upto uint32
+	run := false
+	for l.fifo.size > 0 {
+		e := l.fifo.front()
+		if e.lost {
+			if run {
+				v.AcceptUpTo(upto)
+				run = false
+			}
+			v.Drop(e.id)
+			l.c.out(e.size)
+			l.fifo.pop()
+			continue
+		}
+		if e.due > t {
+			break
+		}
+		if batch {
+			upto, run = e.id, true
+		} else {
+			v.Accept(e.id)
+		}
+		l.c.release(e.size, time.Duration(t-e.due))
+		l.fifo.pop()
+	}
+	if run {
+		v.AcceptUpTo(upto)
 	}
 	return l.nextDue()
 }
@@ -188,7 +195,19 @@ func (l *Line) nextDue() (time.Time, bool) {
 
 // ReleaseAll gives every held packet its verdict now, due or not (lost
 // ones are still dropped): for shutting down without stranding packets.
+// Reordering packets go first, one by one, so the FIFO's batch verdicts
+// cannot cover a lost one among them.
 func (l *Line) ReleaseAll(v Verdicts) {
+	for l.heap.len() > 0 {
+		e := l.heap.min()
+		if e.lost {
+			v.Drop(e.id)
+		} else {
+			v.Accept(e.id)
+		}
+		l.c.out(e.size)
+		l.heap.pop()
+	}
 	var upto uint32
 	run := false
 	for l.fifo.size > 0 {
@@ -207,16 +226,6 @@ func (l *Line) ReleaseAll(v Verdicts) {
 	}
 	if run {
 		v.AcceptUpTo(upto)
-	}
-	for l.heap.len() > 0 {
-		e := l.heap.min()
-		if e.lost {
-			v.Drop(e.id)
-		} else {
-			v.Accept(e.id)
-		}
-		l.c.out(e.size)
-		l.heap.pop()
 	}
 }
 

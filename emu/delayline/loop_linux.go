@@ -47,6 +47,7 @@ func QueueConfig(nsFd int, num uint16) nfq.Config {
 		CopyMode: nfq.CopyPacket, CopyRange: 1,
 		// GSO super-packets stay whole: one verdict for up to 64 KB.
 		GSO: true, MaxQueueLen: 65536,
+		Batch: batch,
 		// Arrival times from the kernel, independent of when the loop gets
 		// to read the packets (see Loop.arrival).
 		Timestamps: true,
@@ -64,10 +65,14 @@ type Options struct {
 }
 
 // Start runs l on q until Close, on a goroutine locked to its own OS thread
-// with a 1 ns timer slack and real-time scheduling (see StartWith). The loop
-// waits for the earlier of the next due time and the next packet, takes
-// every queued packet, and answers the whole wake-up with one write of
-// verdicts.
+// with a 1 ns timer slack and real-time scheduling (Options.Sched). Each
+// wake-up reads every queued packet's metadata, releases what is due and
+// answers with one write of verdicts. While the line holds packets in
+// order, the loop sleeps until the next due time (at most deferMax) and
+// leaves new arrivals in the kernel meanwhile: none of them can be due
+// earlier, and their kernel timestamps keep their arrival times. With
+// nothing held, with reordering, or without kernel timestamps, it also
+// wakes for each arrival.
 func Start(q *nfq.Queue, l *Line) *Loop { return StartWith(q, l, Options{}) }
 
 // StartWith is Start with options.
@@ -105,6 +110,9 @@ func (lp *Loop) run() {
 // verdicts in time.
 const deferMax = 2 * time.Millisecond
 
+// maxLag is the oldest kernel timestamp the loop believes (see arrival).
+const maxLag = 100 * time.Millisecond
+
 func (lp *Loop) serve() error {
 	pkts := make([]nfq.Packet, batch)
 	var next time.Time // due time of the next held packet; zero: none held
@@ -141,7 +149,7 @@ func (lp *Loop) serve() error {
 			lp.l.Arrive(lp.arrival(now, &pkts[i]), pkts[i].ID, pkts[i].Len)
 		}
 		if n > 0 {
-			stamped = !pkts[n-1].Time.IsZero() && lp.lastStamped
+			stamped = lp.lastStamped
 		}
 		full = n == len(pkts)
 		var ok bool
@@ -159,15 +167,18 @@ func (lp *Loop) serve() error {
 // arrival is when packet p reached the queue: the kernel's receive
 // timestamp when it has one (packets waiting while the loop was busy or
 // not yet scheduled are not delayed by that wait), else now, the time the
-// loop read it. A stamp from the future or older than a second is not
-// believed. Arrivals never go backwards: the line needs them in order.
+// loop read it. A stamp from the future, or older than maxLag, is not
+// believed: the loop reads every packet within deferMax plus any time the
+// machine kept it from running, and a larger lag means the wall clock
+// stepped (the kernel stamps with it). Arrivals never go backwards: the
+// line needs them in order.
 func (lp *Loop) arrival(now time.Time, p *nfq.Packet) time.Time {
 	t := now
 	lp.lastStamped = false
 	if !p.Time.IsZero() {
 		// p.Time has no monotonic reading: now.Sub compares wall clocks,
 		// and the result moves onto now's monotonic clock.
-		if lag := now.Sub(p.Time); lag >= 0 && lag < time.Second {
+		if lag := now.Sub(p.Time); lag >= 0 && lag < maxLag {
 			lp.l.c.ReadLag.Add(lag)
 			t = now.Add(-lag)
 			lp.lastStamped = true

@@ -43,19 +43,35 @@ func benchRule(b *testing.B, l *nfqtest.Line) {
 	}
 }
 
-// flood sends from fd on its own thread until stop is called.
-func flood(fd int) (stop func()) {
+// flood sends from fd on its own thread until stop is called; stop
+// returns the CPU time the sending thread used.
+func flood(fd int) (stop func() time.Duration) {
 	var quit atomic.Bool
-	done := make(chan struct{})
+	done := make(chan time.Duration)
 	go func() {
 		runtime.LockOSThread()
-		defer close(done)
+		defer runtime.UnlockOSThread()
+		cpu0 := cpuTime(unix.RUSAGE_THREAD) // the thread may have run before
 		buf := make([]byte, benchPayload)
 		for !quit.Load() {
 			unix.Write(fd, buf)
 		}
+		done <- cpuTime(unix.RUSAGE_THREAD) - cpu0
 	}()
-	return func() { quit.Store(true); <-done }
+	return func() time.Duration { quit.Store(true); return <-done }
+}
+
+func cpuTime(who int) time.Duration {
+	var ru unix.Rusage
+	unix.Getrusage(who, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU the process spent per packet apart from the
+// sending thread: the reader, its verdicts (which forward the packets), and
+// the Go runtime.
+func reportCPU(b *testing.B, proc0, sender time.Duration, pkts int) {
+	b.ReportMetric(float64(cpuTime(unix.RUSAGE_SELF)-proc0-sender)/float64(pkts), "reader-cpu-ns/pkt")
 }
 
 // BenchmarkQueue is this package's client: one recvmmsg per batch, and the
@@ -74,6 +90,7 @@ func BenchmarkQueue(b *testing.B) {
 			pkts := make([]nfq.Packet, 64)
 			b.ReportAllocs()
 			b.ResetTimer()
+			proc0 := cpuTime(unix.RUSAGE_SELF)
 			stop := flood(send)
 			done := 0
 			for done < b.N {
@@ -94,7 +111,7 @@ func BenchmarkQueue(b *testing.B) {
 				done += n
 			}
 			b.StopTimer()
-			stop()
+			reportCPU(b, proc0, stop(), done)
 			b.ReportMetric(float64(done)/b.Elapsed().Seconds(), "pkts/s")
 		})
 	}
@@ -137,6 +154,7 @@ func BenchmarkGoNfqueue(b *testing.B) {
 	benchRule(b, l)
 	b.ReportAllocs()
 	b.ResetTimer()
+	proc0 := cpuTime(unix.RUSAGE_SELF)
 	stop := flood(send)
 	select {
 	case <-reached:
@@ -144,6 +162,6 @@ func BenchmarkGoNfqueue(b *testing.B) {
 		b.Fatalf("only %d of %d packets in 2 minutes", count.Load(), b.N)
 	}
 	b.StopTimer()
-	stop()
+	reportCPU(b, proc0, stop(), b.N)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pkts/s")
 }

@@ -46,8 +46,8 @@ type Config struct {
 	// when the queue is full or the receive buffer overflows.
 	FailOpen bool
 	// RcvBuf is the socket receive buffer in bytes (SO_RCVBUFFORCE). It
-	// absorbs bursts while the reader is busy. Default 8 MiB for CopyMeta,
-	// 64 MiB for CopyPacket.
+	// absorbs bursts while the reader is busy. Default 8 MiB when little of
+	// each packet is copied (CopyMeta, or CopyRange up to 1024), else 64 MiB.
 	RcvBuf int
 	// Batch is the most messages one Recv reads in one system call.
 	// Default 64; at most 1024.
@@ -59,9 +59,13 @@ type Config struct {
 	// read per packet); Open turns it on with a socket inside the queue's
 	// namespace and Close turns it off.
 	Timestamps bool
-	// Spin makes Recv wake this long before its deadline and poll without
-	// sleeping until the deadline, trading CPU for release precision. 0
-	// (default) sleeps until the deadline.
+	// Spin makes Recv and Sleep wake this long before their deadline and
+	// spin until it, trading CPU for precision: on the development VM at
+	// 1000 packets/s, 20 µs of spin cut the median lateness of a release
+	// from about 40 µs to 7 µs. But a real-time thread that spins keeps
+	// everything else off its CPU, kernel threads included: under a flood
+	// of 50 000+ packets/s, 20 µs of spin made releases milliseconds late.
+	// 0 (default) sleeps until the deadline. At most 10 ms.
 	Spin time.Duration
 }
 
@@ -87,7 +91,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.RcvBuf == 0 {
 		cfg.RcvBuf = 8 << 20
-		if cfg.CopyMode == CopyPacket {
+		if cfg.CopyRange > 1024 {
 			cfg.RcvBuf = 64 << 20
 		}
 	}

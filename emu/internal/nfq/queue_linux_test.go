@@ -306,6 +306,7 @@ func TestCloseUnblocksRecv(t *testing.T) {
 }
 
 func TestInterruptAndDeadline(t *testing.T) {
+	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	_, q := queueSetup(t, nfq.Config{})
 	pkts := make([]nfq.Packet, 4)

@@ -1,0 +1,57 @@
+package emu
+
+import (
+	"io"
+
+	"github.com/dc-emu/emu/topo"
+)
+
+// StartOptions tune Start.
+type StartOptions struct {
+	// ID is the run id (namespace names); "" picks a new one.
+	ID string
+	// Command is recorded in the run's state file (up, run, …).
+	Command string
+	// Log receives warnings (e.g. a PDCP window that can overflow).
+	Log io.Writer
+	// ForceDelayLine installs the delay lines even on links with no delay,
+	// jitter or loss, to measure their own overhead.
+	ForceDelayLine bool
+}
+
+// TopologyOf is the topology a configuration needs: a client for every
+// path its flows use (all three in the fairness scenario).
+func TopologyOf(cfg Config, id string) topo.Spec {
+	paths := []string{}
+	seen := map[string]bool{}
+	for _, f := range cfg.Flows {
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			paths = append(paths, f.Path)
+		}
+	}
+	if cfg.Scenario == "fairness" {
+		for _, p := range []string{PathDC, PathLink1, PathLink2} {
+			if !seen[p] {
+				paths = append(paths, p)
+			}
+		}
+	}
+	uplink := cfg.DC.Uplink
+	if uplink == "split" {
+		uplink = PathLink1
+	}
+	return topo.DC(id, topo.DCOptions{Paths: paths, Uplink: uplink})
+}
+
+func nodeInfos(s topo.Spec) []NodeInfo {
+	var out []NodeInfo
+	for _, n := range s.Nodes {
+		ni := NodeInfo{Name: n.Name, Namespace: topo.NamespaceName(s.RunID, n.Name), Role: string(n.Role), Path: n.Path}
+		for _, a := range s.Addrs(n.Name) {
+			ni.Addrs = append(ni.Addrs, a.String())
+		}
+		out = append(out, ni)
+	}
+	return out
+}
