@@ -39,6 +39,13 @@ func Doctor() DoctorReport {
 	}
 	kernel := CollectVersions().Kernel
 	add("kernel", false, nil, kernel)
+	if model, ok := preemptionModel(); ok {
+		var err error
+		if strings.HasPrefix(model, "none") || strings.HasPrefix(model, "voluntary") {
+			err = fmt.Errorf("preemption %s: a due packet can wait for other tasks' kernel work (rare 10-100 ms stalls under load); preempt=full gives the tightest delay-line timing", model)
+		}
+		add("kernel preemption", false, err, "preemption "+model)
+	}
 
 	sc, err := topo.NewScratch()
 	if !add("network namespaces", true, err, "can create network namespaces") {

@@ -170,7 +170,7 @@ func (e *Emulation) play(ctx context.Context, d *linkDir) error {
 	<-timer.C
 	for {
 		el := time.Since(e.Epoch)
-		st, rate, next, ok := d.player.At(el)
+		st, rate, next, ok := d.player.Drive(el) // not At: see Drive on outages
 		if err := d.shaper.SetRate(rate); err != nil {
 			return err
 		}

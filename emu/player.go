@@ -60,3 +60,52 @@ func (p *Player) MeanRate(from, to time.Duration) float64 {
 	}
 	return sum / (to - from).Seconds()
 }
+
+// holdPacketBits is a full-size packet at the IP layer, the size the rate
+// limiter charges exactly (see Drive).
+const holdPacketBits = 1500 * 8
+
+// holdRecheck is how often Drive recomputes the hold rate during an outage.
+const holdRecheck = 10 * time.Millisecond
+
+// Drive returns what the rate limiter of the link must be set to at elapsed,
+// and when to call again (wake, on the same clock). It is At, except during
+// an outage (a zero-capacity step).
+//
+// The rate limiter is an HTB class, which sends a packet whenever the class
+// has credit and charges it afterwards at the rate then in force. Set to a
+// near-zero rate, the one packet that leaves as an outage starts costs HTB's
+// maximum debt of 60 s, and a later rate change does not clear it: the link
+// stays shut for a minute after the outage. Drive holds the link instead at
+// the rate at which one full-size packet costs the rest of the outage plus
+// one packet time at the rate that follows it: the packet that may cross as
+// the outage starts (HTB charges after sending) shuts the class until the
+// outage is over and takes the place of the first packet after it, so the
+// delivered mean is kept. Drive recomputes the hold every holdRecheck, so a
+// packet that arrives late in a long outage is not held past its end.
+// Consecutive zero steps are one outage. An outage that lasts to the end of
+// a trace that does not loop (or a trace with no capacity) is permanent, and
+// Drive returns 0 for it.
+func (p *Player) Drive(elapsed time.Duration) (st tracefmt.Step, rate float64, wake time.Duration, ok bool) {
+	st, rate, next, ok := p.At(elapsed)
+	if rate > 0 || !ok {
+		return st, rate, next, ok
+	}
+	end, resume := next, 0.0
+	for range len(p.Trace.Steps) {
+		_, r, n, more := p.At(end)
+		if !more {
+			return st, 0, next, true
+		}
+		if r > 0 {
+			resume = r
+			break
+		}
+		end = n
+	}
+	if resume == 0 {
+		return st, 0, next, true
+	}
+	hold := (end - elapsed).Seconds() + holdPacketBits/resume
+	return st, holdPacketBits / hold, min(next, elapsed+holdRecheck), true
+}

@@ -34,6 +34,13 @@ import (
 // the receive proxy only sees protocol 253 (its rule says so) and drops a
 // malformed PDU.
 
+// proxyCopyRange is how much of each packet the proxies' queues copy: the
+// kernel segments GSO packets before these queues (no F_GSO), so a packet
+// is at most a link MTU (1520 bytes); a larger one would be copied short
+// and its verdict would truncate it, so Send/Decap see the full length and
+// refuse it.
+const proxyCopyRange = slotSize
+
 // proxyClock is the monotonic time the pdcp code sees.
 type proxyClock struct{ start time.Time }
 
@@ -99,7 +106,7 @@ func openTx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*txProxy, e
 	if err != nil {
 		return nil, err
 	}
-	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: 0xffff - 64, Batch: 128})
+	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: proxyCopyRange, Batch: 128})
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
@@ -130,7 +137,7 @@ func openRx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*rxProxy, e
 	if err != nil {
 		return nil, err
 	}
-	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: 0xffff - 64, Batch: 128})
+	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: proxyCopyRange, Batch: 128})
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
 	}

@@ -146,3 +146,38 @@ func TestRunInterrupted(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestRunFairness runs the fairness scenario briefly: three flows (DC,
+// link1 only, link2 only), each with its own server and client, measured
+// over the same window, and a JFI over their goodputs.
+func TestRunFairness(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	sets := settings(t, "link.trace=none", "flow.duration=4s")
+	cfg, err := Resolve("fairness", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Flows) != 3 {
+		t.Fatalf("%d flows", len(sum.Flows))
+	}
+	var paths []string
+	for _, f := range sum.Flows {
+		paths = append(paths, f.Path)
+		if !f.Complete || f.Seconds < 3.9 || f.Seconds > 4.2 || f.GoodputMbps < 1 {
+			t.Errorf("flow %s: complete=%v seconds=%v goodput=%v", f.Name, f.Complete, f.Seconds, f.GoodputMbps)
+		}
+	}
+	if strings.Join(paths, ",") != "dc,link1,link2" {
+		t.Errorf("paths %v", paths)
+	}
+	t.Logf("goodputs %.2f / %.2f / %.2f Mbit/s, JFI %.3f", sum.Flows[0].GoodputMbps, sum.Flows[1].GoodputMbps, sum.Flows[2].GoodputMbps, sum.JFI)
+	if sum.JFI < 1.0/3 || sum.JFI > 1 {
+		t.Errorf("JFI %v out of [1/3, 1]", sum.JFI)
+	}
+}

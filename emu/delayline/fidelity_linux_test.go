@@ -11,7 +11,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/nfq/nfqtest"
+	"github.com/dc-emu/emu/emu/internal/nft"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -201,5 +203,47 @@ func TestLoopAllocatesNothingPerPacket(t *testing.T) {
 	// time.Sleep and WaitFor allocate a little; per packet would be ≥ 20000.
 	if allocs > 2000 {
 		t.Errorf("%d allocations for 20000 packets", allocs)
+	}
+}
+
+// TestKernelStampIsArrivalHere guards the assumption Loop.arrival rests on:
+// the kernel timestamp a queue reports is the time the packet entered the
+// queue's own namespace, not an earlier hop's. A packet held 5 ms by a
+// delay line in B and queued again in C carries C's arrival time.
+func TestKernelStampIsArrivalHere(t *testing.T) {
+	emutest.RequireRoot(t)
+	p := Params{Delay: 5 * time.Millisecond}
+	r := newRig(t, 1, &p, nil)
+	q, err := nfq.Open(nfq.Config{NetNS: int(r.net.C.NS), Num: 5, Timestamps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	chains := []nft.Chain{{Name: "in", Hook: nft.Prerouting, Rules: []nft.QueueRule{{Proto: unix.IPPROTO_UDP, Queue: 5}}}}
+	if _, err := nft.Apply(int(r.net.C.NS), "stamp", chains); err != nil {
+		t.Fatal(err)
+	}
+	nfqtest.UDPSocket(t, r.net.C, 7777, netip.AddrPort{})
+	tx := nfqtest.UDPSocket(t, r.net.A, 0, netip.AddrPortFrom(r.net.CAddr, 7777))
+	pkts := make([]nfq.Packet, 4)
+	for i := range 5 {
+		sent := time.Now()
+		if _, err := unix.Write(tx, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		n, err := q.Recv(pkts, time.Now().Add(2*time.Second))
+		if err != nil || n != 1 {
+			t.Fatalf("packet %d: %d received, %v", i, n, err)
+		}
+		read := time.Now()
+		if pkts[0].Time.IsZero() {
+			t.Fatal("no kernel timestamp with Timestamps set")
+		}
+		age, travel := read.Sub(pkts[0].Time), read.Sub(sent)
+		if travel < 5*time.Millisecond || age < 0 || age > travel-4*time.Millisecond {
+			t.Errorf("packet %d: read %v after sending, stamped %v before the read; want the stamp from C, after B's 5 ms", i, travel, age)
+		}
+		q.Accept(pkts[0].ID)
+		q.Flush()
 	}
 }

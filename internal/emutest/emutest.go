@@ -45,6 +45,8 @@ func Exclusive(tb testing.TB) {
 	if err != nil {
 		tb.Fatalf("emutest: open %s: %v", lockPath, err)
 	}
+	// The umask may have narrowed the mode; others' test runs need it too.
+	f.Chmod(0o666)
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		f.Close()
 		tb.Fatalf("emutest: lock %s: %v", lockPath, err)

@@ -20,7 +20,14 @@ import (
 // The benchmarks push small UDP packets from A through a queue in B to a
 // socket in C that never reads (the kernel drops them there, quietly). A
 // sender thread floods as fast as it can; the figure is how many packets per
-// second the queue's reader passes, and what each costs in allocations.
+// second the queue's reader passes, and what each costs in allocations and
+// CPU (everything but the sender: reading, verdicts, and the kernel's
+// forwarding of accepted packets, which runs inside the verdict write).
+//
+// On the 2-core development VM (shared, several runs): this client
+// 100 000-174 000 pkt/s, 0 allocations, 3.9-4.6 µs of CPU per packet;
+// go-nfqueue 27 000-35 000 pkt/s, 55 allocations (6.2 KB) and 13-22 µs of
+// CPU per packet.
 
 const benchPayload = 64
 

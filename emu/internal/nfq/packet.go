@@ -26,7 +26,7 @@ type Packet struct {
 	Time time.Time
 	// Payload is the copied part of the packet, starting at the network
 	// header. It aliases the queue's receive buffer and is valid only until
-	// the next call of Recv.
+	// the next Recv or Poll: copy what must outlive it.
 	Payload []byte
 }
 

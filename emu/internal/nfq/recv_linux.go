@@ -14,9 +14,9 @@ import (
 // only collects what is already there. It returns 0 and no error when the
 // deadline passes or Interrupt is called, and ErrClosed after Close.
 //
-// Payloads alias the queue's buffers until the next Recv. Recv allocates
-// nothing. Its wake-up precision depends on the calling thread's timer
-// slack; see LockThreadPrecise.
+// Payloads alias the queue's buffers until the next Recv or Poll. Recv
+// allocates nothing. Its wake-up precision depends on the calling thread's
+// timer slack and scheduling; see LockThreadPrecise.
 func (q *Queue) Recv(pkts []Packet, deadline time.Time) (int, error) {
 	if len(pkts) == 0 {
 		return 0, nil
