@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/topo"
 )
@@ -165,27 +167,40 @@ func (e *Emulation) Failed() <-chan error { return e.failed }
 // play applies a trace's rate changes to a link direction, each at its
 // time since Epoch.
 func (e *Emulation) play(ctx context.Context, d *linkDir) error {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	<-timer.C
 	for {
 		el := time.Since(e.Epoch)
 		st, rate, next, ok := d.player.Drive(el) // not At: see Drive on outages
-		if err := d.shaper.SetRate(rate); err != nil {
+		set := d.shaper.SetRate
+		if d.player.rate(st) == 0 && rate > 0 {
+			set = d.shaper.Hold
+		}
+		if err := set(rate); err != nil {
 			return err
 		}
 		e.applyTraceImpairments(d, st)
 		e.updateSchedulers()
-		if !ok {
+		if !ok || !sleepUntil(ctx, e.Epoch.Add(next)) {
 			return nil
-		}
-		timer.Reset(next - time.Since(e.Epoch))
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-timer.C:
 		}
 	}
+}
+
+// sleepUntil waits for deadline in nanosleep rather than on a Go timer: the
+// runtime's timers fire up to a millisecond or two late here (it sleeps in
+// epoll with millisecond timeouts), a fifth of a 10 ms Mahimahi window, and
+// HTB turns a rate change that comes after the class's next send into a
+// lost window (player_linux_test.go measures both). It wakes at least every
+// 20 ms to see ctx end, and reports whether it reached the deadline.
+func sleepUntil(ctx context.Context, deadline time.Time) bool {
+	for ctx.Err() == nil {
+		d := time.Until(deadline)
+		if d <= 0 {
+			return true
+		}
+		ts := unix.NsecToTimespec(int64(min(d, 20*time.Millisecond)))
+		_ = unix.Nanosleep(&ts, nil) // EINTR only cuts the nap short
+	}
+	return false
 }
 
 // Close stops every loop, deletes the namespaces (and with them every

@@ -61,41 +61,62 @@ func (p *Player) MeanRate(from, to time.Duration) float64 {
 	return sum / (to - from).Seconds()
 }
 
+// driveLead is how far ahead of the trace Drive runs: each rate is set
+// this long before its step begins. HTB sends a packet the moment its class
+// has credit and charges it at the rate then in force. With a saturated
+// queue and steps that carry whole packets (Mahimahi windows) the class's
+// next send falls right on the step boundary, so a rate that comes even
+// 100 µs after it charges that packet at the old rate: after a one-packet
+// window, a whole 10 ms window is lost. Coming early charges the packets
+// sent in the lead at the new rate instead, so the lead is kept just above
+// the player's usual lateness (nanosleep wake-up and the netlink call,
+// about 0.1-0.2 ms here). BenchmarkTraceReplay measures the result.
+const driveLead = 300 * time.Microsecond
+
 // holdPacketBits is a full-size packet at the IP layer, the size the rate
 // limiter charges exactly (see Drive).
 const holdPacketBits = 1500 * 8
 
-// holdRecheck is how often Drive recomputes the hold rate during an outage.
-const holdRecheck = 10 * time.Millisecond
+// holdRecheck is how long a hold rate stays set with left of the outage
+// to go: a packet let go later than the hold was computed is held that much
+// past the end, so a tenth of what is left, between 1 and 10 ms.
+func holdRecheck(left time.Duration) time.Duration {
+	return min(max(left/10, time.Millisecond), 10*time.Millisecond)
+}
 
 // Drive returns what the rate limiter of the link must be set to at elapsed,
-// and when to call again (wake, on the same clock). It is At, except during
-// an outage (a zero-capacity step).
+// and when to call again (wake, on the same clock); ok is false once a trace
+// that does not loop has ended (the last step then holds). It is At a
+// little ahead of time (driveLead), except during an outage (a
+// zero-capacity step).
 //
-// The rate limiter is an HTB class, which sends a packet whenever the class
-// has credit and charges it afterwards at the rate then in force. Set to a
-// near-zero rate, the one packet that leaves as an outage starts costs HTB's
-// maximum debt of 60 s, and a later rate change does not clear it: the link
-// stays shut for a minute after the outage. Drive holds the link instead at
-// the rate at which one full-size packet costs the rest of the outage plus
-// one packet time at the rate that follows it: the packet that may cross as
-// the outage starts (HTB charges after sending) shuts the class until the
-// outage is over and takes the place of the first packet after it, so the
-// delivered mean is kept. Drive recomputes the hold every holdRecheck, so a
-// packet that arrives late in a long outage is not held past its end.
-// Consecutive zero steps are one outage. An outage that lasts to the end of
-// a trace that does not loop (or a trace with no capacity) is permanent, and
-// Drive returns 0 for it.
+// HTB charges a packet after sending it. Set to a near-zero rate, the one
+// packet that leaves as an outage starts costs HTB's maximum debt of 60 s,
+// and a later rate change does not clear it: the link stays shut for a
+// minute after the outage. Drive holds the link instead at the rate at
+// which one full-size packet costs the rest of the outage plus one packet
+// time at the rate that follows it: the packet that may cross as the outage
+// starts shuts the class until the outage is over and takes the place of
+// the first packet after it, so the delivered mean is kept. The hold is
+// recomputed as the outage goes on (holdRecheck), so a packet that arrives
+// late in a long outage is not held much past its end. Consecutive zero
+// steps are one outage. An outage that lasts to the end of a trace that
+// does not loop (or a trace with no capacity) is permanent, and Drive
+// returns 0 for it.
 func (p *Player) Drive(elapsed time.Duration) (st tracefmt.Step, rate float64, wake time.Duration, ok bool) {
-	st, rate, next, ok := p.At(elapsed)
-	if rate > 0 || !ok {
-		return st, rate, next, ok
+	st, rate, next, ok := p.At(elapsed + driveLead)
+	if !ok {
+		return st, rate, 0, false
+	}
+	wake = next - driveLead
+	if rate > 0 {
+		return st, rate, wake, true
 	}
 	end, resume := next, 0.0
 	for range len(p.Trace.Steps) {
 		_, r, n, more := p.At(end)
 		if !more {
-			return st, 0, next, true
+			return st, 0, wake, true
 		}
 		if r > 0 {
 			resume = r
@@ -104,8 +125,9 @@ func (p *Player) Drive(elapsed time.Duration) (st tracefmt.Step, rate float64, w
 		end = n
 	}
 	if resume == 0 {
-		return st, 0, next, true
+		return st, 0, wake, true
 	}
-	hold := (end - elapsed).Seconds() + holdPacketBits/resume
-	return st, holdPacketBits / hold, min(next, elapsed+holdRecheck), true
+	left := end - elapsed
+	hold := left.Seconds() + holdPacketBits/resume
+	return st, holdPacketBits / hold, min(wake, elapsed+holdRecheck(left)), true
 }

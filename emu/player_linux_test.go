@@ -30,7 +30,8 @@ import (
 // are the kernel's receive timestamps (SO_TIMESTAMPNS) at the client, one
 // veth hop after the rate limiter, so a busy receiver goroutine cannot move
 // packets across bin edges. Queueing delay only matters for which packets
-// are delivered (the outage test checks those by their send times).
+// are delivered (the outage test checks those by their send times). The
+// player sets each rate driveLead (0.3 ms) early, well inside a bin.
 
 // replayPacket is the UDP payload: with 28 bytes of headers, a 1500-byte IP
 // packet, the size whose IP rate the shaper sets exactly (and the size of a
@@ -38,6 +39,10 @@ import (
 const replayPacket = 1472
 
 const replayIPBits = (replayPacket + 28) * 8
+
+// replayStall is the longest the sender may pause before a second counts as
+// not saturated: the queue may have run dry behind it.
+const replayStall = 10 * time.Millisecond
 
 // startReplay starts an emulation of the throughput scenario whose link1
 // downlink replays trace; extra settings come last.
@@ -90,14 +95,17 @@ type stampedFlow struct {
 	arrivals   []stamped
 	done       chan struct{}
 	sent       atomic.Uint64 // datagrams sent so far
+	// origin and slots count what pace sent in each millisecond since
+	// origin, to tell a stalled sender from a link that under-delivers.
+	origin time.Time
+	slots  []uint32
 }
 
 type stamped struct {
-	seq      uint64
 	sent, at time.Time
 }
 
-// startStampedFlow opens a flow from one node to dst in another and starts
+// startStampedFlow opens a flow from srv to the DC client of em and starts
 // receiving.
 func startStampedFlow(tb testing.TB, em *Emulation) *stampedFlow {
 	tb.Helper()
@@ -110,7 +118,7 @@ func startStampedFlow(tb testing.TB, em *Emulation) *stampedFlow {
 		tb.Fatal(err)
 	}
 	dst := topo.ClientAddr(topo.PathDC)
-	f := &stampedFlow{done: make(chan struct{}), arrivals: make([]stamped, 0, 1<<16)}
+	f := &stampedFlow{done: make(chan struct{}), arrivals: make([]stamped, 0, 1<<16), origin: em.Epoch}
 	if err := to.Do(func() (err error) {
 		if f.recv, err = net.ListenUDP("udp4", &net.UDPAddr{IP: net.IP(dst.AsSlice())}); err != nil {
 			return err
@@ -159,7 +167,7 @@ func (f *stampedFlow) receive() {
 		if n < 16 {
 			continue
 		}
-		a := stamped{seq: binary.BigEndian.Uint64(buf), at: at, sent: time.Unix(0, int64(binary.BigEndian.Uint64(buf[8:])))}
+		a := stamped{at: at, sent: time.Unix(0, int64(binary.BigEndian.Uint64(buf[8:])))}
 		f.mu.Lock()
 		f.arrivals = append(f.arrivals, a)
 		f.mu.Unlock()
@@ -187,6 +195,7 @@ func rxTimestamp(oob []byte) (time.Time, bool) {
 // sends what is due, so the offered rate holds on average.
 func (f *stampedFlow) pace(rate float64, until time.Time) uint64 {
 	buf := make([]byte, replayPacket)
+	f.slots = make([]uint32, max(0, until.Sub(f.origin).Milliseconds())+1)
 	start := time.Now()
 	var seq uint64
 	for {
@@ -195,6 +204,9 @@ func (f *stampedFlow) pace(rate float64, until time.Time) uint64 {
 			return seq
 		}
 		due := uint64(rate / replayIPBits * now.Sub(start).Seconds())
+		if ms := now.Sub(f.origin).Milliseconds(); due > seq && ms >= 0 && ms < int64(len(f.slots)) {
+			f.slots[ms] += uint32(due - seq)
+		}
 		for ; seq < due; seq++ {
 			binary.BigEndian.PutUint64(buf, seq)
 			binary.BigEndian.PutUint64(buf[8:], uint64(time.Now().UnixNano()))
@@ -203,6 +215,30 @@ func (f *stampedFlow) pace(rate float64, until time.Time) uint64 {
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// senderStalled reports, for each second [first, last) since the origin,
+// whether pace went more than gap without sending in it (or in the 100 ms
+// before it): the queue may then have run dry, and what the link delivered
+// says nothing about its capacity. Call it after pace returns.
+func (f *stampedFlow) senderStalled(first, last int, gap time.Duration) []bool {
+	out := make([]bool, last)
+	for k := first; k < last; k++ {
+		from, to := k*1000-100, (k+1)*1000
+		run := 0
+		for ms := max(from, 0); ms < to && ms < len(f.slots); ms++ {
+			if f.slots[ms] == 0 {
+				run++
+			} else {
+				run = 0
+			}
+			if time.Duration(run)*time.Millisecond > gap {
+				out[k] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // snapshot returns a copy of the arrivals so far.
@@ -221,6 +257,7 @@ type fidelity struct {
 	Delivered     float64 // mean delivered rate over all bins, bit/s
 	Capacity      float64 // mean capacity over all bins, bit/s
 	Worst         string  // the worst bin, for messages
+	Skipped       int     // bins left out (the flow did not keep the link busy in them)
 }
 
 func (f fidelity) WithinPct() float64 { return 100 * float64(f.Within) / float64(f.Steps) }
@@ -229,8 +266,8 @@ func (f fidelity) WithinPct() float64 { return 100 * float64(f.Within) / float64
 func (f fidelity) MeanErrPct() float64 { return 100 * (f.Delivered - f.Capacity) / f.Capacity }
 
 func (f fidelity) String() string {
-	return fmt.Sprintf("%d/%d steps within tolerance (%.1f%%), mean abs error %.2f%%, p95 %.2f%%, max %.2f%% (%s); delivered mean %.3f Mbit/s vs capacity %.3f (%+.2f%%)",
-		f.Within, f.Steps, f.WithinPct(), f.MAEPct, f.P95Pct, f.MaxPct, f.Worst, f.Delivered/1e6, f.Capacity/1e6, f.MeanErrPct())
+	return fmt.Sprintf("%d/%d steps within tolerance (%.1f%%), mean abs error %.2f%%, p95 %.2f%%, max %.2f%% (%s); delivered mean %.3f Mbit/s vs capacity %.3f (%+.2f%%); %d s left out",
+		f.Within, f.Steps, f.WithinPct(), f.MAEPct, f.P95Pct, f.MaxPct, f.Worst, f.Delivered/1e6, f.Capacity/1e6, f.MeanErrPct(), f.Skipped)
 }
 
 // replayTolerance is the criterion: 5% of the capacity or 0.1
@@ -238,8 +275,9 @@ func (f fidelity) String() string {
 func replayTolerance(capacity float64) float64 { return max(0.05*capacity, 0.1e6) }
 
 // measureFidelity bins arrivals into seconds [first, last) of trace time
-// and compares each bin's IP rate with the player's mean capacity over it.
-func measureFidelity(p *Player, as []stamped, epoch time.Time, first, last int) fidelity {
+// and compares each bin's IP rate with the player's mean capacity over it,
+// leaving out the bins skip marks (skip may be nil).
+func measureFidelity(p *Player, as []stamped, epoch time.Time, first, last int, skip []bool) fidelity {
 	counts := make([]int, last)
 	for _, a := range as {
 		k := int(math.Floor(a.at.Sub(epoch).Seconds()))
@@ -250,6 +288,10 @@ func measureFidelity(p *Player, as []stamped, epoch time.Time, first, last int) 
 	var f fidelity
 	var errs []float64
 	for k := first; k < last; k++ {
+		if skip != nil && skip[k] {
+			f.Skipped++
+			continue
+		}
 		capacity := p.MeanRate(time.Duration(k)*time.Second, time.Duration(k+1)*time.Second)
 		got := float64(counts[k]) * replayIPBits
 		f.Steps++
@@ -302,16 +344,20 @@ func peakRate(p *Player, from, to time.Duration) float64 {
 	return peak
 }
 
-// replayRun replays secs seconds of a trace on link1's downlink under a
-// saturating flow and returns the fidelity over bins [skip, secs), with
-// the rate-change lateness when watch is set.
+// replayResult is what replayRun measured.
 type replayResult struct {
-	fid      fidelity
-	lateness []time.Duration // of the observed rate changes
+	fid      fidelity        // every second
+	clean    fidelity        // the seconds in which the flow kept the link busy
+	landing  []time.Duration // when each rate change was seen, relative to its step (polled)
 	missed   int             // steps whose rate was never observed
 	changes  int             // steps with a rate change
+	wakeLate []time.Duration // of the player's wake-ups for outages (exact)
 }
 
+// replayRun replays the first secs seconds of a trace on link1's downlink
+// under a saturating flow (1.3 times the trace's peak rate over them) and
+// measures the delivered rate per second; with watch, also the timing of
+// the rate changes.
 func replayRun(tb testing.TB, trace string, secs int, watch bool, extra ...Setting) replayResult {
 	tb.Helper()
 	em := startReplay(tb, trace, extra...)
@@ -320,18 +366,92 @@ func replayRun(tb testing.TB, trace string, secs int, watch bool, extra ...Setti
 	if watch {
 		w = watchRate(d.shaper, em.Epoch)
 	}
+	q := sampleBacklog(d.shaper, em.Epoch)
 	f := startStampedFlow(tb, em)
 	dur := time.Duration(secs) * time.Second
 	offered := 1.3 * peakRate(d.player, 0, dur)
 	f.pace(offered, em.Epoch.Add(dur+200*time.Millisecond))
 	var res replayResult
 	if w != nil {
-		res.lateness, res.missed, res.changes = w.stop(d.player, dur)
+		res.landing, res.missed, res.changes = w.landing(d.player, dur)
+		res.wakeLate = w.wakeLateness(d.player, dur)
 	}
+	dry := q.ranDry(d.player, secs)
 	time.Sleep(100 * time.Millisecond) // the queue drains into the receiver
-	res.fid = measureFidelity(d.player, f.snapshot(), em.Epoch, 0, secs)
+	as := f.snapshot()
+	stalled := f.senderStalled(0, secs, replayStall)
+	skip := make([]bool, secs)
+	var nStalled, nDry int
+	for k := range skip {
+		skip[k] = stalled[k] || dry[k]
+		if stalled[k] {
+			nStalled++
+		}
+		if dry[k] {
+			nDry++
+		}
+	}
+	res.fid = measureFidelity(d.player, as, em.Epoch, 0, secs, nil)
+	res.clean = measureFidelity(d.player, as, em.Epoch, 0, secs, skip)
 	tb.Logf("%s, %d s, offered %.1f Mbit/s: %v", trace, secs, offered/1e6, res.fid)
+	if res.clean.Skipped > 0 {
+		tb.Logf("not saturated in %d s (the sender paused over %v in %d, the queue ran dry in %d); without them: %v",
+			res.clean.Skipped, replayStall, nStalled, nDry, res.clean)
+	}
 	return res
+}
+
+// backlogSampler reads the rate limiter's queue every 10 ms, to tell a
+// link that was not kept busy (its queue ran dry: the flow did not
+// saturate it then) from one that under-delivers.
+type backlogSampler struct {
+	stopc   chan struct{}
+	done    chan struct{}
+	samples []backlogSample
+}
+
+type backlogSample struct {
+	at      time.Duration // since the epoch
+	packets uint64
+}
+
+func sampleBacklog(sh *Shaper, epoch time.Time) *backlogSampler {
+	q := &backlogSampler{stopc: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(q.done)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-q.stopc:
+				return
+			case <-tick.C:
+			}
+			if st, err := sh.Stats(); err == nil {
+				q.samples = append(q.samples, backlogSample{time.Since(epoch), st.BacklogPackets})
+			}
+		}
+	}()
+	return q
+}
+
+// ranDry stops the sampler and reports, for each second [0, secs), whether
+// the queue was seen empty while the link had capacity (after the first
+// 100 ms, which fill it).
+func (q *backlogSampler) ranDry(p *Player, secs int) []bool {
+	close(q.stopc)
+	<-q.done
+	out := make([]bool, secs)
+	for _, s := range q.samples {
+		k := int(s.at / time.Second)
+		if s.at < 100*time.Millisecond || k >= secs || s.packets > 0 {
+			continue
+		}
+		if _, r, _, _ := p.At(s.at); r > 0 {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // TestTraceReplayStaticA: 30 s of the paper's LTE trace (one step a second)
@@ -349,8 +469,9 @@ func TestTraceReplayStaticA(t *testing.T) {
 
 // rateWatch polls a shaper's configured rate, which SetRate updates once
 // the kernel has acknowledged the class change, and records when each new
-// rate appeared (time since the epoch). The poll adds up to its interval
-// (plus timer slack) to every lateness it sees.
+// rate appeared (time since the epoch). It naps in nanosleep (Go's timers
+// would make it a millisecond coarse), so what it sees is up to its poll
+// interval, plus wake-up lateness, after the fact.
 type rateWatch struct {
 	stopc chan struct{}
 	done  chan struct{}
@@ -369,6 +490,7 @@ func watchRate(sh *Shaper, epoch time.Time) *rateWatch {
 	go func() {
 		defer close(w.done)
 		last := sh.Rate()
+		nap := unix.NsecToTimespec(int64(ratePoll))
 		for {
 			select {
 			case <-w.stopc:
@@ -379,46 +501,61 @@ func watchRate(sh *Shaper, epoch time.Time) *rateWatch {
 				w.seen = append(w.seen, rateSeen{time.Since(epoch), r})
 				last = r
 			}
-			time.Sleep(ratePoll)
+			_ = unix.Nanosleep(&nap, nil)
 		}
 	}()
 	return w
 }
 
-// stop ends the watch and matches what it saw with the trace's steps of
-// positive capacity over [0, until) (an outage is applied as a hold rate
-// of Drive's, recomputed as it goes, so it has no one value to look for):
-// each observed rate belongs to the latest step due at or before it with
-// that rate, as the player applies the step in force when it wakes. It
-// returns the lateness of each matched step, how many steps with a rate
-// change were never seen, and how many there were.
-func (w *rateWatch) stop(p *Player, until time.Duration) (late []time.Duration, missed, changes int) {
+// halt ends the watch; w.seen is complete once it returns.
+func (w *rateWatch) halt() {
 	close(w.stopc)
 	<-w.done
+}
+
+// landing ends the watch and matches what it saw with the rate changes the
+// player is due to make over [0, until): the schedule Drive gives when it
+// is called exactly at each wake-up, less the outage holds (their value
+// depends on the moment they are computed; see wakeLateness). Each observed
+// rate belongs to the latest change the player may have made by then with
+// that rate (it applies what is in force when it wakes, driveLead ahead).
+// For each matched change it returns when it was seen relative to the
+// start of its step in the trace (negative: before it), how many changes
+// were never seen, and how many there were.
+func (w *rateWatch) landing(p *Player, until time.Duration) (offsets []time.Duration, missed, changes int) {
+	w.halt()
 	type due struct {
-		at   time.Duration
+		aim  time.Duration // when the player means to set it
+		step time.Duration // when its step begins
 		rate float64
 		hit  bool
 	}
 	var steps []due
-	_, prev, next, ok := p.At(0)
-	for ok && next < until {
-		_, r, n, more := p.At(next)
-		if r != prev && r > 0 {
-			steps = append(steps, due{at: next, rate: r})
+	_, prev, wake, ok := p.Drive(0)
+	for ok && wake < until {
+		el := wake
+		_, r, w, more := p.Drive(el)
+		_, stepRate, stepEnd, _ := p.At(el + driveLead)
+		_, nextRate, _, _ := p.At(stepEnd)
+		if r != prev && r > 0 && (r == stepRate || (stepRate == 0 && r == nextRate)) {
+			start := el + driveLead
+			if stepRate == 0 { // the rate after an outage, set as it ends
+				start = stepEnd
+			}
+			steps = append(steps, due{aim: el, step: start, rate: r})
 		}
-		prev, next, ok = r, n, more
+		prev, wake, ok = r, w, more
 	}
 	j := 0
 	for _, s := range w.seen {
-		for j+1 < len(steps) && steps[j+1].at <= s.at {
+		for j+1 < len(steps) && steps[j+1].aim <= s.at {
 			j++
 		}
 		for k := j; k >= 0 && k < len(steps); k-- {
-			if steps[k].at <= s.at && steps[k].rate == s.rate {
+			if steps[k].aim <= s.at && steps[k].rate == s.rate {
 				if !steps[k].hit {
 					steps[k].hit = true
-					late = append(late, s.at-steps[k].at)
+					offsets = append(offsets, s.at-steps[k].step)
 				}
 				break
 			}
@@ -429,7 +566,59 @@ func (w *rateWatch) stop(p *Player, until time.Duration) (late []time.Duration, 
 			missed++
 		}
 	}
-	return late, missed, len(steps)
+	return offsets, missed, len(steps)
+}
+
+// wakeLateness measures how late the player woke, exactly, from the first
+// hold it sets in each outage: Drive's hold rate encodes the elapsed time
+// it was computed at (rate = packet / (end − elapsed + packet/resume)), and
+// the first hold is due driveLead before the outage. An outage whose first
+// hold the watch missed (it saw a later one, computed at least one recheck
+// later) is not counted. The netlink call that follows is not included.
+func (w *rateWatch) wakeLateness(p *Player, until time.Duration) []time.Duration {
+	type outage struct {
+		start, end time.Duration
+		resume     float64
+		done       bool
+	}
+	var outs []outage
+	for t := time.Duration(0); t < until; {
+		_, r, next, ok := p.At(t)
+		if !ok {
+			break
+		}
+		if r == 0 {
+			o := outage{start: t}
+			for {
+				_, r2, n2, more := p.At(next)
+				if !more || r2 > 0 {
+					o.end, o.resume = next, r2
+					break
+				}
+				next = n2
+			}
+			outs = append(outs, o)
+		}
+		t = next
+	}
+	var late []time.Duration
+	k := 0
+	for _, s := range w.seen {
+		for k+1 < len(outs) && outs[k+1].start-driveLead <= s.at {
+			k++
+		}
+		if k >= len(outs) || outs[k].done || outs[k].resume == 0 || s.rate <= 0 || s.rate == outs[k].resume {
+			continue // not a hold (the last is the rate after the outage)
+		}
+		o := &outs[k]
+		o.done = true
+		el := o.end + time.Duration((holdPacketBits/o.resume-holdPacketBits/s.rate)*1e9)
+		aim := o.start - driveLead
+		if d := el - aim; d >= 0 && d < holdRecheck(o.end-aim) {
+			late = append(late, d)
+		}
+	}
+	return late
 }
 
 // TestTraceReplayOutageHolds: a zero-capacity step holds the queue. With
@@ -445,11 +634,9 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 	const queue = 30
 	em := startReplay(t, "outage-10mbit-2s.csv", Setting{"trace.offset", "3s"}, Setting{"link1.queue", fmt.Sprintf("%dp", queue)})
 	d := replayDir(t, em, "link1.down")
+	w := watchRate(d.shaper, em.Epoch)
 	f := startStampedFlow(t, em)
 	outStart, outEnd := em.Epoch.Add(2*time.Second), em.Epoch.Add(4*time.Second)
-	// The player applies the outage a little late (its lateness) and HTB
-	// lets a packet go as it starts; nothing may cross after this.
-	const grace = 5 * time.Millisecond
 
 	// Counters 100 ms into the outage and 100 ms before its end.
 	type probe struct {
@@ -473,15 +660,30 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 		t.Fatal(err, p1.err, p2.err)
 	}
 	as := f.snapshot()
+	w.halt()
+	// The hold (a rate under 1 Mbit/s here) is set driveLead before the
+	// outage; if it is seen only after the outage began (the player was
+	// late), packets in between left at the old rate. After it HTB may let
+	// one packet go (Player.Drive); nothing else may cross.
+	applied := outEnd
+	for _, s := range w.seen {
+		if s.at >= outStart.Sub(em.Epoch)-5*time.Millisecond && s.rate < 1e6 {
+			applied = em.Epoch.Add(s.at)
+			break
+		}
+	}
+	if applied.Before(outStart) {
+		applied = outStart
+	}
 
-	var atStart, during, heldThrough int
+	var beforeHold, during, heldThrough int
 	var lastBefore, firstAfter time.Time
 	for _, a := range as {
 		switch {
 		case a.at.Before(outStart):
 			lastBefore = a.at
-		case a.at.Before(outStart.Add(grace)):
-			atStart++
+		case a.at.Before(applied):
+			beforeHold++
 		case a.at.Before(outEnd):
 			during++
 			t.Logf("arrival during the outage at %v (sent %v)", a.at.Sub(em.Epoch), a.sent.Sub(em.Epoch))
@@ -497,10 +699,13 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 	dropsIn, sentIn := p2.st.Drops-p1.st.Drops, p2.sent-p1.sent
 	t.Logf("sent %d, delivered %d, qdisc drops %d, backlog %d after draining", sent, len(as), after.Drops, after.BacklogPackets)
 	t.Logf("in the outage: backlog %d then %d packets; %d sent and %d dropped between the two probes", p1.st.BacklogPackets, p2.st.BacklogPackets, sentIn, dropsIn)
-	t.Logf("last arrival %v before the outage, %d in its first %v, %d later in it, first %v after it; %d packets sent before its end delivered after it",
-		outStart.Sub(lastBefore), atStart, grace, during, firstAfter.Sub(outEnd), heldThrough)
-	if during > 0 || atStart > 2 {
-		t.Errorf("%d packets arrived in the outage's first %v and %d later; want at most 2, then none", atStart, grace, during)
+	t.Logf("hold seen %v after the outage began; last arrival %v before the outage, %d before the hold, %d after it; first %v after the outage; %d packets sent before its end delivered after it",
+		applied.Sub(outStart), outStart.Sub(lastBefore), beforeHold, during, firstAfter.Sub(outEnd), heldThrough)
+	if applied.Sub(outStart) > 20*time.Millisecond {
+		t.Errorf("the outage was applied %v late", applied.Sub(outStart))
+	}
+	if during > 1 {
+		t.Errorf("%d packets arrived during the outage after it was applied; want at most the one HTB lets go", during)
 	}
 	if lastBefore.IsZero() || outStart.Sub(lastBefore) > 20*time.Millisecond {
 		t.Errorf("last arrival before the outage %v before it began; the link was not carrying the flow", outStart.Sub(lastBefore))
@@ -527,19 +732,21 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 
 // TestTraceReplayMahimahi: 10 s of a Mahimahi LTE trace in 10 ms windows
 // (a rate change every 10 ms, empty windows as outages) under a saturating
-// flow. Rate changes are applied on time (p99 lateness under 10 ms here;
-// the benchmark reports the figures), the delivered mean is within 5% of
-// the trace's mean capacity and at least 80% of the seconds are within
-// tolerance.
+// flow. The player wakes on time (p99 under 5 ms late here; the benchmark
+// reports the figures), every rate change is in the kernel class within
+// 10 ms of its step's start (as seen by polling, itself a little late), the
+// delivered mean is within 5% of the trace's and at least 80% of the
+// seconds are within tolerance.
 func TestTraceReplayMahimahi(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	res := replayRun(t, "mahimahi-verizon-lte-short", 10, true, Setting{"link1.queue", "100p"})
-	p50, p99 := percentileDur(res.lateness, 50), percentileDur(res.lateness, 99)
-	t.Logf("rate changes: %d due, %d observed, %d never seen; lateness p50 %v p99 %v max %v",
-		res.changes, len(res.lateness), res.missed, p50, p99, percentileDur(res.lateness, 100))
-	if p99 > 10*time.Millisecond {
-		t.Errorf("rate change lateness p99 %v, want under 10 ms", p99)
+	logLateness(t, res)
+	if p99 := percentileDur(res.wakeLate, 99); len(res.wakeLate) == 0 || p99 > 5*time.Millisecond {
+		t.Errorf("player wake-up lateness p99 %v over %d wake-ups, want under 5 ms", p99, len(res.wakeLate))
+	}
+	if p99 := percentileDur(res.landing, 99); p99 > 10*time.Millisecond {
+		t.Errorf("rate changes seen up to %v (p99) after their step began, want under 10 ms", p99)
 	}
 	if res.missed > res.changes/20 {
 		t.Errorf("%d of %d rate changes never seen", res.missed, res.changes)
@@ -552,6 +759,21 @@ func TestTraceReplayMahimahi(t *testing.T) {
 	}
 }
 
+func logLateness(tb testing.TB, res replayResult) {
+	tb.Helper()
+	tb.Logf("player wake-up lateness (exact, at %d outages): p50 %v p99 %v max %v", len(res.wakeLate),
+		percentileDur(res.wakeLate, 50), percentileDur(res.wakeLate, 99), percentileDur(res.wakeLate, 100))
+	late := 0
+	for _, d := range res.landing {
+		if d > 0 {
+			late++
+		}
+	}
+	tb.Logf("rate changes in the class (polled every %v; the player aims %v early): %d due, %d seen, %d never seen; seen relative to their step: p1 %v p50 %v p99 %v max %v; %d seen after the step began",
+		ratePoll, driveLead, res.changes, len(res.landing), res.missed, percentileDur(res.landing, 1), percentileDur(res.landing, 50),
+		percentileDur(res.landing, 99), percentileDur(res.landing, 100), late)
+}
+
 func percentileDur(ds []time.Duration, p float64) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -561,4 +783,61 @@ func percentileDur(ds []time.Duration, p float64) time.Duration {
 		xs[i] = float64(d)
 	}
 	return time.Duration(percentileOf(xs, p))
+}
+
+// BenchmarkTraceReplay replays a shipped LTE trace on link1 under a
+// saturating UDP flow: 120 s of StaticA (one step a second) and the whole
+// 140 s of a Mahimahi trace in 10 ms windows (a rate change every 10 ms,
+// empty windows as outages). Per one-second step of trace time it reports
+// the share of steps delivered within 5% (or 0.1 Mbit/s) of the trace's
+// capacity, the mean and 95th-percentile absolute error, and the error of
+// the delivered mean over the whole run; for the Mahimahi trace also the
+// player's wake-up lateness and when the rate changes landed in the kernel.
+// The figures are over the seconds in which the flow kept the link's queue
+// busy ("saturated"); the raw figures over every second are reported too.
+// It fails unless at least 95% of the saturated seconds are within
+// tolerance, at most 5% of the seconds are left out, and (the token-bucket
+// concern behind choosing HTB) the Mahimahi replay delivers its trace's
+// mean capacity within 2%. Run with -benchtime 1x.
+func BenchmarkTraceReplay(b *testing.B) {
+	emutest.RequireRoot(b)
+	emutest.Exclusive(b)
+	for _, c := range []struct {
+		name, trace, queue string
+		secs               int
+		watch              bool
+	}{
+		{"StaticA", "StaticA", "30p", 120, false},
+		{"mahimahi-verizon-10ms", "mahimahi-verizon-lte-short", "100p", 140, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var res replayResult
+			for range b.N {
+				res = replayRun(b, c.trace, c.secs, c.watch, Setting{"link1.queue", c.queue})
+			}
+			b.ReportMetric(res.clean.WithinPct(), "%within")
+			b.ReportMetric(res.clean.MAEPct, "mae%")
+			b.ReportMetric(res.clean.P95Pct, "p95err%")
+			b.ReportMetric(res.clean.MeanErrPct(), "meanerr%")
+			b.ReportMetric(float64(res.clean.Skipped), "unsaturated-s")
+			b.ReportMetric(res.fid.WithinPct(), "%within-raw")
+			b.ReportMetric(res.fid.MeanErrPct(), "meanerr%-raw")
+			if c.watch {
+				b.ReportMetric(float64(percentileDur(res.wakeLate, 50).Microseconds()), "wake-p50-µs")
+				b.ReportMetric(float64(percentileDur(res.wakeLate, 99).Microseconds()), "wake-p99-µs")
+				b.ReportMetric(float64(percentileDur(res.landing, 50).Microseconds()), "seen-p50-µs")
+				b.ReportMetric(float64(percentileDur(res.landing, 99).Microseconds()), "seen-p99-µs")
+				logLateness(b, res)
+			}
+			if res.clean.WithinPct() < 95 {
+				b.Errorf("%s: %.1f%% of saturated steps within tolerance, want at least 95%%", c.name, res.clean.WithinPct())
+			}
+			if res.clean.Skipped > c.secs/20 {
+				b.Errorf("%s: the flow did not saturate the link in %d of %d s", c.name, res.clean.Skipped, c.secs)
+			}
+			if e := res.clean.MeanErrPct(); c.watch && math.Abs(e) > 2 {
+				b.Errorf("%s: delivered mean %+.2f%% off the trace's, want within 2%%", c.name, e)
+			}
+		})
+	}
 }

@@ -260,43 +260,75 @@ func TestPlayerAtNoAlloc(t *testing.T) {
 	}
 }
 
-// TestPlayerDriveOutsideOutages: away from outages Drive is At.
+// TestPlayerDriveOutsideOutages: away from outages Drive is At driveLead
+// ahead: each step is due driveLead before it begins.
 func TestPlayerDriveOutsideOutages(t *testing.T) {
 	p := Player{Trace: playerTestTrace(t), Loop: true}
 	for el := time.Duration(0); el < 20*time.Second; el += 37 * time.Millisecond {
-		st, rate, next, ok := p.At(el)
+		st, rate, next, ok := p.At(el + driveLead)
 		if rate == 0 {
 			continue
 		}
 		dst, drate, wake, dok := p.Drive(el)
-		if dst != st || drate != rate || wake != next || dok != ok {
-			t.Fatalf("Drive(%v) = %+v %g %v %v; At gives %+v %g %v %v", el, dst, drate, wake, dok, st, rate, next, ok)
+		if dst != st || drate != rate || wake != next-driveLead || dok != ok {
+			t.Fatalf("Drive(%v) = %+v %g %v %v; At(%v) gives %+v %g %v %v", el, dst, drate, wake, dok, el+driveLead, st, rate, next, ok)
 		}
 	}
+	if _, rate, wake, _ := p.Drive(time.Second - driveLead); rate != 20e6 || wake != 3*time.Second-driveLead {
+		t.Errorf("Drive(1 s − lead) = rate %g, wake %v; want the 20 Mbit/s step, next due at 3 s − lead", rate, wake)
+	}
 }
+
+// holdCost is what one full-size packet costs at a hold rate.
+func holdCost(rate float64) time.Duration { return time.Duration(1500 * 8 / rate * 1e9) }
 
 // TestPlayerDriveHoldsOutage: in an outage Drive returns the rate at which
 // one full-size packet (1500 IP bytes, what the shaper charges exactly)
 // costs the rest of the outage plus one packet time at the rate after it,
-// and wakes every holdRecheck until the outage ends.
+// recomputes it more often as the end nears, and sets the following rate
+// driveLead before the outage ends.
 func TestPlayerDriveHoldsOutage(t *testing.T) {
 	p := Player{Trace: playerTestTrace(t)} // outage [3 s, 4 s), then 5 Mbit/s
+	extra := time.Duration(1500 * 8 / 5e6 * 1e9)
 	for _, c := range []struct {
 		el, wake time.Duration
 	}{
-		{3 * time.Second, 3*time.Second + 10*time.Millisecond},
+		{3*time.Second - driveLead, 3*time.Second - driveLead + 10*time.Millisecond},
 		{3500 * time.Millisecond, 3510 * time.Millisecond},
-		{3995 * time.Millisecond, 4 * time.Second}, // the last recheck ends with the outage
+		{3950 * time.Millisecond, 3955 * time.Millisecond},      // a tenth of what is left
+		{3990 * time.Millisecond, 3991 * time.Millisecond},      // at least 1 ms
+		{3999200 * time.Microsecond, 4*time.Second - driveLead}, // then the following rate
 	} {
 		st, rate, wake, ok := p.Drive(c.el)
 		if !ok || st.Down != 0 || wake != c.wake {
 			t.Errorf("Drive(%v) = step %+v, wake %v, ok %v; want the outage step, wake %v", c.el, st, wake, ok, c.wake)
 		}
-		cost := time.Duration(1500 * 8 / rate * 1e9)
-		want := 4*time.Second - c.el + time.Duration(1500*8/5e6*1e9)
-		if d := cost - want; d < -time.Microsecond || d > time.Microsecond {
-			t.Errorf("Drive(%v): rate %g bit/s, a full packet costs %v, want %v", c.el, rate, cost, want)
+		if got, want := holdCost(rate), 4*time.Second-c.el+extra; got-want < -time.Microsecond || got-want > time.Microsecond {
+			t.Errorf("Drive(%v): rate %g bit/s, a full packet costs %v, want %v", c.el, rate, got, want)
 		}
+	}
+	for _, el := range []time.Duration{4*time.Second - driveLead, 4 * time.Second} {
+		if st, rate, wake, ok := p.Drive(el); !ok || st.Down != 5e6 || rate != 5e6 || wake != 6*time.Second-driveLead {
+			t.Errorf("Drive(%v) = step %+v, rate %g, wake %v, ok %v; want the following step (5 Mbit/s)", el, st, rate, wake, ok)
+		}
+	}
+	// Driven on its own deadlines, whenever a packet leaves during the
+	// outage it is held to its end plus one packet at 5 Mbit/s, and at
+	// most one recheck interval longer.
+	n := 0
+	for el := 3*time.Second - driveLead; el < 4*time.Second-driveLead; n++ {
+		_, rate, wake, _ := p.Drive(el)
+		if wake <= el {
+			t.Fatalf("Drive(%v) wakes at %v", el, wake)
+		}
+		// The worst moment to let a packet go is just before the wake.
+		if over := el + holdCost(rate) - (4*time.Second + extra); over < -time.Microsecond || over > wake-el {
+			t.Errorf("hold set at %v: a packet let go then is held %v past the end, want within [0, %v]", el, over, wake-el)
+		}
+		el = wake
+	}
+	if n > 150 {
+		t.Errorf("a 1 s outage took %d rate settings", n)
 	}
 }
 
@@ -310,15 +342,18 @@ func TestPlayerDriveConsecutiveAndPermanentOutages(t *testing.T) {
 	)
 	once, loop := Player{Trace: tr}, Player{Trace: tr, Loop: true}
 	_, rate, _, _ := once.Drive(1500 * time.Millisecond)
-	if cost, want := 1500*8/rate, 1.5+1500*8/4e6; math.Abs(cost-want) > 1e-9 {
-		t.Errorf("consecutive zero steps: a packet costs %v s, want %v s (held to the end of both)", cost, want)
+	if got, want := holdCost(rate), 1500*time.Millisecond+time.Duration(1500*8/4e6*1e9); got != want {
+		t.Errorf("consecutive zero steps: a packet costs %v, want %v (held to the end of both)", got, want)
 	}
-	if _, rate, wake, ok := once.Drive(4500 * time.Millisecond); rate != 0 || wake != 5*time.Second || !ok {
-		t.Errorf("outage to the end of a trace that does not loop: rate %g wake %v ok %v; want 0 (permanent) until the end", rate, wake, ok)
+	if _, rate, wake, ok := once.Drive(4500 * time.Millisecond); rate != 0 || wake != 5*time.Second-driveLead || !ok {
+		t.Errorf("outage to the end of a trace that does not loop: rate %g wake %v ok %v; want 0 (permanent)", rate, wake, ok)
+	}
+	if _, rate, _, ok := once.Drive(time.Hour); rate != 0 || ok {
+		t.Errorf("after the end: rate %g ok %v; want the last step (0) to hold", rate, ok)
 	}
 	_, rate, _, _ = loop.Drive(4500 * time.Millisecond)
-	if cost, want := 1500*8/rate, 0.5+1500*8/10e6; math.Abs(cost-want) > 1e-9 {
-		t.Errorf("outage at the end of a looped trace: a packet costs %v s, want %v s (held to the wrap)", cost, want)
+	if got, want := holdCost(rate), 500*time.Millisecond+time.Duration(1500*8/10e6*1e9); got != want {
+		t.Errorf("outage at the end of a looped trace: a packet costs %v, want %v (held to the wrap)", got, want)
 	}
 	dead := Player{Trace: playerTrace(t, time.Second, tracefmt.Step{At: 0, Down: 0}, tracefmt.Step{At: 500 * time.Millisecond, Down: 0}), Loop: true}
 	if _, rate, _, ok := dead.Drive(700 * time.Millisecond); rate != 0 || !ok {

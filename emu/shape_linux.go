@@ -37,11 +37,9 @@ type Shaper struct {
 	link  netlink.Link
 	queue QueueLimit
 
-	mu      sync.Mutex
-	rate    float64 // bit/s at the IP layer, as configured
-	limit   int64   // bytes, current bfifo limit
-	changes uint64
-	lastErr error
+	mu    sync.Mutex
+	rate  float64 // capacity in bit/s at the IP layer (0 during an outage)
+	limit int64   // bytes, current bfifo limit
 }
 
 // NewShaper installs the rate limiter on iface of node with an initial rate
@@ -58,7 +56,7 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Sh
 	if err := node.Handle.QdiscReplace(htb); err != nil {
 		return nil, fmt.Errorf("%s: qdisc replace dev %s root htb: %w", node.NSName, iface, err)
 	}
-	if err := node.Handle.ClassReplace(s.class(rate)); err != nil {
+	if err := node.Handle.ClassReplace(s.class(rate, false)); err != nil {
 		return nil, fmt.Errorf("%s: class replace dev %s htb rate %s: %w", node.NSName, iface, FormatRate(rate), err)
 	}
 	s.limit = s.limitFor(rate)
@@ -68,14 +66,19 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Sh
 	return s, nil
 }
 
-// class builds the HTB class for an IP-layer rate.
-func (s *Shaper) class(rate float64) *netlink.HtbClass {
+// class builds the HTB class for an IP-layer rate. A hold (see Hold) gets a
+// one-frame burst, so credit saved before an outage cannot let a second
+// packet out during it.
+func (s *Shaper) class(rate float64, hold bool) *netlink.HtbClass {
 	wire := max(rate, outageRate) * (ipMTU + etherHeader) / ipMTU
 	wire = min(wire, math.MaxUint64/2)
 	bytesPerSec := wire / 8
 	// A burst of about a millisecond of traffic (at least two frames) keeps
 	// the shaper smooth at low rates and cheap at high ones.
 	burst := uint32(max(2*(ipMTU+etherHeader), bytesPerSec/1000))
+	if hold {
+		burst = ipMTU + etherHeader
+	}
 	return netlink.NewHtbClass(
 		netlink.ClassAttrs{LinkIndex: s.link.Attrs().Index, Parent: htbHandle, Handle: classHandle},
 		netlink.HtbClassAttrs{Rate: uint64(wire), Ceil: uint64(wire), Buffer: burst, Cbuffer: burst, Quantum: 10 * (ipMTU + etherHeader)},
@@ -111,11 +114,19 @@ func (s *Shaper) setLeaf(limit int64, create bool) error {
 // SetRate changes the capacity (bit/s at the IP layer; 0 is an outage that
 // holds queued packets). A queue limit given in time follows the rate, except
 // during an outage, where the queue keeps its last size.
-func (s *Shaper) SetRate(rate float64) error {
+func (s *Shaper) SetRate(rate float64) error { return s.set(rate, rate, false) }
+
+// Hold shapes an outage the trace player times (Player.Drive): the class
+// runs at holdRate, which lets at most one packet through before the outage
+// ends, while Rate reports 0 (the link is down for the PDCP schedulers) and
+// the queue keeps its size.
+func (s *Shaper) Hold(holdRate float64) error { return s.set(0, holdRate, true) }
+
+func (s *Shaper) set(rate, classRate float64, hold bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.node.Handle.ClassChange(s.class(rate)); err != nil {
-		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, FormatRate(rate), err)
+	if err := s.node.Handle.ClassChange(s.class(classRate, hold)); err != nil {
+		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, FormatRate(classRate), err)
 	}
 	s.rate = rate
 	if s.queue.Time > 0 && rate > 0 {
@@ -129,7 +140,7 @@ func (s *Shaper) SetRate(rate float64) error {
 	return nil
 }
 
-// Rate returns the current configured rate in bit/s.
+// Rate returns the current capacity in bit/s (0 during an outage).
 func (s *Shaper) Rate() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

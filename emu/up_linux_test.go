@@ -33,15 +33,23 @@ func upProcess(t *testing.T, args ...string) (*exec.Cmd, *bufio.Reader) {
 
 func runEmu(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	out, err := exec.Command(emuBinary(t), args...).CombinedOutput()
+	out, _, code := runEmuPID(t, args...)
+	return out, code
+}
+
+// runEmuPID runs the emu binary and also returns its PID.
+func runEmuPID(t *testing.T, args ...string) (string, int, int) {
+	t.Helper()
+	cmd := exec.Command(emuBinary(t), args...)
+	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return string(out), ee.ExitCode()
+		return string(out), cmd.Process.Pid, ee.ExitCode()
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(out), 0
+	return string(out), cmd.Process.Pid, 0
 }
 
 // runIDsOf returns the ids of the recorded runs owned by pid.
@@ -113,7 +121,6 @@ func TestUpKill9ThenClean(t *testing.T) {
 // exit status 2, and create no namespace or state.
 func TestBadInputBuildsNothing(t *testing.T) {
 	emutest.RequireRoot(t)
-	before, _ := ListStates()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -125,15 +132,14 @@ func TestBadInputBuildsNothing(t *testing.T) {
 		{[]string{"up", "--set", "link1.colour=blue"}, `unknown key "link1.colour"`, 2},
 		{[]string{"up", "--set", "novalue"}, `want key=value`, 2},
 		{[]string{"run", "--trace", "/no/such/trace.csv"}, `no/such/trace.csv`, 1},
-		{[]string{"exec", "nosuchnode", "--", "true"}, `no running emulation`, 1},
+		{[]string{"exec", "--run", "nosuchrun", "nosuchnode", "--", "true"}, `no running emulation with id "nosuchrun"`, 1},
 	} {
-		msg, code := runEmu(t, tc.args...)
+		msg, pid, code := runEmuPID(t, tc.args...)
 		if code != tc.code || !strings.Contains(msg, tc.want) {
 			t.Errorf("emu %s: exit %d, output %q; want exit %d and %q", strings.Join(tc.args, " "), code, msg, tc.code, tc.want)
 		}
-	}
-	after, _ := ListStates()
-	if len(after) != len(before) {
-		t.Errorf("bad input left state files: %d before, %d after", len(before), len(after))
+		if ids := runIDsOf(pid); len(ids) > 0 {
+			t.Errorf("emu %s left state of run(s) %v", strings.Join(tc.args, " "), ids)
+		}
 	}
 }

@@ -1,0 +1,101 @@
+package emu
+
+import (
+	"context"
+	"net"
+	"net/netip"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/dc-emu/emu/internal/emutest"
+)
+
+// TestIdleRTTOverhead: small-packet RTT over an idle emulated path with no
+// delay configured (rate limiters only, no delay line) is within 0.2 ms of
+// the RTT of a bare veth pair.
+func TestIdleRTTOverhead(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	bare := bareVethRTT(t, 300)
+	em := startEmulation(t, "link.delay=0", "link.jitter=0", "dc.enabled=false")
+	rtts, lost, err := em.Ping(context.Background(), "cli", "srv", 300, 2*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emu := median(rtts)
+	t.Logf("median small-packet RTT: bare veth pair %v, emulated path (3 veth hops each way, HTB) %v: +%v; %d lost",
+		bare, emu, emu-bare, lost)
+	if emu-bare > 200*time.Microsecond {
+		t.Errorf("emulated path adds %v to the RTT of a bare veth pair (tolerance 0.2 ms)", emu-bare)
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// bareVethRTT measures the median RTT of a UDP ping-pong over one veth pair
+// between two private namespaces.
+func bareVethRTT(t *testing.T, n int) time.Duration {
+	a, b := emutest.NewNetNS(t), emutest.NewNetNS(t)
+	v := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: "va"}, PeerName: "vb", PeerNamespace: netlink.NsFd(b.NS)}
+	if err := a.Handle.LinkAdd(v); err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []struct {
+		ns   *emutest.NetNS
+		name string
+		addr string
+	}{{a, "va", "192.168.77.1/24"}, {b, "vb", "192.168.77.2/24"}} {
+		l, err := side.ns.Handle.LinkByName(side.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, _ := netlink.ParseAddr(side.addr)
+		if err := side.ns.Handle.AddrAdd(l, addr); err != nil {
+			t.Fatal(err)
+		}
+		if err := side.ns.Handle.LinkSetUp(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := netip.MustParseAddrPort("192.168.77.2:7")
+	var echo, conn *net.UDPConn
+	if err := b.Do(func() (err error) { echo, err = net.ListenUDP("udp4", net.UDPAddrFromAddrPort(target)); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			k, from, err := echo.ReadFromUDPAddrPort(buf)
+			if err != nil {
+				return
+			}
+			echo.WriteToUDPAddrPort(buf[:k], from)
+		}
+	}()
+	if err := a.Do(func() (err error) { conn, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(target)); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var rtts []time.Duration
+	emutest.WaitFor(t, 5*time.Second, func() error { // carrier and neighbour resolution
+		var err error
+		rtts, _, err = pingLoop(context.Background(), conn, 1, 0)
+		if err == nil && len(rtts) == 0 {
+			err = errorf("no answer yet")
+		}
+		return err
+	})
+	rtts, _, err := pingLoop(context.Background(), conn, n, 2*time.Millisecond)
+	if err != nil || len(rtts) == 0 {
+		t.Fatalf("bare veth ping: %v", err)
+	}
+	return median(rtts)
+}

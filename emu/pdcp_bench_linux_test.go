@@ -1,0 +1,140 @@
+package emu
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// BenchmarkPDCPProxyUDP pushes paced UDP through both PDCP proxies (18-bit
+// SNs, batch 100 split 1:1) over links too fast to limit it, and reports
+// what arrives: rate, packets/s, loss and whether the order held. The
+// highest offered rate that arrives complete and in order is the proxies'
+// ceiling on this machine.
+func BenchmarkPDCPProxyUDP(b *testing.B) {
+	emutest.RequireRoot(b)
+	emutest.Exclusive(b)
+	for _, rate := range []float64{200e6, 500e6, 1000e6, 1500e6} {
+		b.Run(FormatRate(rate), func(b *testing.B) {
+			for range b.N {
+				cfg, err := Resolve("throughput", []Setting{{"link.trace", "none"}, {"link.rate", "10gbit"},
+					{"link.delay", "0"}, {"link.jitter", "0"}, {"dc.sn_bits", "18"}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				em, err := Start(context.Background(), cfg, StartOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				srv, cli := mustNode(b, em.Net, "srv"), mustNode(b, em.Net, "cli")
+				f := startUDPFlow(b, srv, cli, topo.ClientAddr(topo.PathDC), 1400)
+				start := time.Now()
+				sent := f.pace(rate, 3*time.Second)
+				el := time.Since(start)
+				emutest.WaitFor(b, 3*time.Second, func() error {
+					if st := em.pdcpBuffered(); len(st) > 0 && st[0] > 0 {
+						return errorf("%d held", st[0])
+					}
+					return nil
+				})
+				as := f.snapshot()
+				inOrder := true
+				for i := 1; i < len(as); i++ {
+					if as[i].seq < as[i-1].seq {
+						inOrder = false
+					}
+				}
+				c := em.PDCP()["down"]
+				em.Close()
+				got := float64(len(as))
+				b.ReportMetric(float64(sent)/el.Seconds(), "offered_pkt/s")
+				b.ReportMetric(got/el.Seconds(), "pkt/s")
+				b.ReportMetric(got*1428*8/el.Seconds()/1e6, "Mbit/s")
+				b.ReportMetric(100*(1-got/float64(sent)), "loss%")
+				b.Logf("offered %s: sent %d, received %d in order=%v; PDCP reordered %d, held max %d, given up %d, out of window %d",
+					FormatRate(rate), sent, len(as), inOrder, c.Reordered, c.MaxBuffer, c.GivenUp, c.OutOfWindow)
+			}
+		})
+	}
+}
+
+// BenchmarkPDCPProxyTCP measures iperf3 TCP goodput through both proxies
+// (18-bit SNs) with and without them, over links too fast to limit it.
+func BenchmarkPDCPProxyTCP(b *testing.B) {
+	emutest.RequireRoot(b)
+	emutest.Exclusive(b)
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		b.Skip("needs iperf3 (apt-get install iperf3)")
+	}
+	for _, dc := range []string{"false", "true"} {
+		b.Run("dc="+dc, func(b *testing.B) {
+			for range b.N {
+				cfg, err := Resolve("throughput", []Setting{{"link.trace", "none"}, {"link.rate", "10gbit"},
+					{"link.delay", "0"}, {"link.jitter", "0"}, {"dc.sn_bits", "18"}, {"dc.enabled", dc}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				em, err := Start(context.Background(), cfg, StartOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				mbps, err := iperf3(em, 5*time.Second)
+				em.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(mbps, "Mbit/s")
+			}
+		})
+	}
+}
+
+// iperf3 runs an iperf3 download (server in srv, reverse mode client in
+// cli) and returns the receiver's goodput.
+func iperf3(em *Emulation, d time.Duration) (float64, error) {
+	srv, _ := em.Net.Node("srv")
+	cli, _ := em.Net.Node("cli")
+	s := exec.Command("iperf3", "-s", "-1")
+	if err := topo.StartIn(srv.NS, s); err != nil {
+		return 0, err
+	}
+	defer func() { s.Process.Kill(); s.Wait() }()
+	var out []byte
+	var err error
+	for range 50 { // the server needs a moment to listen
+		c := exec.Command("iperf3", "-c", topo.ServerAddr.String(), "-R", "-t", fmt.Sprint(int(d.Seconds())), "-f", "m")
+		var buf strings.Builder
+		c.Stdout, c.Stderr = &buf, &buf
+		if err = topo.StartIn(cli.NS, c); err != nil {
+			return 0, err
+		}
+		err = c.Wait()
+		out = []byte(buf.String())
+		if err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("iperf3: %v: %s", err, out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "receiver") {
+			f := strings.Fields(line)
+			for i, w := range f {
+				if w == "Mbits/sec" && i > 0 {
+					var v float64
+					fmt.Sscanf(f[i-1], "%g", &v)
+					return v, nil
+				}
+			}
+		}
+	}
+	return 0, fmt.Errorf("iperf3: no receiver line in %s", out)
+}
