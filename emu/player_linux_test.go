@@ -489,7 +489,7 @@ func watchRate(sh *Shaper, epoch time.Time) *rateWatch {
 	w := &rateWatch{stopc: make(chan struct{}), done: make(chan struct{}), seen: make([]rateSeen, 0, 1<<15)}
 	go func() {
 		defer close(w.done)
-		last := sh.Rate()
+		last := sh.classRate()
 		nap := unix.NsecToTimespec(int64(ratePoll))
 		for {
 			select {
@@ -497,7 +497,7 @@ func watchRate(sh *Shaper, epoch time.Time) *rateWatch {
 				return
 			default:
 			}
-			if r := sh.Rate(); r != last {
+			if r := sh.classRate(); r != last {
 				w.seen = append(w.seen, rateSeen{time.Since(epoch), r})
 				last = r
 			}

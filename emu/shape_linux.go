@@ -37,9 +37,10 @@ type Shaper struct {
 	link  netlink.Link
 	queue QueueLimit
 
-	mu    sync.Mutex
-	rate  float64 // capacity in bit/s at the IP layer (0 during an outage)
-	limit int64   // bytes, current bfifo limit
+	mu      sync.Mutex
+	rate    float64 // capacity in bit/s at the IP layer (0 during an outage)
+	applied float64 // what the HTB class is set to (the hold rate in an outage)
+	limit   int64   // bytes, current bfifo limit
 }
 
 // NewShaper installs the rate limiter on iface of node with an initial rate
@@ -49,7 +50,7 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Sh
 	if err != nil {
 		return nil, err
 	}
-	s := &Shaper{node: node, link: l, queue: q, rate: rate}
+	s := &Shaper{node: node, link: l, queue: q, rate: rate, applied: rate}
 	idx := l.Attrs().Index
 	htb := netlink.NewHtb(netlink.QdiscAttrs{LinkIndex: idx, Handle: htbHandle, Parent: netlink.HANDLE_ROOT})
 	htb.Defcls = 1
@@ -128,7 +129,7 @@ func (s *Shaper) set(rate, classRate float64, hold bool) error {
 	if err := s.node.Handle.ClassChange(s.class(classRate, hold)); err != nil {
 		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, FormatRate(classRate), err)
 	}
-	s.rate = rate
+	s.rate, s.applied = rate, classRate
 	if s.queue.Time > 0 && rate > 0 {
 		if l := s.limitFor(rate); l != s.limit {
 			if err := s.setLeaf(l, false); err != nil {
@@ -145,6 +146,14 @@ func (s *Shaper) Rate() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rate
+}
+
+// classRate returns the rate the HTB class runs at: Rate, except during an
+// outage, where it is the hold rate.
+func (s *Shaper) classRate() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applied
 }
 
 // ShaperStats are the rate limiter's counters.

@@ -60,7 +60,9 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 // TestServerStopsMidDownload cancels the server while a download runs:
-// the client must fail at once, saying the server closed the connection.
+// the client must fail, saying the server closed the connection — at once,
+// or after its idle timeout when the closing packet was lost (a QUIC
+// client receiving at full speed on a loaded machine can drop it).
 func TestServerStopsMidDownload(t *testing.T) {
 	for _, proto := range []Proto{ProtoQUIC, ProtoTCP} {
 		t.Run(string(proto), func(t *testing.T) {
@@ -94,15 +96,15 @@ func TestServerStopsMidDownload(t *testing.T) {
 			}
 			select {
 			case err := <-done:
-				if err == nil || !strings.Contains(err.Error(), "server closed the connection") {
-					t.Errorf("err = %v, want the server closing the connection", err)
+				if err == nil || !strings.Contains(err.Error(), "server closed the connection") && !strings.Contains(err.Error(), "server gone") {
+					t.Errorf("err = %v, want the server closing the connection or gone", err)
 				}
 				if r.Complete || r.Bytes == 0 {
 					t.Errorf("result %+v", r)
 				}
 				t.Logf("%s: failed %v after the server stopped: %v", proto, time.Since(stopped).Round(time.Millisecond), err)
-			case <-time.After(5 * time.Second):
-				t.Fatal("client still downloading 5 s after the server stopped")
+			case <-time.After(10 * time.Second):
+				t.Fatal("client still downloading 10 s after the server stopped (idle timeout 5 s)")
 			}
 		})
 	}
