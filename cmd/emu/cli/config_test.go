@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestConfigListsKeysWithUnits(t *testing.T) {
+	code, out, errOut := runEmu(t, "config", "--set", "link2.delay=30ms", "--scenario", "fairness")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"link1.down.rate", "20mbit", "bit/s", "link2.up.delay", "30ms", "dc.t_reordering", "200ms", "flows.2.path", "link2", "link.bw_ratio"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("emu config lacks %q", want)
+		}
+	}
+	code, out, _ = runEmu(t, "config", "--json")
+	var doc struct {
+		Params []struct{ Key, Value, Unit string }
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Params) < 40 {
+		t.Fatalf("emu config --json: exit %d, %d params", code, len(doc.Params))
+	}
+}
+
+func TestConfigBadInputIsUsageError(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"link1.rate=fast", `link1.rate=fast: "fast" is not a rate`},
+		{"link.loss=120%", `"120%" is out of range`},
+		{"dc.sn_bits=16", `dc.sn_bits: must be 12 or 18`},
+		{"flows.0.cc=cubic", `quic-go's congestion control is NewReno only`},
+	} {
+		code, _, errOut := runEmu(t, "config", "--set", tc.set)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("--set %s: exit %d, stderr %q; want exit 2 and %q", tc.set, code, errOut, tc.want)
+		}
+	}
+	if code, _, _ := runEmu(t, "config", "extra"); code != 2 {
+		t.Errorf("extra argument: exit %d, want 2", code)
+	}
+}
