@@ -38,19 +38,7 @@ func TestPDCPRepairsReordering(t *testing.T) {
 		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
-	sent := f.pace(30e6, 12*time.Second)
-	emutest.WaitFor(t, 5*time.Second, func() error {
-		if n := len(f.snapshot()); uint64(n) < sent {
-			return errorf("%d of %d datagrams arrived", n, sent)
-		}
-		return nil
-	})
-	as := f.snapshot()
-	for i := 1; i < len(as); i++ {
-		if as[i].seq != as[i-1].seq+1 {
-			t.Fatalf("datagram %d arrived after %d: lost or reordered", as[i].seq, as[i-1].seq)
-		}
-	}
+	as := f.completeInOrder(t, f.pace(30e6, 12*time.Second))
 	c := em.PDCP()["down"]
 	wraps := float64(c.Received) / 4096
 	t.Logf("%d datagrams in order; PDCP: %d received (%.1f SN wraps), %d reordered and repaired, %d held (max %d), hold p95 %.1f ms, %d expiries",
@@ -174,19 +162,7 @@ func TestPDCPUplinkSplit(t *testing.T) {
 	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "dc.uplink=split", "dc.batch=20")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, cli, srv, topo.ServerAddr, 1000)
-	sent := f.pace(8e6, 2*time.Second)
-	emutest.WaitFor(t, 5*time.Second, func() error {
-		if n := len(f.snapshot()); uint64(n) < sent {
-			return errorf("%d of %d datagrams arrived", n, sent)
-		}
-		return nil
-	})
-	as := f.snapshot()
-	for i := 1; i < len(as); i++ {
-		if as[i].seq != as[i-1].seq+1 {
-			t.Fatalf("uplink datagram %d arrived after %d", as[i].seq, as[i-1].seq)
-		}
-	}
+	as := f.completeInOrder(t, f.pace(8e6, 2*time.Second))
 	emutest.WaitFor(t, 2*time.Second, func() error {
 		if c := em.PDCP()["up"]; c.TxLink1 == 0 || c.TxLink2 == 0 || c.Reordered == 0 {
 			return errorf("uplink PDCP counters %+v", c)

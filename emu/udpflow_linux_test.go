@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -115,3 +116,22 @@ func (f *udpFlow) ipRate(as []arrival, from, to time.Time) float64 {
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// completeInOrder waits until all sent datagrams have arrived and fails
+// the test if any was lost or overtaken; it returns the arrivals.
+func (f *udpFlow) completeInOrder(t *testing.T, sent uint64) []arrival {
+	t.Helper()
+	emutest.WaitFor(t, 5*time.Second, func() error {
+		if n := len(f.snapshot()); uint64(n) < sent {
+			return errorf("%d of %d datagrams arrived", n, sent)
+		}
+		return nil
+	})
+	as := f.snapshot()
+	for i := 1; i < len(as); i++ {
+		if as[i].seq != as[i-1].seq+1 {
+			t.Fatalf("datagram %d arrived after %d: lost or reordered", as[i].seq, as[i-1].seq)
+		}
+	}
+	return as
+}
