@@ -30,49 +30,34 @@ func inField(field string, err error) error {
 func decodeEvent(rec []byte, ev *Event) error {
 	ev.reset()
 	s := scanner{b: rec}
-	if err := s.beginObject(); err != nil {
-		return err
-	}
 	var haveTime, haveName bool
 	dataStart := -1
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch string(key) {
+	o := s.object()
+	for o.next(&s) {
+		switch string(o.key) {
 		case "time":
-			t, err := s.float()
-			if err != nil {
-				return inField("time", err)
+			var t float64
+			if t, o.err = s.float(); o.err == nil {
+				ev.Time, haveTime = t, true
 			}
-			ev.Time, haveTime = t, true
 		case "name":
-			name, err := s.stringValue()
-			if err != nil {
-				return inField("name", err)
+			var name []byte
+			if name, o.err = s.stringValue(); o.err == nil {
+				ev.Kind, haveName = kindOf(name), true
 			}
-			ev.Kind, haveName = kindOf(name), true
 		case "data":
-			if !haveName {
-				dataStart = s.pos
-				if err := s.skip(); err != nil {
-					return inField("data", err)
-				}
-				continue
-			}
-			if err := decodeData(&s, ev); err != nil {
-				return err
+			if haveName {
+				o.err = decodeData(&s, ev)
+			} else {
+				dataStart = s.pos // decoded after the walk
+				o.err = s.skip()
 			}
 		default:
-			if err := s.skip(); err != nil {
-				return inField(string(key), err)
-			}
+			o.err = s.skip()
 		}
+	}
+	if err := o.end(); err != nil {
+		return err
 	}
 	if err := s.finish(); err != nil {
 		return err
@@ -85,9 +70,7 @@ func decodeEvent(rec []byte, ev *Event) error {
 	}
 	if dataStart >= 0 {
 		d := scanner{b: rec, pos: dataStart}
-		if err := decodeData(&d, ev); err != nil {
-			return err
-		}
+		return inField("data", decodeData(&d, ev))
 	}
 	return nil
 }
@@ -96,173 +79,99 @@ func decodeEvent(rec []byte, ev *Event) error {
 func decodeData(s *scanner, ev *Event) error {
 	switch ev.Kind {
 	case KindPacketSent, KindPacketReceived, KindPacketLost, KindPacketDropped:
-		return inField("data", decodePacket(s, ev))
+		return decodePacket(s, ev)
 	case KindMetricsUpdated:
-		return inField("data", decodeMetrics(s, &ev.Metrics))
+		return decodeMetrics(s, &ev.Metrics)
 	case KindCongestionStateUpdated:
-		return inField("data", decodeState(s, ev))
+		return decodeState(s, ev)
 	default:
-		return inField("data", s.skip())
+		return s.skip()
 	}
 }
 
 func decodePacket(s *scanner, ev *Event) error {
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		switch string(key) {
+	o := s.object()
+	for o.next(s) {
+		switch string(o.key) {
 		case "header":
-			err = inField("header", decodeHeader(s, ev))
+			o.err = decodeHeader(s, ev)
 		case "raw":
-			err = inField("raw", decodeRaw(s, ev))
+			o.err = decodeRaw(s, ev)
 		case "frames":
-			err = inField("frames", decodeFrames(s, ev))
+			o.err = decodeFrames(s, ev)
 		case "trigger":
 			var t []byte
-			t, err = s.stringValue()
+			t, o.err = s.stringValue()
 			ev.Trigger = intern(t)
-			err = inField("trigger", err)
 		default:
-			if e := s.skip(); e != nil {
-				err = inField(string(key), e)
-			}
-		}
-		if err != nil {
-			return err
+			o.err = s.skip()
 		}
 	}
+	return o.end()
 }
 
 func decodeHeader(s *scanner, ev *Event) error {
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		switch string(key) {
+	o := s.object()
+	for o.next(s) {
+		switch string(o.key) {
 		case "packet_type":
 			var t []byte
-			t, err = s.stringValue()
+			t, o.err = s.stringValue()
 			ev.PacketType = packetTypeOf(t)
-			err = inField("packet_type", err)
 		case "packet_number":
-			ev.PacketNumber, err = s.int()
-			err = inField("packet_number", err)
+			ev.PacketNumber, o.err = s.int()
 		default:
-			if e := s.skip(); e != nil {
-				err = inField(string(key), e)
-			}
-		}
-		if err != nil {
-			return err
+			o.err = s.skip()
 		}
 	}
+	return o.end()
 }
 
 func decodeRaw(s *scanner, ev *Event) error {
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if string(key) == "length" {
-			ev.Length, err = s.int()
-			err = inField("length", err)
+	o := s.object()
+	for o.next(s) {
+		if string(o.key) == "length" {
+			ev.Length, o.err = s.int()
 		} else {
-			if e := s.skip(); e != nil {
-				err = inField(string(key), e)
-			}
-		}
-		if err != nil {
-			return err
+			o.err = s.skip()
 		}
 	}
+	return o.end()
 }
 
 // decodeFrames keeps the stream frames and skips all others.
 func decodeFrames(s *scanner, ev *Event) error {
-	if err := s.beginArray(); err != nil {
-		return err
+	a := s.array()
+	for a.next(s) {
+		a.err = decodeFrame(s, ev)
 	}
-	first := true
-	for {
-		ok, err := s.element(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if err := decodeFrame(s, ev); err != nil {
-			return err
-		}
-	}
+	return a.err
 }
 
 func decodeFrame(s *scanner, ev *Event) error {
-	if err := s.beginObject(); err != nil {
-		return err
-	}
 	var f StreamFrame
 	isStream := false
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch string(key) {
+	o := s.object()
+	for o.next(s) {
+		switch string(o.key) {
 		case "frame_type":
 			var t []byte
-			t, err = s.stringValue()
+			t, o.err = s.stringValue()
 			isStream = string(t) == "stream"
-			err = inField("frame_type", err)
 		case "stream_id":
-			f.StreamID, err = s.int()
-			err = inField("stream_id", err)
+			f.StreamID, o.err = s.int()
 		case "offset":
-			f.Offset, err = s.int()
-			err = inField("offset", err)
+			f.Offset, o.err = s.int()
 		case "length":
-			f.Length, err = s.int()
-			err = inField("length", err)
+			f.Length, o.err = s.int()
 		case "fin":
-			f.Fin, err = s.boolean()
-			err = inField("fin", err)
+			f.Fin, o.err = s.boolean()
 		default:
-			if e := s.skip(); e != nil {
-				err = inField(string(key), e)
-			}
+			o.err = s.skip()
 		}
-		if err != nil {
-			return err
-		}
+	}
+	if err := o.end(); err != nil {
+		return err
 	}
 	if isStream {
 		if f.Offset < 0 || f.Length < 0 {
@@ -274,84 +183,59 @@ func decodeFrame(s *scanner, ev *Event) error {
 }
 
 func decodeMetrics(s *scanner, m *Metrics) error {
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
+	o := s.object()
+	for o.next(s) {
 		var bit MetricField
-		switch string(key) {
+		switch string(o.key) {
 		case "min_rtt":
 			bit = HasMinRTT
-			m.MinRTT, err = s.float()
+			m.MinRTT, o.err = s.float()
 		case "smoothed_rtt":
 			bit = HasSmoothedRTT
-			m.SmoothedRTT, err = s.float()
+			m.SmoothedRTT, o.err = s.float()
 		case "latest_rtt":
 			bit = HasLatestRTT
-			m.LatestRTT, err = s.float()
+			m.LatestRTT, o.err = s.float()
 		case "rtt_variance":
 			bit = HasRTTVariance
-			m.RTTVariance, err = s.float()
+			m.RTTVariance, o.err = s.float()
 		case "congestion_window":
 			bit = HasCongestionWindow
-			m.CongestionWindow, err = s.int()
+			m.CongestionWindow, o.err = s.int()
 		case "bytes_in_flight":
 			bit = HasBytesInFlight
-			m.BytesInFlight, err = s.int()
+			m.BytesInFlight, o.err = s.int()
 		case "packets_in_flight":
 			bit = HasPacketsInFlight
-			m.PacketsInFlight, err = s.int()
+			m.PacketsInFlight, o.err = s.int()
 		case "ssthresh":
 			bit = HasSSThresh
-			m.SSThresh, err = s.int()
+			m.SSThresh, o.err = s.int()
 		case "pto_count":
 			bit = HasPTOCount
-			m.PTOCount, err = s.int()
+			m.PTOCount, o.err = s.int()
 		default:
-			err = s.skip()
+			o.err = s.skip()
 		}
-		if err != nil {
-			return inField(string(key), err)
+		if o.err == nil {
+			m.Has |= bit
 		}
-		m.Has |= bit
 	}
+	return o.end()
 }
 
 func decodeState(s *scanner, ev *Event) error {
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	first := true
-	for {
-		key, ok, err := s.member(&first)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		if string(key) == "new" {
+	o := s.object()
+	for o.next(s) {
+		if string(o.key) == "new" {
 			var st []byte
-			st, err = s.stringValue()
+			st, o.err = s.stringValue()
 			ev.State = intern(st)
-			err = inField("new", err)
 		} else {
-			if e := s.skip(); e != nil {
-				err = inField(string(key), e)
-			}
-		}
-		if err != nil {
-			return err
+			o.err = s.skip()
 		}
 	}
+	return o.end()
 }
 
 // boolean consumes true or false.

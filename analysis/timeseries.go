@@ -86,18 +86,13 @@ func ReadTimeseries(r io.Reader, name string) (*Timeseries, error) {
 	}
 	ts.Columns = cols
 	for {
-		rec, err := cr.Read()
+		rec, line, err := readRow(cr, name, "")
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s:%d: %w", name, pe.Line, pe.Err)
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
-		line, _ := cr.FieldPos(0)
 		t, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64)
 		if err != nil || math.IsNaN(t) || math.IsInf(t, 0) {
 			return nil, fmt.Errorf("%s:%d: t_s: %q is not a time in seconds", name, line, rec[0])
@@ -136,18 +131,13 @@ func ReadFlowSamples(r io.Reader, name string) ([]FlowSample, error) {
 	cr.ReuseRecord = true
 	var out []FlowSample
 	for first := true; ; first = false {
-		rec, err := cr.Read()
+		rec, line, err := readRow(cr, name, " (want t_s,bytes)")
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s:%d: %w (want t_s,bytes)", name, pe.Line, pe.Err)
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
-		line, _ := cr.FieldPos(0)
 		if first {
 			if strings.TrimSpace(strings.TrimPrefix(rec[0], "\ufeff")) != "t_s" || strings.TrimSpace(rec[1]) != "bytes" {
 				return nil, fmt.Errorf("%s:1: header is %q,%q, want t_s,bytes", name, rec[0], rec[1])
@@ -168,4 +158,23 @@ func ReadFlowSamples(r io.Reader, name string) ([]FlowSample, error) {
 		out = append(out, FlowSample{TS: t, Bytes: b})
 	}
 	return out, nil
+}
+
+// readRow reads the next record of a CSV file and the line it starts on;
+// the error is io.EOF after the last record. A malformed row's error names
+// the file and line, followed by hint (what the file should hold).
+func readRow(cr *csv.Reader, name, hint string) (rec []string, line int, err error) {
+	rec, err = cr.Read()
+	if err == io.EOF {
+		return nil, 0, err
+	}
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, 0, fmt.Errorf("%s:%d: %w%s", name, pe.Line, pe.Err, hint)
+		}
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	line, _ = cr.FieldPos(0)
+	return rec, line, nil
 }
