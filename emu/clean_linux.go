@@ -32,6 +32,7 @@ func Clean(all bool) (CleanReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	failed := map[string]bool{}
 	for _, name := range names {
 		id, ok := runIDOf(name)
 		if !ok {
@@ -46,12 +47,15 @@ func Clean(all bool) (CleanReport, error) {
 		}
 		if err := topo.DeleteNamespace(name); err != nil {
 			errs = append(errs, err)
+			failed[id] = true
 			continue
 		}
 		rep.Namespaces = append(rep.Namespaces, name)
 	}
 	for _, s := range states {
-		if live[s.ID] {
+		// A state file goes only with all of its run's namespaces: it is
+		// what lets the next emu clean find them.
+		if live[s.ID] || failed[s.ID] {
 			continue
 		}
 		if err := RemoveState(s.ID); err != nil {

@@ -210,12 +210,16 @@ func (e *Emulation) Close() error {
 		e.cancel()
 		e.wg.Wait()
 		e.closeDatapath()
-		var errs []error
+		var err error
 		if e.Net != nil {
-			errs = append(errs, e.Net.Close())
+			err = e.Net.Close()
 		}
-		errs = append(errs, RemoveState(e.ID))
-		e.closeErr = errors.Join(errs...)
+		// Keep the state file if a namespace survived: emu clean finds the
+		// run's leftovers through it.
+		if err == nil {
+			err = RemoveState(e.ID)
+		}
+		e.closeErr = err
 	})
 	return e.closeErr
 }

@@ -132,3 +132,25 @@ func TestBuildFailureLeavesNothing(t *testing.T) {
 		t.Errorf("namespace left behind after failed build (stat: %v)", err)
 	}
 }
+
+// TestDeleteNamespaceLeftByAKilledBuild: a run killed between creating a
+// namespace's file and mounting the namespace on it leaves a plain file;
+// DeleteNamespace removes it.
+func TestDeleteNamespaceLeftByAKilledBuild(t *testing.T) {
+	emutest.RequireRoot(t)
+	if err := prepareNetnsDir(); err != nil {
+		t.Fatal(err)
+	}
+	name := NamespaceName(emutest.RunID(t), "srv")
+	path := filepath.Join(NetnsDir, name)
+	if err := os.WriteFile(path, nil, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(path) })
+	if err := DeleteNamespace(name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still there: %v", path, err)
+	}
+}

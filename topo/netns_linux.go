@@ -56,7 +56,7 @@ func onNSThread(f func(orig netns.NsHandle) error) error {
 func createNamed(name string) (netns.NsHandle, error) {
 	var ns netns.NsHandle
 	err := onNSThread(func(netns.NsHandle) error {
-		if err := os.MkdirAll(NetnsDir, 0o755); err != nil {
+		if err := prepareNetnsDir(); err != nil {
 			return err
 		}
 		h, err := netns.NewNamed(name)
@@ -75,6 +75,28 @@ func createNamed(name string) (netns.NsHandle, error) {
 	return ns, nil
 }
 
+// prepareNetnsDir makes NetnsDir a shared mount of itself, as `ip netns
+// add` does on first use. Done before our namespaces are mounted there, it
+// keeps a later `ip netns add` from bind-mounting the directory over them,
+// which would hide their mounts (unlink then fails with EBUSY and emu clean
+// could not remove them).
+func prepareNetnsDir() error {
+	if err := os.MkdirAll(NetnsDir, 0o755); err != nil {
+		return err
+	}
+	err := unix.Mount("", NetnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	if errors.Is(err, unix.EINVAL) { // not a mount point yet
+		if err := unix.Mount(NetnsDir, NetnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", NetnsDir, err)
+		}
+		err = unix.Mount("", NetnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	}
+	if err != nil {
+		return fmt.Errorf("make %s shared: %w", NetnsDir, err)
+	}
+	return nil
+}
+
 // DeleteNamespace kills every process left inside a named namespace, then
 // unmounts and removes it. A missing namespace is not an error.
 func DeleteNamespace(name string) error {
@@ -85,7 +107,12 @@ func DeleteNamespace(name string) error {
 	if ino, err := nsInode(path); err == nil {
 		killProcsIn(ino)
 	}
-	if err := netns.DeleteNamed(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+	// EINVAL: nothing is mounted there. A run killed between creating the
+	// file and bind-mounting the namespace on it leaves a plain file.
+	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete netns %s: unmount: %w", name, err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("delete netns %s: %w", name, err)
 	}
 	return nil
