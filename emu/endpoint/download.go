@@ -54,7 +54,8 @@ func Download(ctx context.Context, cfg ClientConfig, progress func(Progress)) (R
 }
 
 // reportProgress calls progress every interval after start until the
-// returned stop function is called; stop waits for the last call.
+// returned stop function is called; stop waits for the last periodic call
+// and then reports the final count once more.
 func reportProgress(m *meter, start time.Time, interval time.Duration, progress func(Progress)) (stop func()) {
 	if progress == nil {
 		return func() {}
@@ -87,6 +88,14 @@ func reportProgress(m *meter, start time.Time, interval time.Duration, progress 
 	return func() {
 		close(quit)
 		wg.Wait()
+		// One last report with the final count, so even a download shorter
+		// than the interval (or the tail after the last tick) is reported;
+		// past a duration window the time is clamped to its end.
+		now := time.Now()
+		if !m.inWindow(now) {
+			now = m.windowEnd
+		}
+		progress(m.progress(now))
 	}
 }
 
