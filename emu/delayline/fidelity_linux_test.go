@@ -127,18 +127,27 @@ func TestLossPattern(t *testing.T) {
 	const n = 100_000
 	var runs [][]int
 	for range 2 {
-		r := newRig(t, 77, &p, nil)
-		d := oneWay(t, r, 50_000, n, 32)
+		// A kernel drop before the line (a stall of a loaded machine that
+		// let the queue overflow) shifts arrival indices and makes the
+		// pattern meaningless: such an attempt is repeated, up to three.
 		var lost []int
-		for i, v := range d {
-			if math.IsNaN(v) {
-				lost = append(lost, i)
+		for attempt := 1; ; attempt++ {
+			r := newRig(t, 77, &p, nil)
+			d := oneWay(t, r, 20_000, n, 32)
+			lost = lost[:0]
+			for i, v := range d {
+				if math.IsNaN(v) {
+					lost = append(lost, i)
+				}
 			}
-		}
-		s := r.loops[0].Snapshot()
-		t.Logf("lost %d of %d (%.3f %%); line: in %d, lost %d, kernel overflow %d", len(lost), n, 100*float64(len(lost))/n, s.In, s.Lost, s.Overflow)
-		if s.Overflow != 0 || s.In != n {
-			t.Fatalf("the line saw %d packets and the kernel dropped %d: the sender outran it, the pattern is meaningless", s.In, s.Overflow)
+			s := r.loops[0].Snapshot()
+			t.Logf("lost %d of %d (%.3f %%); line: in %d, lost %d, kernel overflow %d", len(lost), n, 100*float64(len(lost))/n, s.In, s.Lost, s.Overflow)
+			if s.Overflow == 0 && s.In == n {
+				break
+			}
+			if attempt == 3 {
+				t.Fatalf("the line saw %d packets and the kernel dropped %d in three attempts: the sender outran it, the pattern is meaningless", s.In, s.Overflow)
+			}
 		}
 		if rate := float64(len(lost)) / n; math.Abs(rate-0.01) > 0.002 {
 			t.Errorf("loss %.3f %%, want 1 ± 0.2 %%", rate*100)
