@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // RunOptions configures AnalyzeRun and AnalyzeSweep.
@@ -49,7 +51,7 @@ type RunAnalysis struct {
 	Warnings []string        `json:"warnings"`
 
 	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
-	Timeseries *Timeseries `json:"-"`
+	Timeseries *results.Timeseries `json:"-"`
 }
 
 // FlowAnalysis is one flow of a run. Figures from qlog are null for flows
@@ -177,7 +179,7 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 			return err
 		}
 		defer f.Close()
-		ra.Timeseries, err = ReadTimeseries(f, timeseriesFile)
+		ra.Timeseries, err = results.ReadTimeseries(f, timeseriesFile)
 		return err
 	}); err != nil {
 		return nil, err
@@ -273,18 +275,18 @@ func qlogRole(base, vantage string) (flow, side string) {
 	return stem, vantage
 }
 
-func readFlowFiles(fsys fs.FS) (map[string][]FlowSample, error) {
+func readFlowFiles(fsys fs.FS) (map[string][]results.FlowSample, error) {
 	files, err := fs.Glob(fsys, flowsDir+"/*.csv")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]FlowSample{}
+	out := map[string][]results.FlowSample{}
 	for _, name := range files {
 		f, err := fsys.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		s, err := ReadFlowSamples(f, name)
+		s, err := results.ReadFlowSamples(f, name)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -294,7 +296,7 @@ func readFlowFiles(fsys fs.FS) (map[string][]FlowSample, error) {
 	return out, nil
 }
 
-func (ra *RunAnalysis) buildFlows(sum *Summary, conns map[string]map[string]*ConnAnalysis, samples map[string][]FlowSample) {
+func (ra *RunAnalysis) buildFlows(sum *Summary, conns map[string]map[string]*ConnAnalysis, samples map[string][]results.FlowSample) {
 	var names []string
 	seen := map[string]bool{}
 	add := func(n string) {

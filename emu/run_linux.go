@@ -13,7 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -25,7 +28,7 @@ const (
 
 // flowRun is one flow's endpoints and what they reported.
 type flowRun struct {
-	Flow
+	config.Flow
 	index  int
 	server *process
 	client *process
@@ -46,7 +49,7 @@ type flowRun struct {
 // Run builds the network of cfg, runs its flows and writes the run
 // directory (docs/results.md). It returns the summary even when the run
 // failed or was interrupted, together with the error.
-func Run(ctx context.Context, cfg Config, o RunOptions) (*Summary, error) {
+func Run(ctx context.Context, cfg config.Config, o RunOptions) (*results.Summary, error) {
 	if err := checkEndpoints(cfg); err != nil {
 		return nil, err
 	}
@@ -60,7 +63,7 @@ func Run(ctx context.Context, cfg Config, o RunOptions) (*Summary, error) {
 
 // RunFlows runs the configuration's flows over a started emulation and
 // writes the run directory. An emulation runs its flows once.
-func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*Summary, error) {
+func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summary, error) {
 	if o.Out == "" {
 		return nil, errors.New("run: no output directory")
 	}
@@ -91,7 +94,7 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*Summary, erro
 }
 
 // checkEndpoints fails early when a flow needs a binary that is missing.
-func checkEndpoints(cfg Config) error {
+func checkEndpoints(cfg config.Config) error {
 	for i, f := range cfg.Flows {
 		for _, impl := range []struct{ key, v, bin, pkg string }{
 			{"server_impl", f.ServerImpl, "gtlsserver", "ngtcp2-server"},
@@ -110,7 +113,7 @@ func checkEndpoints(cfg Config) error {
 
 type runner struct {
 	em      *Emulation
-	cfg     Config
+	cfg     config.Config
 	o       RunOptions
 	started time.Time
 	flows   []*flowRun
@@ -119,8 +122,8 @@ type runner struct {
 	scratch string
 }
 
-func (r *runner) run(ctx context.Context) (*Summary, error) {
-	if err := writeJSON(filepath.Join(r.o.Out, "config.json"), r.configRecord()); err != nil {
+func (r *runner) run(ctx context.Context) (*results.Summary, error) {
+	if err := results.WriteJSON(filepath.Join(r.o.Out, "config.json"), r.configRecord()); err != nil {
 		return nil, err
 	}
 	cert, key, err := endpoint.WriteSelfSigned(filepath.Join(r.o.Out, "tls"), topo.ServerAddr)
@@ -143,21 +146,15 @@ func (r *runner) run(ctx context.Context) (*Summary, error) {
 	return sum, runErr
 }
 
-func (r *runner) configRecord() map[string]any {
-	return map[string]any{
-		"run":      filepath.Base(r.o.Out),
-		"id":       r.em.ID,
-		"scenario": r.cfg.Scenario,
-		"seed":     r.cfg.Seed,
-		"started":  r.started.UTC(),
-		"params":   Values(&r.cfg),
-		"versions": CollectVersions(),
-		"backends": r.em.Backends,
+func (r *runner) configRecord() results.ConfigRecord {
+	return results.ConfigRecord{
+		Run: filepath.Base(r.o.Out), ID: r.em.ID, Scenario: r.cfg.Scenario, Seed: r.cfg.Seed,
+		Started: r.started.UTC(), Params: config.Values(&r.cfg), Versions: host.CollectVersions(), Backends: r.em.Backends,
 	}
 }
 
 // serverListen returns the listening address of flow i's server.
-func serverListen(f Flow, i int) string {
+func serverListen(f config.Flow, i int) string {
 	port := quicPortBase + i
 	if f.Proto == "tcp" {
 		port = tcpPortBase + i

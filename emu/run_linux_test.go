@@ -11,15 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
 
 // testConfig is the throughput scenario over constant links with settings.
-func testConfig(t *testing.T, kv ...string) Config {
+func testConfig(t *testing.T, kv ...string) config.Config {
 	t.Helper()
 	sets := settings(t, append([]string{"link.trace=none"}, kv...)...)
-	c, err := Resolve("throughput", sets)
+	c, err := config.Resolve("throughput", sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +51,7 @@ func TestRunEndpointPairs(t *testing.T) {
 	}
 	cfg := testConfig(t, kv...)
 	out := t.TempDir()
-	id := NewRunID()
+	id := runstate.NewRunID()
 	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id})
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +90,7 @@ func TestRunFailsWhenServerKilled(t *testing.T) {
 	emutest.Exclusive(t)
 	cfg := testConfig(t, "flow.size=200MB", "run.grace=5s")
 	out := t.TempDir()
-	id := NewRunID()
+	id := runstate.NewRunID()
 	bin := emuBinary(t)
 	go func() {
 		// Kill the server once the client has received something.
@@ -112,7 +115,7 @@ func TestRunFailsWhenServerKilled(t *testing.T) {
 		t.Errorf("error does not name the flow: %v", err)
 	}
 	t.Logf("failed after %v with: %v", time.Since(start).Round(time.Millisecond), err)
-	if sum == nil || sum.Status != StatusFailed || sum.Flows[0].Bytes == 0 {
+	if sum == nil || sum.Status != results.StatusFailed || sum.Flows[0].Bytes == 0 {
 		t.Errorf("summary = %+v", sum)
 	}
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
@@ -128,7 +131,7 @@ func TestRunInterrupted(t *testing.T) {
 	emutest.Exclusive(t)
 	cfg := testConfig(t, "flow.size=500MB")
 	out := t.TempDir()
-	id := NewRunID()
+	id := runstate.NewRunID()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -139,7 +142,7 @@ func TestRunInterrupted(t *testing.T) {
 	if el := time.Since(start); el > 15*time.Second {
 		t.Errorf("interrupt took %v", el)
 	}
-	if sum.Status != StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
+	if sum.Status != results.StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
 		t.Errorf("summary after interrupt: %+v", sum.Flows[0])
 	}
 	noLeftovers(t, id)
@@ -154,7 +157,7 @@ func TestRunFairness(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	sets := settings(t, "link.trace=none", "flow.duration=4s")
-	cfg, err := Resolve("fairness", sets)
+	cfg, err := config.Resolve("fairness", sets)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/dc-emu/emu/analysis"
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Table is a sweep aggregated: per point, each metric's mean, standard
@@ -54,21 +54,21 @@ func Aggregate(dir string, p *Plan) (*Table, error) {
 	perPoint := map[string]map[string][]float64{}
 	for _, r := range p.Runs {
 		res := RunResult{Run: r}
-		sum, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+		sum, err := results.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			res.Status = statusMissing
 		case err != nil:
-			res.Status, res.Error = emu.StatusFailed, "unreadable summary.json: "+err.Error()
+			res.Status, res.Error = results.StatusFailed, "unreadable summary.json: "+err.Error()
 		case sum.Seed != r.Seed || !configMatches(p, r, sum.Config):
 			res.Status, res.Error = statusMissing, "the run directory holds a run of another plan"
-		case sum.Status != emu.StatusOK:
+		case sum.Status != results.StatusOK:
 			res.Status, res.Error = sum.Status, sum.Error
 			if res.Status == "" {
-				res.Status = emu.StatusFailed
+				res.Status = results.StatusFailed
 			}
 		default:
-			res.Status = emu.StatusOK
+			res.Status = results.StatusOK
 			res.Metrics = RunMetrics(sum)
 			if perPoint[r.Point] == nil {
 				perPoint[r.Point] = map[string][]float64{}
@@ -88,7 +88,7 @@ func Aggregate(dir string, p *Plan) (*Table, error) {
 				continue
 			}
 			switch r.Status {
-			case emu.StatusOK:
+			case results.StatusOK:
 				row.OK++
 			case statusMissing:
 				row.Missing++

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
 )
 
 // Axis is one varied parameter. Key names it in plan.json and as a column of
@@ -108,7 +108,7 @@ func (a Axis) check() error {
 			return fmt.Errorf("--vary %s=%s: sets nothing", a.Key, v)
 		}
 		for _, s := range a.Settings[i] {
-			st, err := emu.ParseSetting(s)
+			st, err := config.ParseSetting(s)
 			if err != nil {
 				return fmt.Errorf("--vary %s=%s: %w", a.Key, v, err)
 			}
@@ -121,10 +121,10 @@ func (a Axis) check() error {
 }
 
 // parseSettings turns "key=value" strings into settings.
-func parseSettings(ss []string) ([]emu.Setting, error) {
-	out := make([]emu.Setting, 0, len(ss))
+func parseSettings(ss []string) ([]config.Setting, error) {
+	out := make([]config.Setting, 0, len(ss))
 	for _, s := range ss {
-		st, err := emu.ParseSetting(s)
+		st, err := config.ParseSetting(s)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +134,7 @@ func parseSettings(ss []string) ([]emu.Setting, error) {
 }
 
 // formatSettings is the inverse of parseSettings.
-func formatSettings(ss []emu.Setting) []string {
+func formatSettings(ss []config.Setting) []string {
 	out := make([]string, 0, len(ss))
 	for _, s := range ss {
 		out = append(out, s.Key+"="+s.Value)

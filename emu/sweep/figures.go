@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dc-emu/emu/analysis"
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
 )
 
 // Figure is one rendered figure of a sweep.
@@ -270,11 +270,11 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 // labels.
 func keyUnits(scenario string) map[string]string {
 	m := map[string]string{}
-	cfg, err := emu.DefaultConfig(scenario)
+	cfg, err := config.DefaultConfig(scenario)
 	if err != nil {
 		return m
 	}
-	for _, p := range emu.Params(&cfg) {
+	for _, p := range config.Params(&cfg) {
 		m[p.Key] = p.Unit
 	}
 	return m

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // MergeResult says what Merge took from where.
@@ -98,7 +98,7 @@ func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 
 // attempted reports whether dir holds a summary of run r (any status).
 func attempted(dir string, r Run) bool {
-	s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+	s, err := results.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
 	return err == nil && s.Seed == r.Seed
 }
 

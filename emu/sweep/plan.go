@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
 )
 
 // Defaults of a sweep.
@@ -29,7 +29,7 @@ type Spec struct {
 	Scenario string
 	// Settings build the base configuration on top of the scenario's
 	// defaults (preset settings, then --trace and --set).
-	Settings []emu.Setting
+	Settings []config.Setting
 	Axes     []Axis
 	// Grid runs the cross product of the axes instead of one axis at a
 	// time around the base.
@@ -73,7 +73,7 @@ type Point struct {
 	Params map[string]string `json:"params"`
 	// Config is the resolved configuration (seed 0); only in plans made by
 	// NewPlan, not in plans read from plan.json.
-	Config emu.Config `json:"-"`
+	Config config.Config `json:"-"`
 }
 
 // Run is one repeat of one point.
@@ -111,7 +111,7 @@ func NewPlan(s Spec) (*Plan, error) {
 			}
 		}
 	}
-	base, err := emu.Resolve(s.Scenario, s.Settings)
+	base, err := config.Resolve(s.Scenario, s.Settings)
 	if err != nil {
 		return nil, fmt.Errorf("base configuration: %w", err)
 	}
@@ -138,7 +138,7 @@ func NewPlan(s Spec) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name(), err)
 		}
-		cfg, err := emu.Resolve(s.Scenario, append(slices.Clone(s.Settings), sets...))
+		cfg, err := config.Resolve(s.Scenario, append(slices.Clone(s.Settings), sets...))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name(), err)
 		}
@@ -229,8 +229,8 @@ func grid(axes []Axis) []combo {
 
 // values returns the canonical keys of c without run.seed, which a plan
 // leaves at 0 and sets per run.
-func values(c *emu.Config) map[string]string {
-	v := emu.Values(c)
+func values(c *config.Config) map[string]string {
+	v := config.Values(c)
 	delete(v, "run.seed")
 	return v
 }
@@ -268,7 +268,7 @@ func diff(base, v map[string]string) map[string]string {
 // axisDefault names the base configuration's value of a plain axis (labels
 // that are the keys' values), or "" when it has none: a preset's labelled
 // axis, or keys whose expansion has different values in the base.
-func axisDefault(a Axis, base *emu.Config, vals map[string]string) string {
+func axisDefault(a Axis, base *config.Config, vals map[string]string) string {
 	keys := strings.Split(a.Key, "+")
 	for i, v := range a.Values {
 		if len(a.Settings[i]) != len(keys) {
@@ -291,7 +291,7 @@ func axisDefault(a Axis, base *emu.Config, vals map[string]string) string {
 	return def
 }
 
-func keyDefault(key string, base *emu.Config, vals map[string]string) string {
+func keyDefault(key string, base *config.Config, vals map[string]string) string {
 	if v, ok := vals[key]; ok {
 		return v
 	}

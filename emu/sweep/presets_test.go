@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -148,7 +148,7 @@ func TestPresetOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.Settings = append(spec.Settings, emu.Setting{Key: "flow.duration", Value: "5s"})
+	spec.Settings = append(spec.Settings, config.Setting{Key: "flow.duration", Value: "5s"})
 	spec.Repeat = 2
 	p, err := NewPlan(spec)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -53,7 +54,7 @@ and the PDCP repairs.
 					enc.SetIndent("", "  ")
 					enc.Encode(sum)
 				} else {
-					emu.WriteReport(e.stdout, sum, out)
+					results.WriteReport(e.stdout, sum, out)
 				}
 			}
 			if errors.Is(err, emu.ErrInterrupted) {

@@ -20,6 +20,8 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -35,7 +37,7 @@ func emuRunner(e *env, verbose bool) (sweep.Runner, error) {
 	if err := requireRoot("sweep"); err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+	return func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		log := &prefixWriter{w: e.stderr, prefix: "  " + filepath.Base(out) + ": "}
 		defer log.Flush()
 		o := emu.RunOptions{Out: out, Log: log}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -89,8 +89,8 @@ func TestSweepIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range plan.Runs {
-		s, err := emu.ReadSummary(filepath.Join(merged, "runs", r.ID))
-		if err != nil || s.Seed != r.Seed || s.Status != emu.StatusOK {
+		s, err := results.ReadSummary(filepath.Join(merged, "runs", r.ID))
+		if err != nil || s.Seed != r.Seed || s.Status != results.StatusOK {
 			t.Errorf("merged run %s: %+v %v (want seed %d, the whole plan's)", r.ID, s, err, r.Seed)
 		}
 	}
@@ -122,11 +122,11 @@ func checkSweepCSV(t *testing.T, dir string, runs int) {
 	for _, row := range rows[1:] {
 		var gp, jfi, util []float64
 		for r := 1; ; r++ {
-			s, err := emu.ReadSummary(filepath.Join(dir, "runs", fmt.Sprintf("%s-r%d", row[0], r)))
+			s, err := results.ReadSummary(filepath.Join(dir, "runs", fmt.Sprintf("%s-r%d", row[0], r)))
 			if err != nil {
 				break
 			}
-			if s.Status != emu.StatusOK {
+			if s.Status != results.StatusOK {
 				t.Errorf("%s-r%d: %s: %s", row[0], r, s.Status, s.Error)
 				continue
 			}

@@ -15,7 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -52,7 +53,7 @@ type fakeRun struct {
 	during func(run string)
 }
 
-func (f *fakeRun) run(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+func (f *fakeRun) run(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 	id := filepath.Base(out)
 	f.mu.Lock()
 	f.calls = append(f.calls, id)
@@ -60,18 +61,18 @@ func (f *fakeRun) run(ctx context.Context, cfg emu.Config, out string) (*emu.Sum
 	if f.during != nil {
 		f.during(id)
 	}
-	s := &emu.Summary{Run: id, Scenario: cfg.Scenario, Status: emu.StatusOK, Seed: cfg.Seed,
-		Started: time.Unix(0, 0).UTC(), Config: emu.Values(&cfg), JFI: 1}
+	s := &results.Summary{Run: id, Scenario: cfg.Scenario, Status: results.StatusOK, Seed: cfg.Seed,
+		Started: time.Unix(0, 0).UTC(), Config: config.Values(&cfg), JFI: 1}
 	for _, fl := range cfg.Flows {
-		s.Flows = append(s.Flows, emu.FlowResult{Name: fl.Name, Path: fl.Path,
+		s.Flows = append(s.Flows, results.FlowResult{Name: fl.Name, Path: fl.Path,
 			GoodputMbps: 40 - float64(cfg.DC.Batch)/20 + float64(cfg.Seed%100)/50})
 	}
 	for i, l := range cfg.Links {
-		s.Links = append(s.Links, emu.LinkResult{Name: fmt.Sprintf("link%d", i+1), Dir: "down", CapacityMbps: l.Down.Rate / 1e6})
+		s.Links = append(s.Links, results.LinkResult{Name: fmt.Sprintf("link%d", i+1), Dir: "down", CapacityMbps: l.Down.Rate / 1e6})
 	}
 	var err error
 	if id == f.fail {
-		s.Status, s.Error = emu.StatusFailed, "flow dc: server exited"
+		s.Status, s.Error = results.StatusFailed, "flow dc: server exited"
 		err = errors.New(s.Error)
 	}
 	if mkErr := os.MkdirAll(out, 0o755); mkErr != nil {
@@ -213,8 +214,8 @@ func TestSweepCtrlCStopsAfterTheCurrentRun(t *testing.T) {
 	if code != 1 || f.count() != 2 || !strings.Contains(errs, "stopped after 2 of 6 runs") {
 		t.Fatalf("exit %d after %d runs:\n%s", code, f.count(), errs)
 	}
-	s, err := emu.ReadSummary(filepath.Join(dir, "runs", "p02-r1"))
-	if err != nil || s.Status != emu.StatusOK {
+	s, err := results.ReadSummary(filepath.Join(dir, "runs", "p02-r1"))
+	if err != nil || s.Status != results.StatusOK {
 		t.Errorf("the current run was not finished: %+v %v", s, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err != nil {

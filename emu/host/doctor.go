@@ -1,4 +1,4 @@
-package emu
+package host
 
 // Check is one probe of `emu doctor`.
 type Check struct {

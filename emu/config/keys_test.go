@@ -1,4 +1,4 @@
-package emu
+package config
 
 import (
 	"strings"
@@ -8,13 +8,9 @@ import (
 
 func settings(t *testing.T, kv ...string) []Setting {
 	t.Helper()
-	var out []Setting
-	for _, s := range kv {
-		st, err := ParseSetting(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, st)
+	out, err := ParseSettings(kv)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -1,15 +1,16 @@
-package emu
+package replay
 
 import (
 	"fmt"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/tracefmt"
 	"github.com/dc-emu/emu/traces"
 )
 
 // LoadTrace reads a trace named in a configuration (shipped name or path)
 // and applies the configuration's trace options.
-func LoadTrace(name string, o TraceOptions) (*tracefmt.Trace, error) {
+func LoadTrace(name string, o config.TraceOptions) (*tracefmt.Trace, error) {
 	ro := tracefmt.ReadOptions{Timestamps: o.Timestamps, Window: o.Window}
 	if o.Format != "" {
 		f, err := tracefmt.ParseFormat(o.Format)
@@ -29,9 +30,10 @@ func LoadTrace(name string, o TraceOptions) (*tracefmt.Trace, error) {
 	return out, nil
 }
 
-// loadTraces reads each distinct trace of the configuration once and
-// returns a player per link direction (nil where the rate is constant).
-func loadTraces(c *Config) ([2][2]*Player, error) {
+// Players reads each distinct trace of the configuration once and returns
+// a player per link and direction ([link][0] down, [link][1] up; nil where
+// the rate is constant).
+func Players(c *config.Config) ([2][2]*Player, error) {
 	var players [2][2]*Player
 	loaded := map[string]*tracefmt.Trace{}
 	for i, l := range c.Links {

@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"encoding/csv"
@@ -177,4 +177,14 @@ func readRow(cr *csv.Reader, name, hint string) (rec []string, line int, err err
 	}
 	line, _ = cr.FieldPos(0)
 	return rec, line, nil
+}
+
+// BytesAt returns the cumulative bytes a receive log had counted by t
+// seconds (0 before its first row).
+func BytesAt(samples []FlowSample, t float64) int64 {
+	i := sort.Search(len(samples), func(i int) bool { return samples[i].TS > t })
+	if i == 0 {
+		return 0
+	}
+	return samples[i-1].Bytes
 }

@@ -1,4 +1,4 @@
-package emu
+package results
 
 import (
 	"encoding/json"
@@ -12,20 +12,20 @@ import (
 // summary prints, what sweeps aggregate, traceable to the run's seed and
 // configuration.
 type Summary struct {
-	Run       string            `json:"run"`
-	Scenario  string            `json:"scenario"`
-	Status    string            `json:"status"` // ok, failed, interrupted
-	Error     string            `json:"error,omitempty"`
-	Seed      uint64            `json:"seed"`
-	Started   time.Time         `json:"started"`
-	DurationS float64           `json:"duration_s"`
-	Config    map[string]string `json:"config"`
-	Versions  Versions          `json:"versions"`
-	Flows     []FlowResult      `json:"flows"`
-	JFI       float64           `json:"jfi"`
-	Links     []LinkResult      `json:"links"`
-	PDCP      map[string]any    `json:"pdcp,omitempty"`
-	Warnings  []string          `json:"warnings,omitempty"`
+	Run       string                  `json:"run"`
+	Scenario  string                  `json:"scenario"`
+	Status    string                  `json:"status"` // ok, failed, interrupted
+	Error     string                  `json:"error,omitempty"`
+	Seed      uint64                  `json:"seed"`
+	Started   time.Time               `json:"started"`
+	DurationS float64                 `json:"duration_s"`
+	Config    map[string]string       `json:"config"`
+	Versions  Versions                `json:"versions"`
+	Flows     []FlowResult            `json:"flows"`
+	JFI       float64                 `json:"jfi"`
+	Links     []LinkResult            `json:"links"`
+	PDCP      map[string]PDCPCounters `json:"pdcp,omitempty"`
+	Warnings  []string                `json:"warnings,omitempty"`
 }
 
 // Run statuses.
@@ -75,17 +75,47 @@ func ReadSummary(dir string) (*Summary, error) {
 	return &s, nil
 }
 
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
+// WriteJSON writes v as indented JSON to path atomically: a reader sees the
+// old file or the whole new one, never half of it. Every JSON file emu
+// writes goes through it.
+func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFile(path, append(b, '\n'))
+}
+
+// WriteFile writes b to path atomically, through a temporary file in the
+// same directory that is renamed over path (and removed if anything fails).
+func WriteFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Versions records what produced a result, so every figure can be traced to
+// the software that measured it.
+type Versions struct {
+	Emu    string `json:"emu"`
+	Go     string `json:"go"`
+	Kernel string `json:"kernel"`
+	QuicGo string `json:"quic_go"`
+	Ngtcp2 string `json:"ngtcp2,omitempty"`
 }
 
 // PDCPCounters is the summary of one direction's proxies (docs/results.md).
@@ -105,4 +135,17 @@ type PDCPCounters struct {
 	Malformed           uint64             `json:"malformed"`
 	MaxBuffer           int                `json:"max_buffer"`
 	HoldMs              map[string]float64 `json:"hold_ms"`
+}
+
+// ConfigRecord is a run's config.json: the resolved configuration as
+// dotted keys with their values, written before the flows start.
+type ConfigRecord struct {
+	Run      string            `json:"run"`
+	ID       string            `json:"id"`
+	Scenario string            `json:"scenario"`
+	Seed     uint64            `json:"seed"`
+	Started  time.Time         `json:"started"`
+	Params   map[string]string `json:"params"`
+	Versions Versions          `json:"versions"`
+	Backends map[string]string `json:"backends"`
 }

@@ -1,4 +1,4 @@
-package emu
+package link
 
 import (
 	"encoding/binary"
@@ -10,6 +10,7 @@ import (
 	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -22,6 +23,12 @@ import (
 // a second (Mahimahi windows), and TBF refills its bucket on every change,
 // which would hand out a free burst per step; HTB keeps its token state.
 const (
+	// IPMTU is the packet size whose IP bytes get exactly the configured
+	// rate; the rate limiter counts Ethernet frames, EtherHeader bytes
+	// more, and the class rate is scaled to make up for it.
+	IPMTU       = 1500
+	EtherHeader = 14
+
 	htbHandle   = 0x00010000
 	classHandle = 0x00010001
 	leafHandle  = 0x000a0000
@@ -35,7 +42,7 @@ const (
 type Shaper struct {
 	node  *topo.NodeNS
 	link  netlink.Link
-	queue QueueLimit
+	queue config.QueueLimit
 
 	mu      sync.Mutex
 	rate    float64 // capacity in bit/s at the IP layer (0 during an outage)
@@ -45,7 +52,7 @@ type Shaper struct {
 
 // NewShaper installs the rate limiter on iface of node with an initial rate
 // (bit/s at the IP layer) and queue limit.
-func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Shaper, error) {
+func NewShaper(node *topo.NodeNS, iface string, rate float64, q config.QueueLimit) (*Shaper, error) {
 	l, err := node.Link(iface)
 	if err != nil {
 		return nil, err
@@ -58,7 +65,7 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Sh
 		return nil, fmt.Errorf("%s: qdisc replace dev %s root htb: %w", node.NSName, iface, err)
 	}
 	if err := node.Handle.ClassReplace(s.class(rate, false)); err != nil {
-		return nil, fmt.Errorf("%s: class replace dev %s htb rate %s: %w", node.NSName, iface, FormatRate(rate), err)
+		return nil, fmt.Errorf("%s: class replace dev %s htb rate %s: %w", node.NSName, iface, config.FormatRate(rate), err)
 	}
 	s.limit = s.limitFor(rate)
 	if err := s.setLeaf(s.limit, true); err != nil {
@@ -71,23 +78,23 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Sh
 // one-frame burst, so credit saved before an outage cannot let a second
 // packet out during it.
 func (s *Shaper) class(rate float64, hold bool) *netlink.HtbClass {
-	wire := max(rate, outageRate) * (ipMTU + etherHeader) / ipMTU
+	wire := max(rate, outageRate) * (IPMTU + EtherHeader) / IPMTU
 	wire = min(wire, math.MaxUint64/2)
 	bytesPerSec := wire / 8
 	// A burst of about a millisecond of traffic (at least two frames) keeps
 	// the shaper smooth at low rates and cheap at high ones.
-	burst := uint32(max(2*(ipMTU+etherHeader), bytesPerSec/1000))
+	burst := uint32(max(2*(IPMTU+EtherHeader), bytesPerSec/1000))
 	if hold {
-		burst = ipMTU + etherHeader
+		burst = IPMTU + EtherHeader
 	}
 	return netlink.NewHtbClass(
 		netlink.ClassAttrs{LinkIndex: s.link.Attrs().Index, Parent: htbHandle, Handle: classHandle},
-		netlink.HtbClassAttrs{Rate: uint64(wire), Ceil: uint64(wire), Buffer: burst, Cbuffer: burst, Quantum: 10 * (ipMTU + etherHeader)},
+		netlink.HtbClassAttrs{Rate: uint64(wire), Ceil: uint64(wire), Buffer: burst, Cbuffer: burst, Quantum: 10 * (IPMTU + EtherHeader)},
 	)
 }
 
 func (s *Shaper) limitFor(rate float64) int64 {
-	return s.queue.LimitBytes(rate, ipMTU+etherHeader)
+	return s.queue.LimitBytes(rate, IPMTU+EtherHeader)
 }
 
 // setLeaf creates or changes the bfifo leaf. vishvananda/netlink has no
@@ -127,7 +134,7 @@ func (s *Shaper) set(rate, classRate float64, hold bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.node.Handle.ClassChange(s.class(classRate, hold)); err != nil {
-		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, FormatRate(classRate), err)
+		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, config.FormatRate(classRate), err)
 	}
 	s.rate, s.applied = rate, classRate
 	if s.queue.Time > 0 && rate > 0 {
@@ -148,9 +155,9 @@ func (s *Shaper) Rate() float64 {
 	return s.rate
 }
 
-// classRate returns the rate the HTB class runs at: Rate, except during an
+// ClassRate returns the rate the HTB class runs at: Rate, except during an
 // outage, where it is the hold rate.
-func (s *Shaper) classRate() float64 {
+func (s *Shaper) ClassRate() float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.applied

@@ -1,4 +1,4 @@
-package emu
+package results
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 			state = " (incomplete)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s→%s\t%s\t%s\t%.2f s\t%.2f Mbit/s%s\n",
-			f.Name, f.Path, f.Proto, f.ServerImpl, f.ClientImpl, f.CC, humanBytes(f.Bytes), f.Seconds, f.GoodputMbps, state)
+			f.Name, f.Path, f.Proto, f.ServerImpl, f.ClientImpl, f.CC, HumanBytes(f.Bytes), f.Seconds, f.GoodputMbps, state)
 	}
 	tw.Flush()
 	if len(s.Flows) > 1 {
@@ -42,7 +42,7 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 	}
 	sort.Strings(dirs)
 	for _, d := range dirs {
-		if c, ok := s.PDCP[d].(PDCPCounters); ok {
+		if c, ok := s.PDCP[d]; ok {
 			fmt.Fprintf(w, "\nPDCP %s: %d PDUs on link1, %d on link2; %d reordered and repaired, %d held (max %d at once, hold p95 %.1f ms), %d delivered past a gap on expiry, %d duplicates and %d late/out-of-window discarded\n",
 				d, c.TxLink1, c.TxLink2, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.ExpiredDeliveries, c.DuplicatesDiscarded, c.OutOfWindow)
 		}
@@ -55,7 +55,8 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 	}
 }
 
-func humanBytes(n int64) string {
+// HumanBytes prints a byte count with an SI unit for people.
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1e9:
 		return fmt.Sprintf("%.2f GB", float64(n)/1e9)

@@ -1,4 +1,4 @@
-package emu
+package config
 
 import (
 	"errors"
@@ -121,6 +121,19 @@ func ParseSetting(s string) (Setting, error) {
 		return Setting{}, fmt.Errorf("%q: want key=value (see emu config for the keys)", s)
 	}
 	return Setting{k, strings.TrimSpace(v)}, nil
+}
+
+// ParseSettings parses several "key=value" strings.
+func ParseSettings(ss []string) ([]Setting, error) {
+	out := make([]Setting, 0, len(ss))
+	for _, s := range ss {
+		st, err := ParseSetting(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // Apply applies settings to c, broader keys before narrower ones whatever

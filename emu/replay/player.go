@@ -1,4 +1,4 @@
-package emu
+package replay
 
 import (
 	"time"
@@ -24,12 +24,13 @@ func (p *Player) At(elapsed time.Duration) (st tracefmt.Step, rate float64, next
 	s, nx, ok := p.Trace.StepAt(elapsed, p.Loop)
 	if !ok {
 		last := p.Trace.Steps[len(p.Trace.Steps)-1]
-		return last, p.rate(last), 0, false
+		return last, p.Rate(last), 0, false
 	}
-	return s, p.rate(s), nx, true
+	return s, p.Rate(s), nx, true
 }
 
-func (p *Player) rate(s tracefmt.Step) float64 {
+// Rate is a step's rate in the direction the player replays.
+func (p *Player) Rate(s tracefmt.Step) float64 {
 	if p.Up {
 		return s.Up
 	}
@@ -61,7 +62,7 @@ func (p *Player) MeanRate(from, to time.Duration) float64 {
 	return sum / (to - from).Seconds()
 }
 
-// driveLead is how far ahead of the trace Drive runs: each rate is set
+// DriveLead is how far ahead of the trace Drive runs: each rate is set
 // this long before its step begins. HTB sends a packet the moment its class
 // has credit and charges it at the rate then in force. With a saturated
 // queue and steps that carry whole packets (Mahimahi windows) the class's
@@ -71,23 +72,23 @@ func (p *Player) MeanRate(from, to time.Duration) float64 {
 // sent in the lead at the new rate instead, so the lead is kept just above
 // the player's usual lateness (nanosleep wake-up and the netlink call,
 // about 0.1-0.2 ms here). BenchmarkTraceReplay measures the result.
-const driveLead = 300 * time.Microsecond
+const DriveLead = 300 * time.Microsecond
 
-// holdPacketBits is a full-size packet at the IP layer, the size the rate
+// HoldPacketBits is a full-size packet at the IP layer, the size the rate
 // limiter charges exactly (see Drive).
-const holdPacketBits = 1500 * 8
+const HoldPacketBits = 1500 * 8
 
-// holdRecheck is how long a hold rate stays set with left of the outage
+// HoldRecheck is how long a hold rate stays set with left of the outage
 // to go: a packet let go later than the hold was computed is held that much
 // past the end, so a tenth of what is left, between 1 and 10 ms.
-func holdRecheck(left time.Duration) time.Duration {
+func HoldRecheck(left time.Duration) time.Duration {
 	return min(max(left/10, time.Millisecond), 10*time.Millisecond)
 }
 
 // Drive returns what the rate limiter of the link must be set to at elapsed,
 // and when to call again (wake, on the same clock); ok is false once a trace
 // that does not loop has ended (the last step then holds). It is At a
-// little ahead of time (driveLead), except during an outage (a
+// little ahead of time (DriveLead), except during an outage (a
 // zero-capacity step).
 //
 // HTB charges a packet after sending it. Set to a near-zero rate, the one
@@ -98,17 +99,17 @@ func holdRecheck(left time.Duration) time.Duration {
 // time at the rate that follows it: the packet that may cross as the outage
 // starts shuts the class until the outage is over and takes the place of
 // the first packet after it, so the delivered mean is kept. The hold is
-// recomputed as the outage goes on (holdRecheck), so a packet that arrives
+// recomputed as the outage goes on (HoldRecheck), so a packet that arrives
 // late in a long outage is not held much past its end. Consecutive zero
 // steps are one outage. An outage that lasts to the end of a trace that
 // does not loop (or a trace with no capacity) is permanent, and Drive
 // returns 0 for it.
 func (p *Player) Drive(elapsed time.Duration) (st tracefmt.Step, rate float64, wake time.Duration, ok bool) {
-	st, rate, next, ok := p.At(elapsed + driveLead)
+	st, rate, next, ok := p.At(elapsed + DriveLead)
 	if !ok {
 		return st, rate, 0, false
 	}
-	wake = next - driveLead
+	wake = next - DriveLead
 	if rate > 0 {
 		return st, rate, wake, true
 	}
@@ -128,6 +129,6 @@ func (p *Player) Drive(elapsed time.Duration) (st tracefmt.Step, rate float64, w
 		return st, 0, wake, true
 	}
 	left := end - elapsed
-	hold := left.Seconds() + holdPacketBits/resume
-	return st, holdPacketBits / hold, min(wake, elapsed+holdRecheck(left)), true
+	hold := left.Seconds() + HoldPacketBits/resume
+	return st, HoldPacketBits / hold, min(wake, elapsed+HoldRecheck(left)), true
 }

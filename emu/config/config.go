@@ -1,4 +1,4 @@
-package emu
+package config
 
 import (
 	"errors"
@@ -66,13 +66,11 @@ type Shape struct {
 	Queue QueueLimit
 }
 
-// Link rates are IP-layer rates: ipMTU is the packet size whose IP bytes
-// get exactly the configured rate, though the rate limiter counts Ethernet
-// frames, etherHeader bytes more.
-const (
-	ipMTU       = 1500
-	etherHeader = 14
-)
+// HasImpairments reports whether a direction needs a delay line: it delays,
+// jitters or drops packets.
+func (s Shape) HasImpairments() bool {
+	return s.Delay > 0 || s.Jitter.StdDev(s.Delay) > 0 || s.Loss > 0
+}
 
 // Jitter is a standard deviation given either as an absolute duration or as
 // a coefficient of variation of the delay; at most one is non-zero.
@@ -245,7 +243,7 @@ func (c *Config) Validate() error {
 			s    Shape
 		}{{"down", l.Down}, {"up", l.Up}} {
 			k := fmt.Sprintf("link%d.%s.", i+1, d.name)
-			if d.s.Rate <= 0 && !l.traced(d.name, c.Trace.Up) {
+			if d.s.Rate <= 0 && !l.Traced(d.name, c.Trace.Up) {
 				bad(k+"rate", "must be positive (got %s)", FormatRate(d.s.Rate))
 			}
 			if d.s.Rate > 100e9 {
@@ -343,8 +341,9 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// traced reports whether a direction's rate comes from a trace.
-func (l Link) traced(dir string, traceUp bool) bool {
+// Traced reports whether a direction's rate ("down" or "up") comes from the
+// link's trace; traceUp is TraceOptions.Up.
+func (l Link) Traced(dir string, traceUp bool) bool {
 	if l.Trace == "" || l.Trace == "none" {
 		return false
 	}

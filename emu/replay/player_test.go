@@ -1,4 +1,4 @@
-package emu
+package replay
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/tracefmt"
 )
 
@@ -260,21 +261,21 @@ func TestPlayerAtNoAlloc(t *testing.T) {
 	}
 }
 
-// TestPlayerDriveOutsideOutages: away from outages Drive is At driveLead
-// ahead: each step is due driveLead before it begins.
+// TestPlayerDriveOutsideOutages: away from outages Drive is At DriveLead
+// ahead: each step is due DriveLead before it begins.
 func TestPlayerDriveOutsideOutages(t *testing.T) {
 	p := Player{Trace: playerTestTrace(t), Loop: true}
 	for el := time.Duration(0); el < 20*time.Second; el += 37 * time.Millisecond {
-		st, rate, next, ok := p.At(el + driveLead)
+		st, rate, next, ok := p.At(el + DriveLead)
 		if rate == 0 {
 			continue
 		}
 		dst, drate, wake, dok := p.Drive(el)
-		if dst != st || drate != rate || wake != next-driveLead || dok != ok {
-			t.Fatalf("Drive(%v) = %+v %g %v %v; At(%v) gives %+v %g %v %v", el, dst, drate, wake, dok, el+driveLead, st, rate, next, ok)
+		if dst != st || drate != rate || wake != next-DriveLead || dok != ok {
+			t.Fatalf("Drive(%v) = %+v %g %v %v; At(%v) gives %+v %g %v %v", el, dst, drate, wake, dok, el+DriveLead, st, rate, next, ok)
 		}
 	}
-	if _, rate, wake, _ := p.Drive(time.Second - driveLead); rate != 20e6 || wake != 3*time.Second-driveLead {
+	if _, rate, wake, _ := p.Drive(time.Second - DriveLead); rate != 20e6 || wake != 3*time.Second-DriveLead {
 		t.Errorf("Drive(1 s − lead) = rate %g, wake %v; want the 20 Mbit/s step, next due at 3 s − lead", rate, wake)
 	}
 }
@@ -286,18 +287,18 @@ func holdCost(rate float64) time.Duration { return time.Duration(1500 * 8 / rate
 // one full-size packet (1500 IP bytes, what the shaper charges exactly)
 // costs the rest of the outage plus one packet time at the rate after it,
 // recomputes it more often as the end nears, and sets the following rate
-// driveLead before the outage ends.
+// DriveLead before the outage ends.
 func TestPlayerDriveHoldsOutage(t *testing.T) {
 	p := Player{Trace: playerTestTrace(t)} // outage [3 s, 4 s), then 5 Mbit/s
 	extra := time.Duration(1500 * 8 / 5e6 * 1e9)
 	for _, c := range []struct {
 		el, wake time.Duration
 	}{
-		{3*time.Second - driveLead, 3*time.Second - driveLead + 10*time.Millisecond},
+		{3*time.Second - DriveLead, 3*time.Second - DriveLead + 10*time.Millisecond},
 		{3500 * time.Millisecond, 3510 * time.Millisecond},
 		{3950 * time.Millisecond, 3955 * time.Millisecond},      // a tenth of what is left
 		{3990 * time.Millisecond, 3991 * time.Millisecond},      // at least 1 ms
-		{3999200 * time.Microsecond, 4*time.Second - driveLead}, // then the following rate
+		{3999200 * time.Microsecond, 4*time.Second - DriveLead}, // then the following rate
 	} {
 		st, rate, wake, ok := p.Drive(c.el)
 		if !ok || st.Down != 0 || wake != c.wake {
@@ -307,8 +308,8 @@ func TestPlayerDriveHoldsOutage(t *testing.T) {
 			t.Errorf("Drive(%v): rate %g bit/s, a full packet costs %v, want %v", c.el, rate, got, want)
 		}
 	}
-	for _, el := range []time.Duration{4*time.Second - driveLead, 4 * time.Second} {
-		if st, rate, wake, ok := p.Drive(el); !ok || st.Down != 5e6 || rate != 5e6 || wake != 6*time.Second-driveLead {
+	for _, el := range []time.Duration{4*time.Second - DriveLead, 4 * time.Second} {
+		if st, rate, wake, ok := p.Drive(el); !ok || st.Down != 5e6 || rate != 5e6 || wake != 6*time.Second-DriveLead {
 			t.Errorf("Drive(%v) = step %+v, rate %g, wake %v, ok %v; want the following step (5 Mbit/s)", el, st, rate, wake, ok)
 		}
 	}
@@ -316,7 +317,7 @@ func TestPlayerDriveHoldsOutage(t *testing.T) {
 	// outage it is held to its end plus one packet at 5 Mbit/s, and at
 	// most one recheck interval longer.
 	n := 0
-	for el := 3*time.Second - driveLead; el < 4*time.Second-driveLead; n++ {
+	for el := 3*time.Second - DriveLead; el < 4*time.Second-DriveLead; n++ {
 		_, rate, wake, _ := p.Drive(el)
 		if wake <= el {
 			t.Fatalf("Drive(%v) wakes at %v", el, wake)
@@ -345,7 +346,7 @@ func TestPlayerDriveConsecutiveAndPermanentOutages(t *testing.T) {
 	if got, want := holdCost(rate), 1500*time.Millisecond+time.Duration(1500*8/4e6*1e9); got != want {
 		t.Errorf("consecutive zero steps: a packet costs %v, want %v (held to the end of both)", got, want)
 	}
-	if _, rate, wake, ok := once.Drive(4500 * time.Millisecond); rate != 0 || wake != 5*time.Second-driveLead || !ok {
+	if _, rate, wake, ok := once.Drive(4500 * time.Millisecond); rate != 0 || wake != 5*time.Second-DriveLead || !ok {
 		t.Errorf("outage to the end of a trace that does not loop: rate %g wake %v ok %v; want 0 (permanent)", rate, wake, ok)
 	}
 	if _, rate, _, ok := once.Drive(time.Hour); rate != 0 || ok {
@@ -410,7 +411,7 @@ func htbModel(settings func(el time.Duration) (rate float64, wake time.Duration,
 // link at the first empty window, while Drive's delivers the trace's
 // capacity. TestTraceReplayMahimahi checks the same on the kernel.
 func TestPlayerDriveHTBModel(t *testing.T) {
-	tr, err := LoadTrace("mahimahi-verizon-lte-short", TraceOptions{Window: 10 * time.Millisecond, Duration: 60 * time.Second})
+	tr, err := LoadTrace("mahimahi-verizon-lte-short", config.TraceOptions{Window: 10 * time.Millisecond, Duration: 60 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

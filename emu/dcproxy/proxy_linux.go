@@ -1,4 +1,4 @@
-package emu
+package dcproxy
 
 import (
 	"context"
@@ -9,30 +9,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
-
-// The PDCP proxies run the pure pdcp code on NFQUEUEs in the gateways.
-//
-// Transmit (network side of the downlink, device side of a split uplink):
-// every packet of a DC client's traffic is queued with a full copy; the
-// proxy numbers it, inserts the PDCP shim and gives an accept verdict with
-// the rewritten packet and a mark; policy routing turns the mark into the
-// link. A duplicate goes out through a raw socket carrying the other link's
-// mark (a verdict cannot duplicate).
-//
-// Receive: PDUs from both links are queued (after the delay lines, at a
-// later priority of the same hook); the proxy strips the shim and gives the
-// verdicts in COUNT order. Holding a packet is not giving its verdict yet,
-// so the packet waits in the kernel; only its decapsulated bytes are copied
-// to a slot here, because the verdict must carry them.
-//
-// Foreign packets (not IP, too short, no shim on the receive side) follow
-// package pdcp's rule: the transmit proxy passes them unchanged on link1;
-// the receive proxy only sees protocol 253 (its rule says so) and drops a
-// malformed PDU.
 
 // proxyCopyRange is how much of each packet the proxies' queues copy: the
 // kernel segments GSO packets before these queues (no F_GSO), so a packet
@@ -41,55 +22,54 @@ import (
 // refuse it.
 const proxyCopyRange = slotSize
 
-// proxyClock is the monotonic time the pdcp code sees.
-type proxyClock struct{ start time.Time }
+// Clock is the monotonic time the pdcp code sees. Both halves of a
+// direction share one, so hold times compare across them.
+type Clock struct{ start time.Time }
 
-func (c proxyClock) now() time.Duration { return time.Since(c.start) }
+// NewClock starts a clock at zero now.
+func NewClock() Clock { return Clock{start: time.Now()} }
 
-// txProxy is the transmit proxy of one direction.
-type txProxy struct {
+func (c Clock) now() time.Duration { return time.Since(c.start) }
+
+// Tx is the transmit proxy of one direction.
+type Tx struct {
 	q      *nfq.Queue
 	sender *pdcp.Sender
 	sched  pdcp.Scheduler
 	raw    int // raw socket for duplicates (-1 if none)
-	clock  proxyClock
+	clock  Clock
 	buf    []byte
 
+	// Published by the loop for Snapshot, and link updates for the loop.
 	mu       sync.Mutex
 	counters pdcp.TxCounters
-	dupErrs  uint64
+	dupErrs  uint64 // duplicates the raw socket refused
 	links    [2]pdcp.LinkState
 	linksNew bool
 }
 
-// rxProxy is the receive proxy of one direction.
-type rxProxy struct {
+// Rx is the receive proxy of one direction.
+type Rx struct {
 	q     *nfq.Queue
 	recv  *pdcp.Receiver
 	bits  int
-	clock proxyClock
+	clock Clock
 	slots slotPool
 
+	// Published by the loop for Snapshot.
 	mu        sync.Mutex
 	counters  pdcp.RxCounters
 	buffered  int
 	malformed uint64
 }
 
-// proxyPair is the two halves of PDCP for one direction.
-type proxyPair struct {
-	dir string // down or up
-	tx  *txProxy
-	rx  *rxProxy
-}
-
-func newScheduler(dc DC) (pdcp.Scheduler, error) {
+func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
 	split, err := pdcp.ParseSplit(dc.Split)
 	if err != nil {
 		return nil, err
 	}
 	active := 0
-	if dc.Active == PathLink2 {
+	if dc.Active == config.PathLink2 {
 		active = 1
 	}
 	return pdcp.NewScheduler(pdcp.SchedulerConfig{Kind: dc.Scheduler, Batch: dc.Batch, Split: split, Active: active})
@@ -97,7 +77,7 @@ func newScheduler(dc DC) (pdcp.Scheduler, error) {
 
 // openTx opens the transmit proxy's queue in node and, for duplication, a
 // raw socket whose packets carry MarkLink2.
-func openTx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*txProxy, error) {
+func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, error) {
 	sched, err := newScheduler(dc)
 	if err != nil {
 		return nil, err
@@ -110,7 +90,7 @@ func openTx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*txProxy, e
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
-	t := &txProxy{q: q, sender: sender, sched: sched, raw: -1, clock: clock, buf: make([]byte, 0, 1<<16)}
+	t := &Tx{q: q, sender: sender, sched: sched, raw: -1, clock: clock, buf: make([]byte, 0, 1<<16)}
 	if dc.Scheduler == pdcp.KindDuplicate {
 		err := node.Do(func() error {
 			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.IPPROTO_RAW)
@@ -132,7 +112,7 @@ func openTx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*txProxy, e
 	return t, nil
 }
 
-func openRx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*rxProxy, error) {
+func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, error) {
 	recv, err := pdcp.NewReceiver(dc.SNBits, dc.TReordering)
 	if err != nil {
 		return nil, err
@@ -141,19 +121,19 @@ func openRx(node *topo.NodeNS, num uint16, dc DC, clock proxyClock) (*rxProxy, e
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
 	}
-	return &rxProxy{q: q, recv: recv, bits: dc.SNBits, clock: clock}, nil
+	return &Rx{q: q, recv: recv, bits: dc.SNBits, clock: clock}, nil
 }
 
 // setLink updates what the scheduler knows of link i (rate changes of a
 // trace, queue backlog); the loop applies it before its next packet.
-func (t *txProxy) setLink(i int, s pdcp.LinkState) {
+func (t *Tx) SetLink(i int, s pdcp.LinkState) {
 	t.mu.Lock()
 	t.links[i], t.linksNew = s, true
 	t.mu.Unlock()
 }
 
 // run is the transmit loop; it owns the queue, the sender and the scheduler.
-func (t *txProxy) run(ctx context.Context) error {
+func (t *Tx) Run(ctx context.Context) error {
 	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
 	if err != nil {
 		return err
@@ -161,7 +141,9 @@ func (t *txProxy) run(ctx context.Context) error {
 	defer restore()
 	pkts := make([]nfq.Packet, 128)
 	var sa unix.SockaddrInet4
+	var dupErrs uint64 // the loop's own; published with the counters
 	lastPublish := time.Time{}
+	defer func() { t.publish(dupErrs) }()
 	for ctx.Err() == nil {
 		n, err := t.q.Recv(pkts, time.Now().Add(100*time.Millisecond))
 		if err != nil {
@@ -192,7 +174,7 @@ func (t *txProxy) run(ctx context.Context) error {
 				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
 				copy(sa.Addr[:], pdu[16:20])
 				if unix.Sendto(t.raw, pdu, 0, &sa) != nil {
-					t.dupErrs++
+					dupErrs++
 				}
 			default:
 				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
@@ -203,15 +185,21 @@ func (t *txProxy) run(ctx context.Context) error {
 		}
 		if time.Since(lastPublish) > 50*time.Millisecond {
 			lastPublish = time.Now()
-			t.mu.Lock()
-			t.counters = t.sender.Counters
-			t.mu.Unlock()
+			t.publish(dupErrs)
 		}
 	}
 	return nil
 }
 
-func (t *txProxy) close() {
+// publish copies the loop's counters for Snapshot.
+func (t *Tx) publish(dupErrs uint64) {
+	t.mu.Lock()
+	t.counters, t.dupErrs = t.sender.Counters, dupErrs
+	t.mu.Unlock()
+}
+
+// Close releases the queue and the duplicate socket; Run must have returned.
+func (t *Tx) Close() {
 	t.q.Close()
 	if t.raw >= 0 {
 		unix.Close(t.raw)
@@ -219,7 +207,7 @@ func (t *txProxy) close() {
 }
 
 // run is the receive loop; it owns the queue and the receiver.
-func (r *rxProxy) run(ctx context.Context) error {
+func (r *Rx) Run(ctx context.Context) error {
 	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
 	if err != nil {
 		return err
@@ -227,7 +215,9 @@ func (r *rxProxy) run(ctx context.Context) error {
 	defer restore()
 	pkts := make([]nfq.Packet, 128)
 	deliver := r.deliver // one method value for the loop's lifetime: no allocation per packet
+	var malformed uint64 // the loop's own; published with the counters
 	lastPublish := time.Time{}
+	defer func() { r.publish(malformed) }()
 	for ctx.Err() == nil {
 		wake := time.Now().Add(100 * time.Millisecond)
 		if d, ok := r.recv.Deadline(); ok {
@@ -254,7 +244,7 @@ func (r *rxProxy) run(ctx context.Context) error {
 				if pdcp.IsForeign(err) {
 					r.q.Accept(p.ID)
 				} else {
-					r.malformed++
+					malformed++
 					r.q.Drop(p.ID)
 				}
 				continue
@@ -271,9 +261,7 @@ func (r *rxProxy) run(ctx context.Context) error {
 		}
 		if time.Since(lastPublish) > 50*time.Millisecond {
 			lastPublish = time.Now()
-			r.mu.Lock()
-			r.counters, r.buffered = r.recv.Counters, r.recv.Buffered()
-			r.mu.Unlock()
+			r.publish(malformed)
 		}
 	}
 	// Deliver what is held, so nothing stays queued in the kernel.
@@ -282,7 +270,17 @@ func (r *rxProxy) run(ctx context.Context) error {
 	return nil
 }
 
-func (r *rxProxy) deliver(h pdcp.Handle, _ pdcp.Reason) {
+// publish copies the loop's counters for Snapshot.
+func (r *Rx) publish(malformed uint64) {
+	r.mu.Lock()
+	r.counters, r.buffered, r.malformed = r.recv.Counters, r.recv.Buffered(), malformed
+	r.mu.Unlock()
+}
+
+// Close releases the queue; Run must have returned.
+func (r *Rx) Close() { r.q.Close() }
+
+func (r *Rx) deliver(h pdcp.Handle, _ pdcp.Reason) {
 	r.q.AcceptModified(h.ID, 0, r.slots.get(h.Aux))
 	r.slots.free(h.Aux)
 }
@@ -327,14 +325,17 @@ func (s *slotPool) get(i uint32) []byte {
 
 func (s *slotPool) free(i uint32) { s.freeL = append(s.freeL, i) }
 
-// txSnapshot and rxSnapshot read the counters the loops publish.
-func (t *txProxy) snapshot() (pdcp.TxCounters, uint64) {
+// Snapshot returns the counters the loop last published (every 50 ms and
+// when it stops) and how many duplicates the raw socket refused.
+func (t *Tx) Snapshot() (pdcp.TxCounters, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.counters, t.dupErrs
 }
 
-func (r *rxProxy) snapshot() (pdcp.RxCounters, int, uint64) {
+// Snapshot returns the counters the loop last published, the packets it
+// holds and the malformed PDUs it dropped.
+func (r *Rx) Snapshot() (pdcp.RxCounters, int, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.counters, r.buffered, r.malformed

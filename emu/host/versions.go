@@ -1,4 +1,4 @@
-package emu
+package host
 
 import (
 	"bytes"
@@ -8,22 +8,14 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-)
 
-// Versions records what produced a result, so every figure can be traced to
-// the software that measured it.
-type Versions struct {
-	Emu    string `json:"emu"`
-	Go     string `json:"go"`
-	Kernel string `json:"kernel"`
-	QuicGo string `json:"quic_go"`
-	Ngtcp2 string `json:"ngtcp2,omitempty"`
-}
+	"github.com/dc-emu/emu/emu/results"
+)
 
 // CollectVersions reads the build information of this binary, the running
 // kernel's release and, if installed, the ngtcp2 examples' package version.
-func CollectVersions() Versions {
-	v := Versions{Emu: "(devel)", Go: runtime.Version(), QuicGo: "unknown"}
+func CollectVersions() results.Versions {
+	v := results.Versions{Emu: "(devel)", Go: runtime.Version(), QuicGo: "unknown"}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
 			v.Emu = bi.Main.Version
