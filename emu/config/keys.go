@@ -194,47 +194,26 @@ func specificity(key string) int {
 }
 
 func set(c *Config, key, value string) error {
-	wrap := func(err error) error {
+	bad := func(err error) error {
 		if err == nil {
 			return nil
 		}
-		return fmt.Errorf("%s=%s: %w", key, value, err)
+		return &KeyError{Key: key, Value: value, Err: err}
 	}
-	parts := strings.Split(key, ".")
-	switch {
-	case key == "flows.count":
+	switch key {
+	case "flows.count":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 1 || n > 64 {
-			return wrap(fmt.Errorf("want a number of flows from 1 to 64"))
+			return bad(fmt.Errorf("want a number of flows from 1 to 64"))
 		}
 		resizeFlows(c, n)
 		return nil
-	case key == "link.bw_ratio":
-		return wrap(setRatio(c, value, true))
-	case key == "link.delay_ratio":
-		return wrap(setRatio(c, value, false))
-	case parts[0] == "link" && len(parts) >= 2:
-		for i := range c.Links {
-			if err := set(c, fmt.Sprintf("link%d.%s", i+1, strings.Join(parts[1:], ".")), value); err != nil {
-				return aliasErr(key, value, err)
-			}
-		}
-		return nil
-	case (parts[0] == "link1" || parts[0] == "link2") && len(parts) == 2 && parts[1] != "trace":
-		for _, dir := range []string{"down", "up"} {
-			if err := set(c, parts[0]+"."+dir+"."+parts[1], value); err != nil {
-				return aliasErr(key, value, err)
-			}
-		}
-		return nil
-	case parts[0] == "flow" && len(parts) == 2:
-		for i := range c.Flows {
-			if err := set(c, fmt.Sprintf("flows.%d.%s", i, parts[1]), value); err != nil {
-				return aliasErr(key, value, err)
-			}
-		}
-		return nil
-	case parts[0] == "flows" && len(parts) == 3:
+	case "link.bw_ratio":
+		return bad(setRatio(c, value, true))
+	case "link.delay_ratio":
+		return bad(setRatio(c, value, false))
+	}
+	if parts := strings.Split(key, "."); parts[0] == "flows" && len(parts) == 3 {
 		n, err := strconv.Atoi(parts[1])
 		if err != nil || n < 0 || n >= 64 {
 			return fmt.Errorf("%s: flow index %q must be a number from 0 to 63", key, parts[1])
@@ -243,13 +222,42 @@ func set(c *Config, key, value string) error {
 			resizeFlows(c, n+1)
 		}
 	}
-	for _, p := range Params(c) {
-		if p.Key == key {
-			return wrap(p.set(c, value))
+	keys := Expand(c, key)
+	if len(keys) == 1 && keys[0] == key {
+		for _, p := range Params(c) {
+			if p.Key == key {
+				return bad(p.set(c, value))
+			}
+		}
+		return unknownKeyError(key)
+	}
+	// A shorthand reports its errors under its own name, not under the
+	// canonical key it expanded to.
+	for _, k := range keys {
+		err := set(c, k, value)
+		var uk unknownKeyError
+		var ke *KeyError
+		switch {
+		case errors.As(err, &uk):
+			return unknownKeyError(key)
+		case errors.As(err, &ke):
+			return bad(ke.Err)
+		case err != nil:
+			return err
 		}
 	}
-	return unknownKeyError(key)
+	return nil
 }
+
+// KeyError is a value a key does not take: the key and value as given, and
+// why.
+type KeyError struct {
+	Key, Value string
+	Err        error
+}
+
+func (e *KeyError) Error() string { return fmt.Sprintf("%s=%s: %v", e.Key, e.Value, e.Err) }
+func (e *KeyError) Unwrap() error { return e.Err }
 
 // unknownKeyError names a key no parameter has. Shorthand keys report
 // themselves, not the canonical key they expanded to.
@@ -257,26 +265,6 @@ type unknownKeyError string
 
 func (k unknownKeyError) Error() string {
 	return fmt.Sprintf("unknown key %q (emu config lists the keys)", string(k))
-}
-
-// aliasErr reports an error of a key a shorthand expanded to under the
-// shorthand's own name.
-func aliasErr(key, value string, err error) error {
-	var uk unknownKeyError
-	if errors.As(err, &uk) {
-		return unknownKeyError(key)
-	}
-	return fmt.Errorf("%s=%s: %w", key, value, unwrapKey(err))
-}
-
-// unwrapKey drops the "key=value: " prefix an inner set added, so an error
-// from link.delay names link.delay once.
-func unwrapKey(err error) error {
-	msg := err.Error()
-	if _, rest, ok := strings.Cut(msg, ": "); ok {
-		return fmt.Errorf("%s", rest)
-	}
-	return err
 }
 
 func resizeFlows(c *Config, n int) {

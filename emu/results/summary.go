@@ -62,15 +62,25 @@ type LinkResult struct {
 	Drops          uint64  `json:"queue_drops"`
 }
 
-// ReadSummary reads a run directory's summary.json.
+// Files of a run directory (docs/results.md).
+const (
+	SummaryFile    = "summary.json"
+	ConfigFile     = "config.json"
+	CountersFile   = "counters.json"
+	TimeseriesFile = "timeseries.csv"
+)
+
+// ReadSummary reads a run directory's summary.json. Syntax and type errors
+// name the file, line and column.
 func ReadSummary(dir string) (*Summary, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	path := filepath.Join(dir, SummaryFile)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var s Summary
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
+	if err := DecodeJSON(b, path, &s); err != nil {
+		return nil, err
 	}
 	return &s, nil
 }

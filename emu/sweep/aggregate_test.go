@@ -18,7 +18,7 @@ import (
 // half-width by the formulas of metrics.md §5, with its t table, without
 // using the code under test.
 func independentStats(xs []float64) (mean, sd, ci float64) {
-	tTable := map[int]float64{1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+	tTable := map[int]float64{1: 12.7062047, 2: 4.30265273, 3: 3.18244631, 4: 2.77644511} // t(0.975, df), exact to 9 digits
 	for _, x := range xs {
 		mean += x
 	}
@@ -53,7 +53,7 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 	if _, err := Finish(dir); err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(dir, CSVFile))
+	rows := readCSV(t, filepath.Join(dir, results.CSVFile))
 	header := rows[0]
 	col := func(name string) int {
 		i := slices.Index(header, name)
@@ -81,7 +81,7 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 			if r.Point != id {
 				continue
 			}
-			s, err := results.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+			s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -73,7 +73,7 @@ func (o *Outcome) Complete() bool {
 // failed, written here if the runner did not) and the sweep goes on. p must
 // come from NewPlan (it carries the resolved configurations), and dir must
 // have been prepared for it (Prepare).
-func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, error) {
+func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outcome, error) {
 	if o.Runner == nil {
 		return nil, errors.New("sweep: no runner")
 	}
@@ -87,7 +87,7 @@ func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, err
 	}
 	runs := o.Shard.Runs(p)
 	out := &Outcome{Runs: len(runs)}
-	var todo []Run
+	var todo []results.Run
 	for _, r := range runs {
 		if completed(dir, p, r) {
 			out.Skipped++
@@ -113,7 +113,7 @@ func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, err
 		if !ok || pt.Config.Scenario == "" {
 			return out, fmt.Errorf("sweep: run %s: point %s has no resolved configuration (the plan must come from NewPlan)", r.ID, r.Point)
 		}
-		runDir := filepath.Join(dir, RunsDir, r.ID)
+		runDir := filepath.Join(dir, results.RunsDir, r.ID)
 		if err := os.RemoveAll(runDir); err != nil {
 			return out, fmt.Errorf("sweep: clear %s: %w", runDir, err)
 		}
@@ -172,7 +172,7 @@ func outcomeOf(ctx context.Context, sum *results.Summary, err error) (status, ms
 // runner wrote no summary.json (it failed before it could), or wrote one
 // that contradicts the error it returned, a summary with the status and
 // error is written.
-func record(runDir string, r Run, cfg *config.Config, sum *results.Summary, status, msg string, started time.Time, took time.Duration) error {
+func record(runDir string, r results.Run, cfg *config.Config, sum *results.Summary, status, msg string, started time.Time, took time.Duration) error {
 	path := filepath.Join(runDir, "summary.json")
 	onDisk, err := results.ReadSummary(runDir)
 	if err == nil && onDisk.Status == status {
@@ -203,14 +203,14 @@ func record(runDir string, r Run, cfg *config.Config, sum *results.Summary, stat
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return fmt.Errorf("sweep: record run %s: %w", r.ID, err)
 	}
-	return writeJSON(path, &rec)
+	return results.WriteJSON(path, &rec)
 }
 
 // completed reports whether dir holds run r with status ok, its seed and
 // the configuration the plan gives its point (a run left by an earlier,
 // different plan does not count).
-func completed(dir string, p *Plan, r Run) bool {
-	sum, err := results.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+func completed(dir string, p *results.Plan, r results.Run) bool {
+	sum, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
 	if err != nil || sum.Status != results.StatusOK || sum.Seed != r.Seed {
 		return false
 	}
@@ -219,7 +219,7 @@ func completed(dir string, p *Plan, r Run) bool {
 
 // configMatches compares a run's recorded configuration with the plan's,
 // key by key where both have the key.
-func configMatches(p *Plan, r Run, got map[string]string) bool {
+func configMatches(p *results.Plan, r results.Run, got map[string]string) bool {
 	pt, ok := p.Point(r.Point)
 	if !ok {
 		return false
@@ -232,7 +232,7 @@ func configMatches(p *Plan, r Run, got map[string]string) bool {
 		if k == "run.seed" {
 			want, ok = fmt.Sprint(r.Seed), true
 		}
-		if ok && want != v && want != unset {
+		if ok && want != v && want != results.Unset {
 			return false
 		}
 	}

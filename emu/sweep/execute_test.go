@@ -15,7 +15,7 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-func prepared(t *testing.T, p *Plan) string {
+func prepared(t *testing.T, p *results.Plan) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := Prepare(dir, p, false); err != nil {
@@ -39,7 +39,7 @@ func TestExecuteThenResume(t *testing.T) {
 		t.Errorf("runs done in order %v", got)
 	}
 	for _, r := range p.Runs {
-		s, err := results.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+		s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
 		if err != nil || s.Seed != r.Seed || s.Status != results.StatusOK {
 			t.Errorf("%s: summary %+v, %v", r.ID, s, err)
 		}
@@ -53,7 +53,7 @@ func TestExecuteThenResume(t *testing.T) {
 	}
 
 	// A lost run and a failed one are redone, and only they.
-	if err := os.RemoveAll(filepath.Join(dir, RunsDir, "p02-r1")); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, results.RunsDir, "p02-r1")); err != nil {
 		t.Fatal(err)
 	}
 	rewriteSummary(t, dir, "p03-r2", func(s *results.Summary) { s.Status, s.Error = results.StatusFailed, "boom" })
@@ -71,13 +71,13 @@ func TestExecuteThenResume(t *testing.T) {
 
 func rewriteSummary(t *testing.T, dir, run string, change func(*results.Summary)) {
 	t.Helper()
-	rd := filepath.Join(dir, RunsDir, run)
+	rd := filepath.Join(dir, results.RunsDir, run)
 	s, err := results.ReadSummary(rd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	change(s)
-	if err := writeJSON(filepath.Join(rd, "summary.json"), s); err != nil {
+	if err := results.WriteJSON(filepath.Join(rd, "summary.json"), s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -101,11 +101,11 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 	if out.OK != 1 || len(out.Failures) != 3 || out.Complete() {
 		t.Fatalf("outcome %+v", out)
 	}
-	s, err := results.ReadSummary(filepath.Join(dir, RunsDir, "p01-r2"))
+	s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, "p01-r2"))
 	if err != nil || s.Status != results.StatusFailed || !strings.Contains(s.Error, "add veth") || s.Seed != p.Runs[2].Seed {
 		t.Fatalf("the sweep did not record the failure: %+v, %v", s, err)
 	}
-	tab, err := Aggregate(dir, p)
+	tab, err := Aggregate(dir, p, AggregateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

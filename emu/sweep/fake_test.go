@@ -88,7 +88,7 @@ func (e fakeErr) Error() string { return string(e) }
 const errFake = fakeErr("flow dc: client exited")
 
 // testPlan resolves a spec or fails the test.
-func testPlan(t *testing.T, s Spec) *Plan {
+func testPlan(t *testing.T, s Spec) *results.Plan {
 	t.Helper()
 	if s.Scenario == "" {
 		s.Scenario = "throughput"
@@ -103,9 +103,9 @@ func testPlan(t *testing.T, s Spec) *Plan {
 	return p
 }
 
-func axes(t *testing.T, vs ...string) []Axis {
+func axes(t *testing.T, vs ...string) []results.Axis {
 	t.Helper()
-	var out []Axis
+	var out []results.Axis
 	for _, v := range vs {
 		a, err := ParseVary(v)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Preset is a named sweep: the base settings, the axes and how many
@@ -19,7 +21,7 @@ type Preset struct {
 	// Settings build the base configuration; --set and --trace given with
 	// the preset come after them, so the same key given again wins.
 	Settings []string
-	Axes     []Axis
+	Axes     []results.Axis
 	Grid     bool
 	Repeat   int
 	// Notes say why the durations and sizes are what they are.
@@ -62,25 +64,25 @@ var presets = slices.Concat(
 		{
 			Name: "duplication", Title: "PDCP duplication against batch splitting under random loss", Figure: "Fig. 11 (throughput)",
 			Scenario: "throughput", Settings: []string{"link.trace=none", paperSize},
-			Axes: []Axis{vary("dc.scheduler=batch,duplicate"), vary("link.loss=0%,0.5%,1%,2%,5%")}, Grid: true, Repeat: DefaultRepeat,
+			Axes: []results.Axis{vary("dc.scheduler=batch,duplicate"), vary("link.loss=0%,0.5%,1%,2%,5%")}, Grid: true, Repeat: DefaultRepeat,
 			Notes: paperNotes + "a grid: each scheduler over each loss rate, one line per scheduler.",
 		},
 		{
 			Name: "duplication-fairness", Title: "PDCP duplication against batch splitting under random loss", Figure: "Fig. 11 (fairness)",
 			Scenario: "fairness", Settings: []string{"link.trace=none", paperDuration},
-			Axes: []Axis{vary("dc.scheduler=batch,duplicate"), vary("link.loss=0%,0.5%,1%,2%,5%")}, Grid: true, Repeat: DefaultRepeat,
+			Axes: []results.Axis{vary("dc.scheduler=batch,duplicate"), vary("link.loss=0%,0.5%,1%,2%,5%")}, Grid: true, Repeat: DefaultRepeat,
 			Notes: paperNotes + "a grid: each scheduler over each loss rate, one line per scheduler.",
 		},
 		{
 			Name: "lte-batch", Title: "DC batch size over the LTE trace", Figure: "Fig. 20 (throughput)",
 			Scenario: "throughput", Settings: []string{"link.trace=StaticA", paperSize},
-			Axes: []Axis{vary(batchSizes)}, Repeat: DefaultRepeat,
+			Axes: []results.Axis{vary(batchSizes)}, Repeat: DefaultRepeat,
 			Notes: "Both links replay the shipped LTE trace StaticA (Raca et al. 4G dataset) instead of constant rates; the other parameters at the paper's defaults.",
 		},
 		{
 			Name: "lte-batch-fairness", Title: "DC batch size over the LTE trace", Figure: "Fig. 20 (fairness)",
 			Scenario: "fairness", Settings: []string{"link.trace=StaticA", paperDuration},
-			Axes: []Axis{vary(batchSizes)}, Repeat: DefaultRepeat,
+			Axes: []results.Axis{vary(batchSizes)}, Repeat: DefaultRepeat,
 			Notes: "Both links replay the shipped LTE trace StaticA; the other parameters at the paper's defaults.",
 		},
 		{
@@ -90,7 +92,7 @@ var presets = slices.Concat(
 				"link.trace=none", "dc.enabled=false", "flow.path=link1",
 				"link1.down.rate=50mbit", "link1.up.rate=10mbit", "link1.jitter=0", "flow.rcvbuf=large",
 			},
-			Axes: []Axis{
+			Axes: []results.Axis{
 				Labeled("rtt",
 					Value{"100ms", []string{"link1.delay=50ms"}},
 					Value{"200ms", []string{"link1.delay=100ms"}},
@@ -110,7 +112,7 @@ var presets = slices.Concat(
 				"link.trace=none", "dc.enabled=false", "flow.path=link1", "link1.rate=1gbit", "link1.jitter=0",
 				"flow.size=0", "flow.duration=20s", "flow.rcvbuf=large",
 			},
-			Axes: []Axis{
+			Axes: []results.Axis{
 				Labeled("rtt",
 					Value{"1ms", []string{"link1.delay=500us", "link1.down.queue=1ms"}},
 					Value{"10ms", []string{"link1.delay=5ms", "link1.down.queue=10ms"}},
@@ -135,13 +137,13 @@ func paperPair(name, title, thrFig, fairFig, axis string, extra ...string) []Pre
 	thr := Preset{
 		Name: name, Title: title, Figure: thrFig + " (throughput)", Scenario: "throughput",
 		Settings: append([]string{"link.trace=none", paperSize}, extra...),
-		Axes:     []Axis{vary(axis)}, Repeat: DefaultRepeat,
+		Axes:     []results.Axis{vary(axis)}, Repeat: DefaultRepeat,
 		Notes: paperNotes + "one 50 MB QUIC download over DC per run (the paper's throughput test, shortened)." + overrides(extra),
 	}
 	fair := Preset{
 		Name: name + "-fairness", Title: title, Figure: fairFig + " (fairness)", Scenario: "fairness",
 		Settings: append([]string{"link.trace=none", paperDuration}, extra...),
-		Axes:     []Axis{vary(axis)}, Repeat: DefaultRepeat,
+		Axes:     []results.Axis{vary(axis)}, Repeat: DefaultRepeat,
 		Notes: paperNotes + "a DC client and one client on each link download for 60 s (the paper's fairness test, shortened)." + overrides(extra),
 	}
 	return []Preset{thr, fair}
@@ -172,7 +174,7 @@ func mix(q, t int) []string {
 
 // vary parses an axis of the table; a malformed literal is a bug that the
 // presets test catches.
-func vary(s string) Axis {
+func vary(s string) results.Axis {
 	a, err := ParseVary(s)
 	if err != nil {
 		panic("sweep: preset axis: " + err.Error())

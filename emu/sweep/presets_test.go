@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -60,7 +61,7 @@ func TestPresetsResolve(t *testing.T) {
 }
 
 func TestPresetContents(t *testing.T) {
-	plan := func(name string) *Plan {
+	plan := func(name string) *results.Plan {
 		pr, ok := LookupPreset(name)
 		if !ok {
 			t.Fatalf("no preset %s", name)

@@ -98,7 +98,7 @@ func TestSweepIntegration(t *testing.T) {
 }
 
 // checkSweepCSV recomputes every cell of dir/sweep.csv from the runs'
-// summary.json files (metrics.md §5, t(0.975, 1) = 12.706 for two runs).
+// summary.json files (metrics.md §5, t(0.975, 1) = 12.7062047 for two runs).
 func checkSweepCSV(t *testing.T, dir string, runs int) {
 	t.Helper()
 	fh, err := os.Open(filepath.Join(dir, "sweep.csv"))
@@ -151,7 +151,7 @@ func checkSweepCSV(t *testing.T, dir string, runs int) {
 				sd += (x - mean) * (x - mean) / float64(len(xs)-1)
 			}
 			sd = math.Sqrt(sd)
-			ci := 12.706 * sd / math.Sqrt(2)
+			ci := 12.7062047 * sd / math.Sqrt(2)
 			for suffix, want := range map[string]float64{"_mean": mean, "_sd": sd, "_ci95": ci, "_n": float64(len(xs))} {
 				got, err := strconv.ParseFloat(row[col(metric+suffix)], 64)
 				if err != nil || math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
