@@ -104,10 +104,13 @@ func (r *runner) summarize(runErr error) *results.Summary {
 		for i, d := range r.em.dirs {
 			capacity := d.Capacity(0, last.T)
 			thr := float64(last.Dirs[i].ipBytes()) * 8 / last.T.Seconds()
-			lr := results.LinkResult{Name: fmt.Sprintf("link%d", d.Link+1), Dir: dirName(d.Up),
+			lr := results.LinkResult{Name: fmt.Sprintf("link%d", d.Link+1), Dir: dirName(d.Up), RateSource: "constant",
 				CapacityMbps: results.Round3(capacity / 1e6), ThroughputMbps: results.Round3(thr / 1e6), Drops: last.Dirs[i].Drops}
 			if capacity > 0 {
 				lr.Utilization = results.Round3(thr / capacity)
+			}
+			if d.Player != nil {
+				lr.RateSource, lr.Trace = "trace", r.cfg.Links[d.Link].Trace
 			}
 			s.Links = append(s.Links, lr)
 		}

@@ -22,7 +22,7 @@ func (f shapeField) param(prefix string, shape func(*Config) *Shape) Param {
 }
 
 var shapeFields = []shapeField{
-	{"rate", "bit/s", "capacity at the IP layer (e.g. 20mbit); a trace overrides it",
+	{"rate", "bit/s", "capacity at the IP layer (e.g. 20mbit); set on a direction the default trace drives, it makes the link constant-rate",
 		func(s *Shape) string { return FormatRate(s.Rate) },
 		func(s *Shape, v string) (err error) { s.Rate, err = ParseRate(v); return }},
 	{"delay", "duration", "one-way delay",

@@ -42,12 +42,16 @@ func Params(c *Config) []Param {
 			func(c *Config, v string) error { c.Links[n].Trace = normTrace(v); return nil }})
 		for _, dir := range []string{"down", "up"} {
 			for _, f := range shapeFields {
-				add(f.param(lk+dir+".", func(c *Config) *Shape {
+				p := f.param(lk+dir+".", func(c *Config) *Shape {
 					if dir == "down" {
 						return &c.Links[n].Down
 					}
 					return &c.Links[n].Up
-				}))
+				})
+				if f.name == "rate" {
+					p = traceRate(p, n, dir)
+				}
+				add(p)
 			}
 		}
 	}
@@ -149,7 +153,7 @@ func Apply(c *Config, settings []Setting) error {
 		}
 	}
 	nameFlows(c)
-	return nil
+	return settleRates(c, settings)
 }
 
 // Resolve builds the configuration of a scenario with settings applied and

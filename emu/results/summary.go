@@ -54,8 +54,12 @@ type FlowResult struct {
 
 // LinkResult is one link direction's capacity and use over the run.
 type LinkResult struct {
-	Name           string  `json:"name"` // link1, link2
-	Dir            string  `json:"dir"`  // down, up
+	Name string `json:"name"` // link1, link2
+	Dir  string `json:"dir"`  // down, up
+	// RateSource is "trace" when the direction's rate followed Trace, else
+	// "constant".
+	RateSource     string  `json:"rate_source"`
+	Trace          string  `json:"trace,omitempty"`
 	CapacityMbps   float64 `json:"capacity_mbps"`
 	ThroughputMbps float64 `json:"throughput_mbps"`
 	Utilization    float64 `json:"utilization"`

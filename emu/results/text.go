@@ -30,9 +30,13 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 	}
 	if len(s.Links) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\nLINK\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS")
+		fmt.Fprintln(tw, "\nLINK\tRATE\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS")
 		for _, l := range s.Links {
-			fmt.Fprintf(tw, "%s.%s\t%.2f Mbit/s\t%.2f Mbit/s\t%.1f%%\t%d\n", l.Name, l.Dir, l.CapacityMbps, l.ThroughputMbps, 100*l.Utilization, l.Drops)
+			src := l.RateSource
+			if l.Trace != "" {
+				src = "trace " + l.Trace
+			}
+			fmt.Fprintf(tw, "%s.%s\t%s\t%.2f Mbit/s\t%.2f Mbit/s\t%.1f%%\t%d\n", l.Name, l.Dir, src, l.CapacityMbps, l.ThroughputMbps, 100*l.Utilization, l.Drops)
 		}
 		tw.Flush()
 	}

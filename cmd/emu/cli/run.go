@@ -46,6 +46,7 @@ and the PDCP repairs.
 			if !quiet {
 				o.Status = e.stderr
 				fmt.Fprintf(e.stderr, "emu: %s scenario, %d flow(s), results in %s\n", cfg.Scenario, len(cfg.Flows), out)
+				fmt.Fprintf(e.stderr, "emu: rates: %s\n", cfg.RateSources())
 			}
 			sum, err := emu.Run(e.ctx, cfg, o)
 			if sum != nil {

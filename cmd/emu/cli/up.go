@@ -66,6 +66,7 @@ emu down. Run any tool inside a node with emu exec, e.g.
 				}
 			} else {
 				printNodes(e, em.ID, nodes)
+				fmt.Fprintf(e.stdout, "rates: %s\n", em.Config.RateSources())
 			}
 			select {
 			case <-e.ctx.Done():

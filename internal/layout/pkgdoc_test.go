@@ -1,4 +1,4 @@
-package emutest
+package layout
 
 import (
 	"go/parser"
