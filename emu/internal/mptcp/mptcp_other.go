@@ -1,0 +1,43 @@
+//go:build !linux
+
+package mptcp
+
+import (
+	"errors"
+	"syscall"
+)
+
+var errNotLinux = errors.New("mptcp: Multipath TCP needs Linux")
+
+// ErrNotMPTCP is returned for a socket that is not an MPTCP socket.
+var ErrNotMPTCP = errors.New("not an MPTCP socket")
+
+// PM fails everywhere but Linux.
+type PM struct{}
+
+// OpenPM fails: the path manager is a Linux facility.
+func OpenPM(nsFd int) (*PM, error)                     { return nil, errNotLinux }
+func (p *PM) Close() error                             { return errNotLinux }
+func (p *PM) AddEndpoint(e Endpoint) (Endpoint, error) { return Endpoint{}, errNotLinux }
+func (p *PM) DeleteEndpoint(id uint8) error            { return errNotLinux }
+func (p *PM) Endpoint(id uint8) (Endpoint, error)      { return Endpoint{}, errNotLinux }
+func (p *PM) Endpoints() ([]Endpoint, error)           { return nil, errNotLinux }
+func (p *PM) FlushEndpoints() error                    { return errNotLinux }
+func (p *PM) SetLimits(l Limits) error                 { return errNotLinux }
+func (p *PM) Limits() (Limits, error)                  { return Limits{}, errNotLinux }
+func Probe(nsFd int) (Kernel, error)                   { return Kernel{}, errNotLinux }
+func SetScheduler(nsFd int, name string) error         { return errNotLinux }
+func ReadInfo(rc syscall.RawConn) (Info, error)        { return Info{}, errNotLinux }
+
+// Snapshot is one reading of an MPTCP connection.
+type Snapshot struct {
+	Info     Info
+	Subflows []Subflow
+}
+
+// Reader fails everywhere but Linux.
+type Reader struct{}
+
+// NewReader returns a Reader whose Read fails.
+func NewReader(rc syscall.RawConn, maxSubflows int) *Reader { return &Reader{} }
+func (r *Reader) Read() (Snapshot, error)                   { return Snapshot{}, errNotLinux }
