@@ -17,7 +17,7 @@ import (
 // connection writes one row per sample with subflow 0, an MPTCP connection
 // one row per subflow per sample with the kernel's subflow id (from 1).
 const TCPInfoHeader = "t_s,subflow,local,remote,srtt_ms,rttvar_ms,min_rtt_ms,cwnd_bytes,in_flight_bytes," +
-	"bytes_acked,bytes_sent,bytes_retrans,total_retrans,lost,delivery_rate_mbps,pacing_rate_mbps"
+	"bytes_acked,bytes_sent,bytes_retrans,total_retrans,lost,delivery_rate_mbps,pacing_rate_mbps,cc"
 
 // Unknown marks a counter the kernel did not report (its tcp_info was too
 // short); the file leaves the cell empty. Float columns use NaN.
@@ -48,6 +48,9 @@ type TCPInfoRow struct {
 	// DeliveryRateMbps and PacingRateMbps are the kernel's delivery-rate
 	// estimate and pacing rate, 10⁶ bit/s.
 	DeliveryRateMbps, PacingRateMbps float64
+	// CC is the congestion control of this connection or subflow as the
+	// kernel reports it for the subflow itself; empty if unknown.
+	CC string
 }
 
 // tcpInfoColumns is TCPInfoHeader split, for error messages.
@@ -100,6 +103,8 @@ func (w *TCPInfoWriter) Write(r TCPInfoRow) error {
 		b = append(b, ',')
 		b = appendFloat(b, f, 3)
 	}
+	b = append(b, ',')
+	b = append(b, r.CC...)
 	b = append(b, '\n')
 	w.buf = b
 	_, w.err = w.w.Write(b)
@@ -121,6 +126,21 @@ func appendFloat(b []byte, f float64, prec int) []byte {
 		return b
 	}
 	return strconv.AppendFloat(b, f, 'f', prec, 64)
+}
+
+// ccName reports whether s can be a kernel congestion control name (or is
+// empty).
+func ccName(s string) bool {
+	if len(s) >= 16 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // TCPInfoError is a problem at one place of a TCP_INFO log, printed as
@@ -238,6 +258,12 @@ func ReadTCPInfo(r io.Reader, name string) ([]TCPInfoRow, error) {
 		row.BytesAcked, row.BytesSent, row.BytesRetrans = integer(), integer(), integer()
 		row.TotalRetrans, row.Lost = integer(), integer()
 		row.DeliveryRateMbps, row.PacingRateMbps = float(true), float(true)
+		if s := next(); err == nil {
+			if !ccName(s) {
+				err = fail("cc", s, errors.New("not a congestion control name"))
+			}
+			row.CC = s
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -14,12 +14,12 @@ func sampleRows() []TCPInfoRow {
 	nan := math.NaN()
 	return []TCPInfoRow{
 		{T: 0.01, SRTTMs: 20.5, RTTVarMs: 1.25, MinRTTMs: 20.001, CwndBytes: 14480, InFlightBytes: 8688,
-			BytesAcked: 1000, BytesSent: 1200, BytesRetrans: 0, TotalRetrans: 0, Lost: 0, DeliveryRateMbps: 12.345, PacingRateMbps: 24.5},
+			BytesAcked: 1000, BytesSent: 1200, BytesRetrans: 0, TotalRetrans: 0, Lost: 0, DeliveryRateMbps: 12.345, PacingRateMbps: 24.5, CC: "bbr"},
 		{T: 0.02, Subflow: 2, Local: netip.MustParseAddrPort("10.0.0.1:443"), Remote: netip.MustParseAddrPort("10.2.4.2:40000"),
 			SRTTMs: nan, RTTVarMs: nan, MinRTTMs: nan, CwndBytes: Unknown, InFlightBytes: Unknown, BytesAcked: Unknown,
 			BytesSent: Unknown, BytesRetrans: Unknown, TotalRetrans: Unknown, Lost: Unknown, DeliveryRateMbps: nan, PacingRateMbps: nan},
 		{T: 0.02, Subflow: 1, Local: netip.MustParseAddrPort("[fd00::1]:443"), Remote: netip.MustParseAddrPort("[fd00::2]:1"),
-			SRTTMs: 1, CwndBytes: 1, BytesAcked: 1 << 40, BytesSent: 1 << 40, BytesRetrans: 7, TotalRetrans: 3, Lost: 1},
+			SRTTMs: 1, CwndBytes: 1, BytesAcked: 1 << 40, BytesSent: 1 << 40, BytesRetrans: 7, TotalRetrans: 3, Lost: 1, CC: "cubic"},
 	}
 }
 
@@ -55,9 +55,9 @@ func same(a, b TCPInfoRow) bool {
 func TestTCPInfoRoundTrip(t *testing.T) {
 	text := writeRows(t, sampleRows())
 	want := TCPInfoHeader + "\n" +
-		"0.010000,0,,,20.500,1.250,20.001,14480,8688,1000,1200,0,0,0,12.345,24.500\n" +
-		"0.020000,2,10.0.0.1:443,10.2.4.2:40000,,,,,,,,,,,,\n" +
-		"0.020000,1,[fd00::1]:443,[fd00::2]:1,1.000,0.000,0.000,1,0,1099511627776,1099511627776,7,3,1,0.000,0.000\n"
+		"0.010000,0,,,20.500,1.250,20.001,14480,8688,1000,1200,0,0,0,12.345,24.500,bbr\n" +
+		"0.020000,2,10.0.0.1:443,10.2.4.2:40000,,,,,,,,,,,,,\n" +
+		"0.020000,1,[fd00::1]:443,[fd00::2]:1,1.000,0.000,0.000,1,0,1099511627776,1099511627776,7,3,1,0.000,0.000,cubic\n"
 	if text != want {
 		t.Fatalf("wrote\n%s\nwant\n%s", text, want)
 	}
@@ -73,7 +73,7 @@ func TestTCPInfoRoundTrip(t *testing.T) {
 }
 
 func TestTCPInfoErrorsAreLocated(t *testing.T) {
-	row := "0.010000,0,,,20.500,1.250,20.001,14480,8688,1000,1200,0,0,0,12.345,24.500"
+	row := "0.010000,0,,,20.500,1.250,20.001,14480,8688,1000,1200,0,0,0,12.345,24.500,reno"
 	for _, tc := range []struct{ text, want string }{
 		{"", "f.csv:1: header: empty file"},
 		{"t_s,bytes\n", `f.csv:1: header: "t_s,bytes": want`},
@@ -84,6 +84,7 @@ func TestTCPInfoErrorsAreLocated(t *testing.T) {
 		{TCPInfoHeader + "\n" + strings.Replace(row, "0,,,", "0,10.0.0.1,,", 1) + "\n", `f.csv:2: local: "10.0.0.1":`},
 		{TCPInfoHeader + "\n" + strings.Replace(row, "0.010000,0,", "0.01,x,", 1) + "\n", `f.csv:2: subflow: "x"`},
 		{TCPInfoHeader + "\n" + strings.Replace(row, "0.010000", "", 1) + "\n", `f.csv:2: t_s: strconv.ParseFloat: parsing ""`},
+		{TCPInfoHeader + "\n" + strings.Replace(row, "reno", "re no", 1) + "\n", `f.csv:2: cc: "re no": not a congestion control name`},
 		{TCPInfoHeader + "\n" + row + "\n" + strings.Replace(row, "0.010000", "0.005", 1) + "\n", `f.csv:3: t_s: "0.005": before the previous sample of subflow 0`},
 	} {
 		_, err := ReadTCPInfo(strings.NewReader(tc.text), "f.csv")
@@ -128,7 +129,7 @@ func TestTCPInfoWriteErrorSticks(t *testing.T) {
 // reads again to the same text (write ∘ read is idempotent).
 func FuzzReadTCPInfo(f *testing.F) {
 	f.Add(writeRows(f, sampleRows()))
-	f.Add(TCPInfoHeader + "\n1,0,,,,,,,,,,,,,,\n")
+	f.Add(TCPInfoHeader + "\n1,0,,,,,,,,,,,,,,,\n")
 	f.Add("t_s,bytes\n1,2\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		rows, err := ReadTCPInfo(strings.NewReader(text), "fuzz")

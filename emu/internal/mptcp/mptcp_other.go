@@ -4,6 +4,7 @@ package mptcp
 
 import (
 	"errors"
+	"net/netip"
 	"syscall"
 )
 
@@ -41,3 +42,11 @@ type Reader struct{}
 // NewReader returns a Reader whose Read fails.
 func NewReader(rc syscall.RawConn, maxSubflows int) *Reader { return &Reader{} }
 func (r *Reader) Read() (Snapshot, error)                   { return Snapshot{}, errNotLinux }
+
+// Diag fails everywhere but Linux.
+type Diag struct{}
+
+// OpenDiag fails: sock_diag is a Linux facility.
+func OpenDiag(nsFd int) (*Diag, error)                                  { return nil, errNotLinux }
+func (d *Diag) Close() error                                            { return errNotLinux }
+func (d *Diag) Congestion(local, remote netip.AddrPort) (string, error) { return "", errNotLinux }

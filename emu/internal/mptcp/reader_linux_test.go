@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -16,7 +18,12 @@ import (
 func loopbackPair(t *testing.T, mptcp bool) (server, client *net.TCPConn) {
 	t.Helper()
 	requireMPTCP(t)
-	ns := emutest.NewNetNS(t)
+	s, c, _ := loopbackPairIn(t, emutest.NewNetNS(t), mptcp)
+	return s, c
+}
+
+func loopbackPairIn(t *testing.T, ns *emutest.NetNS, mptcp bool) (server, client *net.TCPConn, _ *emutest.NetNS) {
+	t.Helper()
 	var ln net.Listener
 	var c net.Conn
 	err := ns.Do(func() error {
@@ -40,7 +47,7 @@ func loopbackPair(t *testing.T, mptcp bool) (server, client *net.TCPConn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(); c.Close() })
-	return s.(*net.TCPConn), c.(*net.TCPConn)
+	return s.(*net.TCPConn), c.(*net.TCPConn), ns
 }
 
 func newReader(t testing.TB, c *net.TCPConn) *Reader {
@@ -141,3 +148,34 @@ func TestReaderAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestDiagCongestion: the congestion control set on an MPTCP socket is the
+// subflow's, as sock_diag reports it for the subflow itself.
+func TestDiagCongestion(t *testing.T) {
+	requireMPTCP(t)
+	ns := emutest.NewNetNS(t)
+	s, _, _ := loopbackPairIn(t, ns, true)
+	d, err := OpenDiag(int(ns.NS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rc, _ := s.SyscallConn()
+	for _, cc := range []string{"reno", "cubic"} {
+		var serr error
+		rc.Control(func(fd uintptr) { serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc) })
+		if serr != nil {
+			t.Fatal(serr)
+		}
+		snap, err := NewReader(rc, 0).Read()
+		if err != nil || len(snap.Subflows) != 1 {
+			t.Fatalf("%+v, %v", snap, err)
+		}
+		got, err := d.Congestion(snap.Subflows[0].Local, snap.Subflows[0].Remote)
+		if err != nil || got != cc {
+			t.Errorf("subflow congestion control %q, %v; set %q on the MPTCP socket", got, err, cc)
+		}
+	}
+	if _, err := d.Congestion(netip.MustParseAddrPort("127.0.0.1:1"), netip.MustParseAddrPort("127.0.0.1:2")); err == nil {
+		t.Error("congestion control of a socket that does not exist")
+	}
+}
