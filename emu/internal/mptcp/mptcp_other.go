@@ -50,3 +50,9 @@ type Diag struct{}
 func OpenDiag(nsFd int) (*Diag, error)                                  { return nil, errNotLinux }
 func (d *Diag) Close() error                                            { return errNotLinux }
 func (d *Diag) Congestion(local, remote netip.AddrPort) (string, error) { return "", errNotLinux }
+
+// FallbackReason cannot tell anything outside Linux.
+func FallbackReason() string { return "reason unknown (not Linux)" }
+
+// IsMPTCPSocket fails: MPTCP is a Linux facility.
+func IsMPTCPSocket(rc syscall.RawConn) (bool, error) { return false, errNotLinux }

@@ -228,3 +228,18 @@ func ReadInfo(rc syscall.RawConn) (Info, error) {
 	}
 	return decodeInfo(buf[:n]), nil
 }
+
+// IsMPTCPSocket reports whether the socket behind rc was made as an MPTCP
+// socket (SO_PROTOCOL is IPPROTO_MPTCP). Go's SetMultipathTCP silently
+// makes a plain TCP socket when the kernel refuses MPTCP; this tells.
+func IsMPTCPSocket(rc syscall.RawConn) (bool, error) {
+	var proto int
+	var err error
+	if cerr := rc.Control(func(fd uintptr) { proto, err = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_PROTOCOL) }); cerr != nil {
+		return false, fmt.Errorf("mptcp: %w", cerr)
+	}
+	if err != nil {
+		return false, fmt.Errorf("getsockopt SO_PROTOCOL: %w", err)
+	}
+	return proto == unix.IPPROTO_MPTCP, nil
+}
