@@ -21,13 +21,22 @@ func (e *fallbackError) Is(target error) bool { return target == ErrMPTCPFallbac
 
 // checkMPTCP fails for a connection that is not (or no longer) MPTCP,
 // saying why as far as the namespace's counters tell.
-func checkMPTCP(c *net.TCPConn) error {
+func checkMPTCP(c *net.TCPConn) error { return checkMPTCPSide(c, false) }
+
+// checkAcceptedMPTCP is checkMPTCP for a server's accepted connection.
+func checkAcceptedMPTCP(c *net.TCPConn) error { return checkMPTCPSide(c, true) }
+
+func checkMPTCPSide(c *net.TCPConn, accepted bool) error {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return err
 	}
 	info, err := mptcp.ReadInfo(rc)
 	switch {
+	case errors.Is(err, mptcp.ErrNotMPTCP) && accepted:
+		// An MPTCP listener hands out a plain TCP socket for a SYN
+		// without MP_CAPABLE; no counter counts that.
+		return &fallbackError{why: "the client's SYN carried no MP_CAPABLE (the client does not use MPTCP, or a middlebox stripped the option)"}
 	case errors.Is(err, mptcp.ErrNotMPTCP), err == nil && info.Fallback():
 		return &fallbackError{why: mptcp.FallbackReason()}
 	case err != nil:

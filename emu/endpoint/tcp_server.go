@@ -114,7 +114,7 @@ func (l *ccListener) accept() (net.Conn, error) {
 	}
 	info := ConnInfo{Remote: c.RemoteAddr().String(), CC: got, MPTCP: l.mptcp}
 	if l.mptcp {
-		if err := checkMPTCP(c); err != nil {
+		if err := checkAcceptedMPTCP(c); err != nil {
 			info.Error = err.Error()
 			l.onConn(info)
 			c.Close()

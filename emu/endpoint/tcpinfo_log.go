@@ -144,6 +144,12 @@ func (s *sampler) sample(now time.Time) {
 		return
 	}
 	for _, sf := range snap.Subflows {
+		if st := sf.TCP.State; st == 0 || st == tcpinfo.StateClose {
+			// A subflow already torn down (all counters zero), or the
+			// unconnected socket the kernel keeps as the first subflow
+			// after the connection closed: no sample of the flow.
+			continue
+		}
 		if s.err = s.w.Write(tcpInfoRow(t, sf.ID, sf.Local, sf.Remote, sf.TCP, s.subflowCC(sf))); s.err != nil {
 			return
 		}

@@ -121,16 +121,22 @@ func (r *Reader) readFull(fd int) error {
 	if _, err := getsockopt(fd, optFullInfo, r.full[:]); err != nil {
 		return fmt.Errorf("getsockopt MPTCP_FULL_INFO: %w", notMPTCP(err))
 	}
+	// The kernel cuts each element size to its own and writes the arrays
+	// at that stride, reporting both sizes back.
 	tcpKernel, sfKernel := ne.Uint32(h[0:]), ne.Uint32(h[8:])
+	tcpStride, sfStride := int(ne.Uint32(h[4:])), int(ne.Uint32(h[12:]))
 	n := min(int(ne.Uint32(h[16:])), r.max)
-	tcpLen := min(int(tcpKernel), tcpinfo.Size)
+	if tcpStride <= 0 || tcpStride > tcpinfo.Size || sfStride <= 0 || sfStride > subflowInfoSize {
+		return fmt.Errorf("getsockopt MPTCP_FULL_INFO: element sizes %d and %d", tcpStride, sfStride)
+	}
+	tcpLen := min(int(tcpKernel), tcpStride)
 	for i := range n {
-		sf := r.sfinfo[i*subflowInfoSize : (i+1)*subflowInfoSize]
-		s := Subflow{Index: i, TCP: tcpinfo.Decode(r.tcp[i*tcpinfo.Size : i*tcpinfo.Size+tcpLen])}
+		sf := r.sfinfo[i*sfStride : (i+1)*sfStride]
+		s := Subflow{Index: i, TCP: tcpinfo.Decode(r.tcp[i*tcpStride : i*tcpStride+tcpLen])}
 		if sfKernel >= 4 {
 			s.ID = ne.Uint32(sf)
 		}
-		if sfKernel >= subflowInfoSize {
+		if sfKernel >= subflowInfoSize && sfStride >= subflowInfoSize {
 			s.Local, s.Remote = decodeAddrs(sf[8:])
 		}
 		r.subflows = append(r.subflows, s)
