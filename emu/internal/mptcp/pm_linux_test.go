@@ -13,7 +13,7 @@ import (
 )
 
 // requireMPTCP skips unless the kernel has MPTCP (and we are root).
-func requireMPTCP(t *testing.T) {
+func requireMPTCP(t testing.TB) {
 	t.Helper()
 	emutest.RequireRoot(t)
 	if _, err := os.Stat(sysctlDir + "enabled"); err != nil {

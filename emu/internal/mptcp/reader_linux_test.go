@@ -15,14 +15,14 @@ import (
 
 // loopbackPair connects two sockets over lo inside a fresh namespace,
 // MPTCP on both sides when mptcp is set.
-func loopbackPair(t *testing.T, mptcp bool) (server, client *net.TCPConn) {
+func loopbackPair(t testing.TB, mptcp bool) (server, client *net.TCPConn) {
 	t.Helper()
 	requireMPTCP(t)
 	s, c, _ := loopbackPairIn(t, emutest.NewNetNS(t), mptcp)
 	return s, c
 }
 
-func loopbackPairIn(t *testing.T, ns *emutest.NetNS, mptcp bool) (server, client *net.TCPConn, _ *emutest.NetNS) {
+func loopbackPairIn(t testing.TB, ns *emutest.NetNS, mptcp bool) (server, client *net.TCPConn, _ *emutest.NetNS) {
 	t.Helper()
 	var ln net.Listener
 	var c net.Conn
@@ -177,5 +177,27 @@ func TestDiagCongestion(t *testing.T) {
 	}
 	if _, err := d.Congestion(netip.MustParseAddrPort("127.0.0.1:1"), netip.MustParseAddrPort("127.0.0.1:2")); err == nil {
 		t.Error("congestion control of a socket that does not exist")
+	}
+}
+
+// BenchmarkReaderRead is one MPTCP_FULL_INFO snapshot of a one-subflow
+// connection (and, legacy, the three-call path).
+func BenchmarkReaderRead(b *testing.B) {
+	for _, legacy := range []bool{false, true} {
+		name := "full_info"
+		if legacy {
+			name = "three_calls"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, _ := loopbackPair(b, true)
+			r := newReader(b, s)
+			r.legacy = legacy
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := r.Read(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
