@@ -112,26 +112,33 @@ func TestTCPInfoSamplerCost(t *testing.T) {
 	}
 }
 
+// idleSampler is a sampler of an idle loopback connection, logging to a
+// file in a temporary directory.
+func idleSampler(tb testing.TB) *sampler {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	rc, _ := c.(*net.TCPConn).SyscallConn()
+	f, err := os.Create(filepath.Join(tb.TempDir(), "x.csv"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return &sampler{f: f, w: results.NewTCPInfoWriter(f), t0: time.Now(), tcp: tcpinfo.NewReader(rc), cc: "cubic"}
+}
+
 // BenchmarkTCPInfoSample is one sample of a live connection: getsockopt,
 // decode, one CSV row.
 func BenchmarkTCPInfoSample(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	rc, _ := c.(*net.TCPConn).SyscallConn()
-	f, err := os.Create(filepath.Join(b.TempDir(), "bench.csv"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	s := &sampler{f: f, w: results.NewTCPInfoWriter(f), t0: time.Now(), tcp: tcpinfo.NewReader(rc), cc: "cubic"}
+	s := idleSampler(b)
 	now := time.Now()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -143,23 +150,7 @@ func BenchmarkTCPInfoSample(b *testing.B) {
 }
 
 func TestTCPInfoSampleAllocatesNothing(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	rc, _ := c.(*net.TCPConn).SyscallConn()
-	f, err := os.Create(filepath.Join(t.TempDir(), "x.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	s := &sampler{f: f, w: results.NewTCPInfoWriter(f), t0: time.Now(), tcp: tcpinfo.NewReader(rc)}
+	s := idleSampler(t)
 	now := time.Now()
 	if n := testing.AllocsPerRun(500, func() { s.sample(now) }); n != 0 || s.err != nil {
 		t.Errorf("%v allocations per sample (err %v)", n, s.err)
