@@ -56,3 +56,6 @@ func FallbackReason() string { return "reason unknown (not Linux)" }
 
 // IsMPTCPSocket fails: MPTCP is a Linux facility.
 func IsMPTCPSocket(rc syscall.RawConn) (bool, error) { return false, errNotLinux }
+
+// BPFSchedulers fails: MPTCP is a Linux facility.
+func BPFSchedulers() (bool, error) { return false, errNotLinux }

@@ -189,3 +189,22 @@ func TestProbeAndScheduler(t *testing.T) {
 		t.Error("SetScheduler in the current namespace accepted")
 	}
 }
+
+// TestBPFSchedulers: the BTF probe finds the struct_ops the kernel does
+// register for BPF (TCP congestion controls), so its answer for MPTCP
+// schedulers means something.
+func TestBPFSchedulers(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		t.Skipf("kernel without BTF: %v", err)
+	}
+	// Every kernel with BTF and the bpf syscall registers BPF congestion
+	// controls; a probe that misses them would miss schedulers too.
+	if ok, err := structOpsRegistered("tcp_congestion_ops"); err != nil || !ok {
+		t.Errorf("probe does not find bpf_struct_ops_tcp_congestion_ops (%v, %v)", ok, err)
+	}
+	bpf, err := BPFSchedulers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("BPF MPTCP packet schedulers loadable: %v", bpf)
+}

@@ -3,6 +3,7 @@
 package mptcp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -127,4 +128,22 @@ func inNetNS(nsFd int, f func() error) error {
 		errc <- ferr
 	}()
 	return <-errc
+}
+
+// BPFSchedulers reports whether this kernel lets BPF programs register
+// MPTCP packet schedulers (struct_ops "mptcp_sched_ops"): the kernel's BTF
+// then has the value type bpf_struct_ops_mptcp_sched_ops, as it has
+// bpf_struct_ops_tcp_congestion_ops for BPF congestion controls. Upstream
+// Linux up to 6.18 at least has none; it exists in the MPTCP development
+// tree.
+func BPFSchedulers() (bool, error) { return structOpsRegistered("mptcp_sched_ops") }
+
+// structOpsRegistered reports whether BPF can implement the kernel
+// structure ops (the BTF names bpf_struct_ops_<ops>).
+func structOpsRegistered(ops string) (bool, error) {
+	b, err := os.ReadFile("/sys/kernel/btf/vmlinux")
+	if err != nil {
+		return false, fmt.Errorf("mptcp: kernel BTF: %w", err)
+	}
+	return bytes.Contains(b, []byte("\x00bpf_struct_ops_"+ops+"\x00")), nil
 }
