@@ -1,6 +1,7 @@
 package endpoint
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/dc-emu/emu/emu/internal/mptcp"
@@ -50,7 +52,7 @@ func (l *tcpInfoLogs) start(c *net.TCPConn, cc string, isMPTCP bool) (stop func(
 	if err != nil {
 		return nil, fmt.Errorf("tcpinfo log: %w", err)
 	}
-	s := &sampler{f: f, w: results.NewTCPInfoWriter(f), t0: l.t0, diag: l.diag, cc: cc, log: l.log}
+	s := &sampler{f: f, w: results.NewTCPInfoWriter(f), t0: l.t0, diag: l.diag, cc: cc, log: l.log, rc: rc}
 	s.local, _ = netip.ParseAddrPort(c.LocalAddr().String())
 	s.remote, _ = netip.ParseAddrPort(c.RemoteAddr().String())
 	if isMPTCP {
@@ -80,6 +82,7 @@ type sampler struct {
 	t0  time.Time
 	log io.Writer
 
+	rc            syscall.RawConn
 	tcp           *tcpinfo.Reader // plain TCP
 	mp            *mptcp.Reader   // MPTCP
 	local, remote netip.AddrPort
@@ -139,6 +142,14 @@ func (s *sampler) sample(now time.Time) {
 		return
 	}
 	snap, err := s.mp.Read()
+	if errors.Is(err, mptcp.ErrNotMPTCP) {
+		// Fell back to plain TCP mid-connection (an infinite mapping):
+		// the socket is now its one subflow; go on sampling it as TCP.
+		fmt.Fprintf(s.log, "endpoint: tcpinfo log %s: %v; %s\n", s.f.Name(), ErrMPTCPFallback, mptcp.FallbackReason())
+		s.mp, s.tcp = nil, tcpinfo.NewReader(s.rc)
+		s.sample(now)
+		return
+	}
 	if err != nil {
 		s.err = err
 		return
