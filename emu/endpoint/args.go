@@ -28,6 +28,9 @@ const (
 	FlagInterval         = "interval"
 	FlagHandshakeTimeout = "handshake-timeout"
 	FlagIdleTimeout      = "idle-timeout"
+	FlagMPTCP            = "mptcp"
+	FlagTCPInfoLog       = "tcpinfo-log"
+	FlagTCPInfoInterval  = "tcpinfo-interval"
 )
 
 // ServerArgs is the argument list (without the program name) that runs the
@@ -50,6 +53,12 @@ func ServerArgs(cfg ServerConfig) []string {
 		}
 		a.str(FlagSizes, strings.Join(s, ","))
 	}
+	a.flag(FlagMPTCP, cfg.MPTCP)
+	a.str(FlagTCPInfoLog, cfg.TCPInfoLog)
+	a.dur(FlagTCPInfoInterval, cfg.TCPInfoInterval)
+	if !cfg.T0.IsZero() {
+		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
+	}
 	return a
 }
 
@@ -66,6 +75,7 @@ func ClientArgs(cfg ClientConfig) []string {
 	}
 	a.dur(FlagDuration, cfg.Duration)
 	a.str(FlagCC, cfg.CC)
+	a.flag(FlagMPTCP, cfg.MPTCP)
 	a.str(FlagRcvBuf, string(cfg.RcvBuf))
 	a.str(FlagQlog, cfg.QlogFile)
 	a.str(FlagRecvLog, cfg.RecvLog)
@@ -83,6 +93,12 @@ type argList []string
 func (a *argList) str(flag, v string) {
 	if v != "" {
 		*a = append(*a, "--"+flag+"="+v)
+	}
+}
+
+func (a *argList) flag(flag string, on bool) {
+	if on {
+		*a = append(*a, "--"+flag)
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // Event kinds printed on an endpoint's stdout, one JSON object per line.
 const (
 	EventReady    = "ready"    // server: listening; Addr
-	EventAccept   = "accept"   // server: connection accepted; Remote, CC
+	EventAccept   = "accept"   // server: connection accepted; Remote, CC, MPTCP, Error
 	EventProgress = "progress" // client: T, Bytes
 	EventDone     = "done"     // client, once at the end: the Result fields
 )
@@ -23,6 +23,7 @@ type Event struct {
 	Addr   string  // ready
 	Remote string  // accept
 	CC     string  // accept, done
+	MPTCP  bool    // accept: the server listens with MPTCP
 	T      float64 // progress: seconds since t0
 	Bytes  int64   // progress, done
 	// done:
@@ -45,6 +46,7 @@ type wireEvent struct {
 	Complete    *bool    `json:"complete,omitempty"`
 	Error       *string  `json:"error,omitempty"`
 	CC          *string  `json:"cc,omitempty"`
+	MPTCP       *bool    `json:"mptcp,omitempty"`
 	RcvBufBytes *int     `json:"rcvbuf_bytes,omitempty"`
 }
 
@@ -52,7 +54,9 @@ type wireEvent struct {
 // endpoint prints.
 func ReadyEvent(addr string) Event { return Event{Kind: EventReady, Addr: addr} }
 
-func AcceptEvent(c ConnInfo) Event { return Event{Kind: EventAccept, Remote: c.Remote, CC: c.CC} }
+func AcceptEvent(c ConnInfo) Event {
+	return Event{Kind: EventAccept, Remote: c.Remote, CC: c.CC, MPTCP: c.MPTCP, Error: c.Error}
+}
 
 func ProgressEvent(p Progress) Event {
 	return Event{Kind: EventProgress, T: p.T.Seconds(), Bytes: p.Bytes}
@@ -75,6 +79,12 @@ func (e Event) wire() wireEvent {
 		w.Addr = &e.Addr
 	case EventAccept:
 		w.Remote, w.CC = &e.Remote, &e.CC
+		if e.MPTCP {
+			w.MPTCP = &e.MPTCP
+		}
+		if e.Error != "" {
+			w.Error = &e.Error
+		}
 	case EventProgress:
 		w.T, w.Bytes = &e.T, &e.Bytes
 	case EventDone:
@@ -142,6 +152,12 @@ func ParseEvent(line []byte) (Event, error) {
 		need("cc", w.CC != nil)
 		if w.Remote != nil && w.CC != nil {
 			e.Remote, e.CC = *w.Remote, *w.CC
+		}
+		if w.MPTCP != nil {
+			e.MPTCP = *w.MPTCP
+		}
+		if w.Error != nil {
+			e.Error = *w.Error
 		}
 	case EventProgress:
 		need("t", w.T != nil)
