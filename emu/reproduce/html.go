@@ -210,10 +210,10 @@ type htmlCount struct {
 
 type htmlFinding struct {
 	Result
-	Class   string
-	Checks  []htmlCheck
-	Figs    []htmlFigure
-	Tables  []htmlTable
+	Class  string
+	Checks []htmlCheck
+	Figs   []htmlFigure
+	Tables []htmlTable
 }
 
 type htmlCheck struct {
