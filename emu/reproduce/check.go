@@ -102,20 +102,53 @@ func notJudged(c Check, err error) CheckResult {
 	return CheckResult{Kind: c.Kind(), Rule: c.Rule(), Verdict: v, Detail: d, Numbers: []Number{}}
 }
 
-// greater: a > b.
-type greater struct{ a, b Term }
+// relation is how two values are compared: a > b, or |a − b| ≤ tol.
+type relation struct {
+	alike bool
+	tol   Tol
+}
+
+func (rel relation) judge(a, b Stat) (Verdict, string) {
+	if rel.alike {
+		return alike(a, b, rel.tol)
+	}
+	return compare(a, b)
+}
+
+func (rel relation) text(a, b string) string {
+	if rel.alike {
+		return fmt.Sprintf("|%s − %s| ≤ %s", a, b, rel.tol)
+	}
+	return a + " > " + b
+}
+
+// pair: two values compared.
+type pair struct {
+	a, b Term
+	rel  relation
+}
 
 // Greater holds when a's mean exceeds b's beyond the CI of the difference,
 // fails when it falls short beyond it.
-func Greater(a, b Term) Check { return greater{a, b} }
+func Greater(a, b Term) Check { return pair{a: a, b: b} }
 
-func (c greater) Kind() string { return "greater" }
-func (c greater) Rule() string { return c.a.String() + " > " + c.b.String() }
-func (c greater) uses() []use {
+// Within holds when |a − b| ≤ tol; it fails when |a − b| exceeds tol by
+// more than the CI of the difference.
+func Within(a, b Term, tol Tol) Check { return pair{a, b, relation{alike: true, tol: tol}} }
+
+func (c pair) Kind() string {
+	if c.rel.alike {
+		return "within"
+	}
+	return "greater"
+}
+
+func (c pair) Rule() string { return c.rel.text(c.a.String(), c.b.String()) }
+func (c pair) uses() []use {
 	return []use{{at: &c.a.At, metric: c.a.Metric}, {at: &c.b.At, metric: c.b.Metric}}
 }
 
-func (c greater) eval(r Results) CheckResult {
+func (c pair) eval(r Results) CheckResult {
 	sa, err := r.stat(c.a)
 	if err != nil {
 		return notJudged(c, err)
@@ -124,7 +157,7 @@ func (c greater) eval(r Results) CheckResult {
 	if err != nil {
 		return notJudged(c, err)
 	}
-	v, detail := compare(sa, sb)
+	v, detail := c.rel.judge(sa, sb)
 	return CheckResult{Kind: c.Kind(), Rule: c.Rule(), Verdict: v,
 		Detail: fmt.Sprintf("%s vs %s: %s", fmtStat(sa), fmtStat(sb), detail), Numbers: []Number{number(c.a, sa), number(c.b, sb)}}
 }
@@ -304,38 +337,6 @@ func (c interval) eval(r Results) CheckResult {
 		}
 		return Inconclusive, "outside by " + fmtNum(dist) + ", within the CI"
 	})
-}
-
-// within: two values that should be alike.
-type within struct {
-	a, b Term
-	tol  Tol
-}
-
-// Within holds when |a − b| ≤ tol; it fails when |a − b| exceeds tol by
-// more than the CI of the difference.
-func Within(a, b Term, tol Tol) Check { return within{a, b, tol} }
-
-func (c within) Kind() string { return "within" }
-func (c within) Rule() string {
-	return fmt.Sprintf("|%s − %s| ≤ %s", c.a, c.b, c.tol)
-}
-func (c within) uses() []use {
-	return []use{{at: &c.a.At, metric: c.a.Metric}, {at: &c.b.At, metric: c.b.Metric}}
-}
-
-func (c within) eval(r Results) CheckResult {
-	sa, err := r.stat(c.a)
-	if err != nil {
-		return notJudged(c, err)
-	}
-	sb, err := r.stat(c.b)
-	if err != nil {
-		return notJudged(c, err)
-	}
-	v, d := alike(sa, sb, c.tol)
-	return CheckResult{Kind: c.Kind(), Rule: c.Rule(), Verdict: v,
-		Detail: fmt.Sprintf("%s vs %s: %s", fmtStat(sa), fmtStat(sb), d), Numbers: []Number{number(c.a, sa), number(c.b, sb)}}
 }
 
 // alike decides |a − b| ≤ tol.

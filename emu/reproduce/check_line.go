@@ -184,37 +184,33 @@ func (c flat) eval(r Results) CheckResult {
 
 // pointwise: a comparison of two series at their common axis values.
 type pointwise struct {
-	a, b    Series
-	greater bool    // a > b; else |a − b| ≤ tol
-	tol     Tol     // for alike
-	share   float64 // fraction of the points that must hold
+	a, b  Series
+	rel   relation
+	share float64 // fraction of the points that must hold
 }
 
 // GreaterAlong holds when a > b (as Greater) at every value of a's axis.
-func GreaterAlong(a, b Series) Check { return pointwise{a: a, b: b, greater: true, share: 1} }
+func GreaterAlong(a, b Series) Check { return pointwise{a: a, b: b, share: 1} }
 
 // WithinAlong holds when |a − b| ≤ tol (as Within) at at least share of
 // a's axis values (1: all); it fails when too few can still hold.
 func WithinAlong(a, b Series, tol Tol, share float64) Check {
-	return pointwise{a: a, b: b, tol: tol, share: share}
+	return pointwise{a: a, b: b, rel: relation{alike: true, tol: tol}, share: share}
 }
 
 func (c pointwise) Kind() string {
-	if c.greater {
-		return "greater along"
+	if c.rel.alike {
+		return "within along"
 	}
-	return "within along"
+	return "greater along"
 }
 
 func (c pointwise) Rule() string {
-	if c.greater {
-		return fmt.Sprintf("%s > %s at every %s", c.a, c.b, c.a.Line.Axis)
-	}
-	q := "every"
+	q := "every " + c.a.Line.Axis + " value"
 	if c.share < 1 {
-		q = fmt.Sprintf("at least %s %% of the", fmtNum(100*c.share))
+		q = fmt.Sprintf("at least %s %% of the %s values", fmtNum(100*c.share), c.a.Line.Axis)
 	}
-	return fmt.Sprintf("|%s − %s| ≤ %s at %s %s values", c.a, c.b, c.tol, q, c.a.Line.Axis)
+	return c.rel.text(c.a.String(), c.b.String()) + " at " + q
 }
 
 func (c pointwise) uses() []use {
@@ -235,13 +231,7 @@ func (c pointwise) eval(r Results) CheckResult {
 		if err == nil {
 			var sb Stat
 			if sb, err = r.stat(tb); err == nil {
-				var ok Verdict
-				var d string
-				if c.greater {
-					ok, d = compare(sa, sb)
-				} else {
-					ok, d = alike(sa, sb, c.tol)
-				}
+				ok, d := c.rel.judge(sa, sb)
 				vs = append(vs, ok)
 				res.Numbers = append(res.Numbers, number(ta, sa), number(tb, sb))
 				details = append(details, fmt.Sprintf("%s=%s: %s vs %s, %s (%s)", c.a.Line.Axis, v, fmtStat(sa), fmtStat(sb), d, ok))
@@ -253,7 +243,7 @@ func (c pointwise) eval(r Results) CheckResult {
 	}
 	res.Detail = strings.Join(details, "; ")
 	res.Verdict = all(vs)
-	if !c.greater && c.share < 1 && res.Verdict != NotJudged {
+	if c.share < 1 && res.Verdict != NotJudged {
 		need := int(math.Ceil(c.share * float64(len(vs))))
 		held, open := 0, 0
 		for _, v := range vs {
