@@ -381,7 +381,7 @@ func (c dupRelation) eval(r Results) CheckResult {
 func parsePercent(s string) (float64, error) {
 	n, ok := strings.CutSuffix(s, "%")
 	v, err := strconv.ParseFloat(n, 64)
-	if !ok || err != nil || v < 0 || v > 100 {
+	if !ok || err != nil || !(v >= 0 && v <= 100) {
 		return 0, fmt.Errorf("loss value %q is not a percentage", s)
 	}
 	return v / 100, nil

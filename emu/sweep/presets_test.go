@@ -363,4 +363,24 @@ func TestFindingsResolveInPresets(t *testing.T) {
 	if err := reproduce.Validate(reproduce.Findings(), res); err != nil {
 		t.Error(err)
 	}
+	// With every metric at every point, every finding with a rule is
+	// judged: no set that fails to split an axis, no label a rule cannot
+	// read.
+	var metrics []string
+	for _, f := range reproduce.Findings() {
+		metrics = append(metrics, f.Metrics()...)
+	}
+	for _, sw := range res {
+		for i := range sw.Points {
+			sw.Points[i].Metrics = map[string]reproduce.Stat{}
+			for j, m := range metrics {
+				sw.Points[i].Metrics[m] = reproduce.Stat{Mean: float64(1 + (i*7+j*3)%11), SD: 0.1, CI95: 0.1, N: 3}
+			}
+		}
+	}
+	for _, r := range reproduce.Evaluate(reproduce.Findings(), res) {
+		if (r.Verdict == reproduce.NotJudged) != (len(r.Checks) == 0) {
+			t.Errorf("finding %s: %s: %s", r.ID, r.Verdict, r.Reason)
+		}
+	}
 }
