@@ -11,7 +11,7 @@ import (
 // Stat is one metric aggregated over a point's runs, as sweep.csv gives it:
 // mean, sample standard deviation, half-width of the 95 % confidence
 // interval (Student's t) and the number of runs. SD and CI95 are NaN below
-// two runs, Mean is NaN without any. The fields are those of analysis.Stat,
+// two runs, Mean is NaN without any. The fields are those of results.Stat,
 // so reproduce.Stat(st) converts one.
 type Stat struct {
 	Mean float64
