@@ -100,7 +100,7 @@ func TestSweepListPresets(t *testing.T) {
 		"batch — Fig. 4a (throughput)", "batch-fairness — Fig. 5a (fairness)",
 		"vary  dc.batch=25,50,100,150,300,500", "vary  link.bw_ratio+dc.split=1:1,2:1,3:1,4:1,5:1",
 		"lte-batch — Fig. 20", "satellite —", "rtt: 100ms (link1.delay=50ms)", "lfn —",
-		"scenario throughput, 6 points × 10 repeats (one axis at a time)",
+		"scenario throughput, 18 points × 10 repeats (grid)", "scenario fairness, 6 points × 10 repeats (one axis at a time)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list-presets lacks %q", want)
@@ -147,10 +147,10 @@ func TestSweepDryRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"plan: 6 points × 2 repeats = 12 runs (one axis at a time), scenario throughput, base seed 1",
-		"base: link.trace=none flow.size=50MB",
-		"p01    dc.batch=25   dc.batch=25", "p03    dc.batch=100  (the base)",
-		"runs of shard 1/2: 6",
+		"plan: 18 points × 2 repeats = 36 runs (grid), scenario throughput, base seed 1",
+		"base: link.trace=none link.queue=100ms flow.size=50MB",
+		"p01    dc.batch=25 stack=quic-default   dc.batch=25", "p07    dc.batch=100 stack=quic-default  (the base)",
+		"runs of shard 1/2: 18",
 		"p01 seeds r1=",
 	} {
 		if !strings.Contains(out, want) {
