@@ -6,13 +6,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/host"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runloop"
 )
 
 // sample reads every rate limiter (and the PDCP buffers) once.
@@ -32,65 +33,36 @@ func (r *runner) sample(el time.Duration) {
 	r.samples = append(r.samples, s)
 }
 
-// statusLine is the live line: each flow's bytes and rate since the last
-// line, and the time left when the run has a deadline.
-func (r *runner) statusLine(now time.Time, deadline time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[%6.1fs]", now.Sub(r.em.Epoch).Seconds())
-	for _, f := range r.flows {
-		f.mu.Lock()
-		bytes, started, finished := f.bytes, f.started, f.finished
-		rate := 0.0
-		if !f.statusAt.IsZero() {
-			rate = float64(bytes-f.statusBytes) * 8 / now.Sub(f.statusAt).Seconds() / 1e6
-		}
-		f.statusBytes, f.statusAt = bytes, now
-		f.mu.Unlock()
-		switch {
-		case !started:
-			fmt.Fprintf(&b, " | %s waiting", f.Name)
-		case finished:
-			fmt.Fprintf(&b, " | %s done %s", f.Name, results.HumanBytes(bytes))
-		default:
-			fmt.Fprintf(&b, " | %s %s %5.1f Mbit/s", f.Name, results.HumanBytes(bytes), rate)
-			if f.Size > 0 {
-				fmt.Fprintf(&b, " %3.0f%%", 100*float64(bytes)/float64(f.Size))
-			}
-		}
-	}
-	if !deadline.IsZero() {
-		fmt.Fprintf(&b, " | ≤%.0fs left", max(0, deadline.Sub(now).Seconds()))
-	}
-	return b.String()
-}
-
-// summarize turns what the run measured into its summary.
-func (r *runner) summarize(runErr error) *results.Summary {
+// summarize turns what the run measured into its summary: the run loop's
+// outcome and what each flow reported to it, and the link samples.
+func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summary {
 	s := &results.Summary{
 		Run: filepath.Base(r.o.Out), Scenario: r.cfg.Scenario, Status: results.StatusOK, Seed: r.cfg.Seed,
 		Started: r.started.UTC(), DurationS: results.Round3(time.Since(r.started).Seconds()),
 		Config: config.Values(&r.cfg), Versions: host.CollectVersions(),
 	}
-	switch {
-	case errors.Is(runErr, ErrInterrupted):
+	switch outcome {
+	case runloop.Interrupted:
 		s.Status, s.Error = results.StatusInterrupted, runErr.Error()
-	case runErr != nil:
+	case runloop.Failed:
 		s.Status, s.Error = results.StatusFailed, runErr.Error()
 	}
 	var goodputs []float64
-	for _, f := range r.flows {
+	for i, f := range r.cfg.Flows {
 		fr := results.FlowResult{Name: f.Name, Path: f.Path, Proto: f.Proto, ServerImpl: f.ServerImpl,
-			ClientImpl: f.ClientImpl, CC: flowCC(f.Flow), RcvBuf: f.RcvBuf, StartS: f.Start.Seconds()}
-		f.mu.Lock()
-		fr.Bytes = f.bytes
-		if f.serverCC != "" {
-			fr.CC = f.serverCC
+			ClientImpl: f.ClientImpl, CC: flowCC(f), RcvBuf: f.RcvBuf, StartS: f.Start.Seconds()}
+		st := r.state.Flow(i)
+		fr.Bytes = st.Bytes
+		if st.ServerCC != "" {
+			fr.CC = st.ServerCC
 		}
-		if f.done != nil {
-			fr.Bytes, fr.Seconds, fr.GoodputMbps, fr.Complete = f.done.Bytes, f.done.Seconds, f.done.GoodputMbps, f.done.Complete
+		if d := st.Done; d != nil {
+			fr.Bytes, fr.Complete = d.Bytes, d.Complete
+			if ev, ok := d.Result.(endpoint.Event); ok {
+				fr.Seconds, fr.GoodputMbps = ev.Seconds, ev.GoodputMbps
+			}
 		}
-		fr.Error = f.failure
-		f.mu.Unlock()
+		fr.Error = st.Failure
 		fr.Seconds, fr.GoodputMbps = results.Round3(fr.Seconds), results.Round3(fr.GoodputMbps)
 		goodputs = append(goodputs, fr.GoodputMbps)
 		s.Flows = append(s.Flows, fr)
@@ -166,8 +138,8 @@ func (r *runner) writeSeries() error {
 		return nil
 	}
 	t := &results.SeriesTable{Header: []string{"t_s"}}
-	logs := make([][]results.FlowSample, len(r.flows))
-	for i, f := range r.flows {
+	logs := make([][]results.FlowSample, len(r.cfg.Flows))
+	for i, f := range r.cfg.Flows {
 		t.Header = append(t.Header, "flow."+f.Name+".goodput_mbps")
 		fl, err := readRecvLog(filepath.Join(r.o.Out, "flows", f.Name+".csv"))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runloop"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -182,5 +185,30 @@ func TestRunFairness(t *testing.T) {
 	t.Logf("goodputs %.2f / %.2f / %.2f Mbit/s, JFI %.3f", sum.Flows[0].GoodputMbps, sum.Flows[1].GoodputMbps, sum.Flows[2].GoodputMbps, sum.JFI)
 	if sum.JFI < 1.0/3 || sum.JFI > 1 {
 		t.Errorf("JFI %v out of [1/3, 1]", sum.JFI)
+	}
+}
+
+// TestEndpointEvents: what the run loop hears of each endpoint's events;
+// a kind that is not the endpoint's own is not passed on.
+func TestEndpointEvents(t *testing.T) {
+	done := endpoint.Event{Kind: endpoint.EventDone, Bytes: 3e6, Seconds: 1.5, GoodputMbps: 16, Complete: true, CC: "cubic"}
+	for _, tc := range []struct {
+		name   string
+		follow func(endpoint.Event) (runloop.Event, bool)
+		in     endpoint.Event
+		want   runloop.Event
+		ok     bool
+	}{
+		{"ready", serverEvent, endpoint.ReadyEvent("10.0.0.1:4433"), runloop.Event{Kind: runloop.ServerReady}, true},
+		{"accept", serverEvent, endpoint.Event{Kind: endpoint.EventAccept, Remote: "10.0.1.2:5000", CC: "bbr"}, runloop.Event{Kind: runloop.ServerAccept, CC: "bbr"}, true},
+		{"progress of a server", serverEvent, endpoint.Event{Kind: endpoint.EventProgress, Bytes: 5}, runloop.Event{}, false},
+		{"progress", clientEvent, endpoint.Event{Kind: endpoint.EventProgress, T: 0.1, Bytes: 5000}, runloop.Event{Kind: runloop.ClientProgress, Bytes: 5000}, true},
+		{"done", clientEvent, done, runloop.Event{Kind: runloop.ClientDone, Done: runloop.Done{Bytes: 3e6, Complete: true, Result: done}}, true},
+		{"ready of a client", clientEvent, endpoint.ReadyEvent("10.0.0.1:4433"), runloop.Event{}, false},
+	} {
+		got, ok := tc.follow(tc.in)
+		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, %v; want %+v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
 	}
 }
