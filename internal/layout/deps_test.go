@@ -21,11 +21,15 @@ var pure = map[string][]string{
 	"emu/config":  nil,
 	"emu/results": nil,
 	"emu/replay":  nil,
-	"emu/sweep":   nil,
-	"analysis":    nil,
-	"tracefmt":    {"unsafe"},
-	"traces":      nil,
-	"pdcp":        {"os", "unsafe"}, // clock and I/O are injected
+	// The run loop is a step function: it neither blocks, locks nor does
+	// I/O (its own test also bans goroutines and reading the clock).
+	"emu/runloop":   {"os", "os/signal", "net", "sync", "context"},
+	"emu/reproduce": nil,
+	"emu/sweep":     nil,
+	"analysis":      nil,
+	"tracefmt":      {"unsafe"},
+	"traces":        nil,
+	"pdcp":          {"os", "unsafe"}, // clock and I/O are injected
 }
 
 // kernelFacing are the packages whose presence in a pure package's
