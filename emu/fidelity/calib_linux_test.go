@@ -1,0 +1,297 @@
+package fidelity
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/emu/delayline"
+	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/nfq/nfqtest"
+	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/emu/internal/procstat"
+	"github.com/dc-emu/emu/internal/emutest"
+)
+
+// The figures behind Defaults: a delay line (10 ms, 1000 small packets/s,
+// 5 s) on the test line A — B — C, with the machine idle and loaded by
+// processes that use no NFQUEUE: CPU spinners (user space) and TCP floods
+// over another veth line (kernel forwarding, which on a PREEMPT_NONE kernel
+// cannot be preempted). Each run reports the line's release lateness, its
+// loop thread's CPU and run-queue wait (schedstat), a normal-priority
+// thread's wait per wake-up (what endpoints and the Go runtime see) and
+// the host's steal time. Run as root:
+//
+//	go test -run=^$ -bench=HostLoad -benchtime=1x ./emu/fidelity/
+
+// loadEnv makes the test binary a load process (see TestMain).
+const loadEnv = "EMU_FIDELITY_LOAD"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(loadEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "spin":
+		runtime.GOMAXPROCS(1)
+		for {
+		}
+	case "sink":
+		ln, err := net.Listen("tcp", ":5301")
+		if err != nil {
+			os.Exit(2)
+		}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				os.Exit(2)
+			}
+			go io.Copy(io.Discard, c)
+		}
+	case "flood":
+		addr := os.Getenv(loadEnv + "_ADDR")
+		var c net.Conn
+		var err error
+		for range 100 {
+			if c, err = net.Dial("tcp", addr); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err != nil {
+			os.Exit(2)
+		}
+		buf := make([]byte, 64<<10)
+		for {
+			if _, err := c.Write(buf); err != nil {
+				os.Exit(2)
+			}
+		}
+	}
+	os.Exit(2)
+}
+
+// startLoad starts the test binary as a load process of the given kind,
+// inside ns when not nil, and kills it when the benchmark ends.
+func startLoad(tb testing.TB, kind string, ns *emutest.NetNS, env ...string) {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append([]string{loadEnv + "=" + kind}, env...)...)
+	start := cmd.Start
+	if ns != nil {
+		start = func() error { return ns.Do(cmd.Start) }
+	}
+	if err := start(); err != nil {
+		tb.Fatalf("load %s: %v", kind, err)
+	}
+	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+}
+
+// tcpLoad starts n TCP floods from A to C of a line of their own.
+func tcpLoad(tb testing.TB, n int) {
+	if n == 0 {
+		return
+	}
+	l := nfqtest.NewLine(tb)
+	startLoad(tb, "sink", l.C)
+	for range n {
+		startLoad(tb, "flood", l.A, loadEnv+"_ADDR="+netip.AddrPortFrom(l.CAddr, 5301).String())
+	}
+}
+
+// lineRig is one delay line (10 ms) in B for packets from A.
+type lineRig struct {
+	net  *nfqtest.Line
+	loop *delayline.Loop
+}
+
+func newLineRig(tb testing.TB) *lineRig {
+	tb.Helper()
+	r := &lineRig{net: nfqtest.NewLine(tb)}
+	l, err := delayline.New(1, delayline.Params{Delay: 10 * time.Millisecond})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := nfq.Open(delayline.QueueConfig(int(r.net.B.NS), 1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.loop = delayline.Start(q, l)
+	tb.Cleanup(func() { r.loop.Close(); q.Close() })
+	chains := []nft.Chain{{Name: "delay", Hook: nft.Prerouting, Priority: -300, Rules: []nft.QueueRule{{IIf: r.net.BFromA, Queue: 1}}}}
+	if _, err := nft.Apply(int(r.net.B.NS), "emu-delay", chains); err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// rtThreads lists this process's SCHED_FIFO threads (the delay-line loops).
+func rtThreads(tb testing.TB) map[int]bool {
+	tids, err := procstat.Threads(os.Getpid())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[int]bool{}
+	for _, tid := range tids {
+		if r, err := procstat.ReadThread(os.Getpid(), tid); err == nil && r.Stat.Policy == unix.SCHED_FIFO {
+			out[tid] = true
+		}
+	}
+	return out
+}
+
+// ticker is a normal-priority thread that wakes every millisecond and
+// does nothing: its run-queue wait per wake-up is what an ordinary thread
+// of the host sees.
+func ticker(stop <-chan struct{}) (tid chan int) {
+	tid = make(chan int, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid <- procstat.TID()
+		ts := unix.NsecToTimespec(int64(time.Millisecond))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			unix.Nanosleep(&ts, nil)
+		}
+	}()
+	return tid
+}
+
+// BenchmarkHostLoad measures for 5 s per load (EMU_FIDELITY_SECONDS
+// changes it; EMU_FIDELITY_LOADS=idle runs only the unloaded case).
+func BenchmarkHostLoad(b *testing.B) {
+	emutest.RequireRoot(b)
+	dur := 5 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("EMU_FIDELITY_SECONDS")); err == nil && s > 0 {
+		dur = time.Duration(s) * time.Second
+	}
+	loads := []struct{ spin, tcp, lines int }{
+		{0, 0, 1}, {2, 0, 1}, {4, 0, 1}, {8, 0, 1}, {0, 1, 1}, {0, 2, 1}, {4, 2, 1}, {0, 0, 4}, {4, 2, 4},
+	}
+	if os.Getenv("EMU_FIDELITY_LOADS") == "idle" {
+		loads = loads[:1]
+	}
+	for _, c := range loads {
+		b.Run(fmt.Sprintf("spin=%d/tcp=%d/lines=%d", c.spin, c.tcp, c.lines), func(b *testing.B) {
+			emutest.Exclusive(b)
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() + c.lines + 4))
+			before := rtThreads(b)
+			var rigs []*lineRig
+			for range c.lines {
+				rigs = append(rigs, newLineRig(b))
+			}
+			var loopTID int
+			for tid := range rtThreads(b) {
+				if !before[tid] {
+					loopTID = tid // any of them: they do the same work
+				}
+			}
+			if loopTID == 0 {
+				b.Fatal("no SCHED_FIFO loop thread found")
+			}
+			for range c.spin {
+				startLoad(b, "spin", nil)
+			}
+			tcpLoad(b, c.tcp)
+			time.Sleep(time.Second) // let the load settle
+			stop := make(chan struct{})
+			tickTID := <-ticker(stop)
+			pid := os.Getpid()
+			l0, err1 := procstat.ReadThread(pid, loopTID)
+			t0, err2 := procstat.ReadThread(pid, tickTID)
+			h0, err3 := procstat.ReadHost()
+			for _, err := range []error{err1, err2, err3} {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			s0 := rigs[0].loop.Snapshot()
+			done := make(chan error, len(rigs))
+			for _, r := range rigs {
+				go func() { done <- sendPaced(r, 1000, dur) }()
+			}
+			for range rigs {
+				if err := <-done; err != nil {
+					b.Fatal(err)
+				}
+			}
+			l1, _ := procstat.ReadThread(pid, loopTID)
+			t1, _ := procstat.ReadThread(pid, tickTID)
+			h1, _ := procstat.ReadHost()
+			close(stop)
+			emutest.WaitFor(b, 5*time.Second, func() error {
+				if s := rigs[0].loop.Snapshot(); s.Backlog != 0 {
+					return fmt.Errorf("%d held", s.Backlog)
+				}
+				return nil
+			})
+			s1 := rigs[0].loop.Snapshot()
+			late := s1.Late
+			lu, tu, hu := procstat.Between(l0, l1), procstat.Between(t0, t1), procstat.HostBetween(h0, h1)
+			b.ReportMetric(inUs(late.Quantile(0.5)), "late-p50-µs")
+			b.ReportMetric(inUs(late.Quantile(0.99)), "late-p99-µs")
+			b.ReportMetric(inUs(late.Quantile(0.999)), "late-p99.9-µs")
+			b.ReportMetric(inUs(late.Quantile(1)), "late-max-µs")
+			b.ReportMetric(100*lu.CPU, "loop-cpu-%")
+			b.ReportMetric(100*lu.Wait, "loop-wait-%")
+			b.ReportMetric(inUs(lu.MeanWait), "loop-wait/slice-µs")
+			b.ReportMetric(100*tu.Wait, "cfs-wait-%")
+			b.ReportMetric(inUs(tu.MeanWait), "cfs-wait/slice-µs")
+			b.ReportMetric(100*hu.Busy, "host-busy-%")
+			b.ReportMetric(100*hu.Steal, "host-steal-%")
+			b.ReportMetric(float64(s1.Released-s0.Released), "released")
+		})
+	}
+}
+
+// sendPaced sends small UDP packets from A to C through the rig's line at
+// rate for dur, from a normal thread (the load decides when it runs; the
+// line's lateness is measured from each packet's arrival, so a late sender
+// only changes the arrival pattern).
+func sendPaced(r *lineRig, rate float64, dur time.Duration) error {
+	nfqtestUDP := func() (int, error) {
+		var fd int
+		err := r.net.A.Do(func() error {
+			var err error
+			fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+			if err != nil {
+				return err
+			}
+			a := r.net.CAddr.As4()
+			return unix.Connect(fd, &unix.SockaddrInet4{Port: 9, Addr: a})
+		})
+		return fd, err
+	}
+	fd, err := nfqtestUDP()
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 64)
+	interval := time.Duration(float64(time.Second) / rate)
+	start := time.Now()
+	for i := 0; ; i++ {
+		due := start.Add(time.Duration(i) * interval)
+		if due.Sub(start) >= dur {
+			return nil
+		}
+		if d := time.Until(due); d > 0 {
+			ts := unix.NsecToTimespec(int64(d))
+			unix.Nanosleep(&ts, nil)
+		}
+		unix.Write(fd, buf)
+	}
+}
