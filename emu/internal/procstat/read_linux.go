@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -70,6 +71,30 @@ func Threads(pid int) ([]int, error) {
 		}
 	}
 	return tids, nil
+}
+
+// Ksoftirqd lists the pids of the kernel's softirq threads (ksoftirqd/N,
+// one per CPU). Packet processing the kernel defers runs on them, as
+// ordinary threads: when the CPUs are oversubscribed it waits with them,
+// and packets reach the emulator's queues late.
+func Ksoftirqd() ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("procstat: %w", err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		// comm alone: the smallest file that names a thread.
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err == nil && strings.HasPrefix(string(b), "ksoftirqd/") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
 }
 
 // TID is the id of the calling OS thread. It identifies a goroutine's
