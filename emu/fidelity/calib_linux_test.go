@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -181,8 +182,11 @@ func BenchmarkHostLoad(b *testing.B) {
 	loads := []struct{ spin, tcp, lines int }{
 		{0, 0, 1}, {2, 0, 1}, {4, 0, 1}, {8, 0, 1}, {0, 1, 1}, {0, 2, 1}, {4, 2, 1}, {0, 0, 4}, {4, 2, 4},
 	}
-	if os.Getenv("EMU_FIDELITY_LOADS") == "idle" {
+	switch os.Getenv("EMU_FIDELITY_LOADS") {
+	case "idle":
 		loads = loads[:1]
+	case "some":
+		loads = []struct{ spin, tcp, lines int }{{0, 0, 1}, {4, 0, 1}, {0, 0, 4}}
 	}
 	for _, c := range loads {
 		b.Run(fmt.Sprintf("spin=%d/tcp=%d/lines=%d", c.spin, c.tcp, c.lines), func(b *testing.B) {
@@ -218,6 +222,7 @@ func BenchmarkHostLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			soft0 := ksoftirqd(b)
 			s0 := rigs[0].loop.Snapshot()
 			done := make(chan error, len(rigs))
 			for _, r := range rigs {
@@ -231,6 +236,7 @@ func BenchmarkHostLoad(b *testing.B) {
 			l1, _ := procstat.ReadThread(pid, loopTID)
 			t1, _ := procstat.ReadThread(pid, tickTID)
 			h1, _ := procstat.ReadHost()
+			soft1 := ksoftirqd(b)
 			close(stop)
 			emutest.WaitFor(b, 5*time.Second, func() error {
 				if s := rigs[0].loop.Snapshot(); s.Backlog != 0 {
@@ -245,6 +251,9 @@ func BenchmarkHostLoad(b *testing.B) {
 			b.ReportMetric(inUs(late.Quantile(0.99)), "late-p99-µs")
 			b.ReportMetric(inUs(late.Quantile(0.999)), "late-p99.9-µs")
 			b.ReportMetric(inUs(late.Quantile(1)), "late-max-µs")
+			// How long packets sat in the kernel before the loop read them
+			// (read time minus the kernel's receive stamp).
+			b.ReportMetric(inUs(s1.ReadLag.Quantile(0.99)), "readlag-p99-µs")
 			b.ReportMetric(100*lu.CPU, "loop-cpu-%")
 			b.ReportMetric(100*lu.Wait, "loop-wait-%")
 			b.ReportMetric(inUs(lu.MeanWait), "loop-wait/slice-µs")
@@ -253,6 +262,18 @@ func BenchmarkHostLoad(b *testing.B) {
 			b.ReportMetric(100*hu.Busy, "host-busy-%")
 			b.ReportMetric(100*hu.Steal, "host-steal-%")
 			b.ReportMetric(float64(s1.Released-s0.Released), "released")
+			// The kernel threads that run deferred packet processing
+			// (softirqs) are ordinary threads: under load they wait.
+			var soft procstat.Usage
+			for pid, r0 := range soft0 {
+				if r1, ok := soft1[pid]; ok {
+					u := procstat.Between(r0, r1)
+					soft.CPU += u.CPU
+					soft.MeanWait = max(soft.MeanWait, u.MeanWait)
+				}
+			}
+			b.ReportMetric(100*soft.CPU, "ksoftirqd-cpu-%")
+			b.ReportMetric(inUs(soft.MeanWait), "ksoftirqd-wait/slice-µs")
 		})
 	}
 }
@@ -294,4 +315,24 @@ func sendPaced(r *lineRig, rate float64, dur time.Duration) error {
 		}
 		unix.Write(fd, buf)
 	}
+}
+
+// ksoftirqd reads the host's ksoftirqd threads, by pid.
+func ksoftirqd(tb testing.TB) map[int]procstat.Reading {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[int]procstat.Reading{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		r, err := procstat.ReadThread(pid, pid)
+		if err == nil && strings.HasPrefix(r.Stat.Name, "ksoftirqd/") {
+			out[pid] = r
+		}
+	}
+	return out
 }

@@ -7,7 +7,8 @@
 //
 // Stages: the run fills Measurements (plain data: delay lines' release
 // lateness, rate limiters' saturated rate, packet threads' and endpoint
-// processes' CPU and run-queue wait, host steal time); Evaluate compares
+// processes' CPU and run-queue wait, the kernel's softirq threads' wait,
+// host steal time); Evaluate compares
 // them with Thresholds (Defaults, measured on a 2-core VM; see
 // thresholds.go) and returns a Fidelity: a status (ok or degraded) and one
 // Check per figure with its value, threshold, unit, verdict and a one-line

@@ -15,6 +15,7 @@ const (
 	CheckThreadMeanWait = "thread.mean_wait"
 	CheckThreadCPU      = "thread.cpu"
 	CheckEndpointCPU    = "endpoint.cpu"
+	CheckSoftirq        = "host.softirq_wait"
 	CheckSteal          = "host.steal"
 )
 
@@ -44,7 +45,7 @@ func Evaluate(m Measurements, th Thresholds) Fidelity {
 	for _, e := range m.Endpoints {
 		cs = append(cs, endpointCheck(e, th))
 	}
-	cs = append(cs, stealCheck(m, th))
+	cs = append(cs, softirqCheck(m, th), stealCheck(m, th))
 	f := Fidelity{Status: OK, Checks: cs}
 	for _, c := range cs {
 		if !c.OK {
@@ -71,7 +72,7 @@ func lateChecks(d DelayLine, th Thresholds) []Check {
 	if p99.OK {
 		p99.Detail = fmt.Sprintf("p99 %.3f ms after the due time (p50 %.3f ms) over %d releases", inMs(d.LateP99), inMs(d.LateP50), d.Released)
 	} else {
-		p99.Detail = fmt.Sprintf("1 %% of %d releases more than %.3f ms late, beyond %.3f ms (%s): the host kept the delay line from running on time",
+		p99.Detail = fmt.Sprintf("1 %% of %d releases more than %.3f ms late, beyond %.3f ms (%s): the host did not keep up (the thread and softirq checks name the cause)",
 			d.Released, inMs(d.LateP99), inMs(limit), lateRule(d.Delay, limit, th))
 	}
 	top.OK = d.LateMax <= th.LateMax
@@ -155,6 +156,21 @@ func stealCheck(m Measurements, th Thresholds) Check {
 	c.Detail = fmt.Sprintf("the hypervisor took %.3g %% of the CPUs' time", 100*m.HostSteal)
 	if !c.OK {
 		c.Detail += " from this machine"
+	}
+	return c
+}
+
+func softirqCheck(m Measurements, th Thresholds) Check {
+	c := Check{Name: CheckSoftirq, Subject: "host", Value: inMs(m.SoftirqMeanWait), Threshold: inMs(th.SoftirqWait), Unit: UnitMs}
+	if !m.SoftirqKnown {
+		c.OK, c.Skipped, c.Value = true, true, 0
+		c.Detail = "softirq threads' wait not known"
+		return c
+	}
+	c.OK = m.SoftirqMeanWait <= th.SoftirqWait
+	c.Detail = fmt.Sprintf("deferred packet processing (ksoftirqd) waited %.3f ms per turn", inMs(m.SoftirqMeanWait))
+	if !c.OK {
+		c.Detail += ": the CPUs were oversubscribed, packets reached the emulator late"
 	}
 	return c
 }

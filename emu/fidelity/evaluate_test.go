@@ -172,6 +172,19 @@ func TestSteal(t *testing.T) {
 	}
 }
 
+func TestSoftirq(t *testing.T) {
+	for _, c := range []struct {
+		wait      time.Duration
+		known, ok bool
+	}{{5 * ms, true, true}, {5*ms + ns, true, false}, {time.Second, false, true}} {
+		f := Evaluate(Measurements{SoftirqMeanWait: c.wait, SoftirqKnown: c.known}, Thresholds{})
+		s := find(t, f, CheckSoftirq, "host")
+		if s.OK != c.ok || s.Skipped != !c.known || s.Unit != UnitMs || s.Threshold != 5 {
+			t.Errorf("softirq wait %v known %v: %+v", c.wait, c.known, s)
+		}
+	}
+}
+
 // TestThresholdsOverride: a field set replaces its default, the others
 // keep theirs.
 func TestThresholdsOverride(t *testing.T) {
@@ -208,7 +221,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.Status != "degraded" || len(back.Checks) != 3 || back.Checks[0].Name != CheckLateP99 || back.Checks[0].Value != 2 || back.Checks[0].OK {
+	if back.Status != "degraded" || len(back.Checks) != 4 || back.Checks[0].Name != CheckLateP99 || back.Checks[0].Value != 2 || back.Checks[0].OK {
 		t.Errorf("round trip: %s", b)
 	}
 	if strings.Contains(string(b), `"skipped":false`) {

@@ -14,6 +14,12 @@ type Measurements struct {
 	// total); HostStealKnown is false where it could not be read.
 	HostSteal      float64 `json:"host_steal"`
 	HostStealKnown bool    `json:"host_steal_known"`
+	// SoftirqMeanWait is the longest mean run-queue wait per timeslice of
+	// the host's ksoftirqd threads over the run (procstat.Ksoftirqd):
+	// packet processing the kernel defers waits that long for a CPU.
+	// SoftirqKnown is false where it could not be read.
+	SoftirqMeanWait time.Duration `json:"softirq_mean_wait_ns"`
+	SoftirqKnown    bool          `json:"softirq_known"`
 }
 
 // DelayLine is one delay line's release lateness: release time minus due

@@ -32,6 +32,7 @@ func sample() Measurements {
 			{Flow: "dc", Role: "client", CPU: 0.41},
 		},
 		HostSteal: 0.0008, HostStealKnown: true,
+		SoftirqMeanWait: 50163 * µs, SoftirqKnown: true,
 	}
 }
 
