@@ -97,29 +97,26 @@ func Defaults() Thresholds {
 // filled is th with every zero field set to its default.
 func (th Thresholds) filled() Thresholds {
 	d := Defaults()
-	set := func(v *float64, def float64) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	setD := func(v *time.Duration, def time.Duration) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	set(&th.LateFrac, d.LateFrac)
-	setD(&th.LateFloor, d.LateFloor)
-	setD(&th.LateCeil, d.LateCeil)
-	setD(&th.LateMax, d.LateMax)
-	set(&th.RateTolerance, d.RateTolerance)
-	setD(&th.MinSaturated, d.MinSaturated)
-	set(&th.ThreadWait, d.ThreadWait)
-	setD(&th.ThreadMeanWait, d.ThreadMeanWait)
-	set(&th.ThreadCPU, d.ThreadCPU)
-	set(&th.EndpointCPU, d.EndpointCPU)
-	setD(&th.SoftirqWait, d.SoftirqWait)
-	set(&th.Steal, d.Steal)
+	orDefault(&th.LateFrac, d.LateFrac)
+	orDefault(&th.LateFloor, d.LateFloor)
+	orDefault(&th.LateCeil, d.LateCeil)
+	orDefault(&th.LateMax, d.LateMax)
+	orDefault(&th.RateTolerance, d.RateTolerance)
+	orDefault(&th.MinSaturated, d.MinSaturated)
+	orDefault(&th.ThreadWait, d.ThreadWait)
+	orDefault(&th.ThreadMeanWait, d.ThreadMeanWait)
+	orDefault(&th.ThreadCPU, d.ThreadCPU)
+	orDefault(&th.EndpointCPU, d.EndpointCPU)
+	orDefault(&th.SoftirqWait, d.SoftirqWait)
+	orDefault(&th.Steal, d.Steal)
 	return th
+}
+
+func orDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
 }
 
 // LateP99Limit is the p99 lateness allowed for a delay line with the
