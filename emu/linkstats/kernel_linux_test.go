@@ -103,7 +103,10 @@ func (r *htbRig) read(t time.Duration, rate float64) (Sample, error) {
 // BenchmarkStatsDump is the cost of one reading of one rate limiter (a
 // class dump and a qdisc dump over netlink), on an idle and on a
 // saturated limiter. A run with four link directions read every 10 ms
-// does 400 a second.
+// does 400 a second. Measured on the 2-core development VM: 22–31 µs of
+// CPU and 23–46 µs of wall time per reading, 117 allocations (6.8 KB),
+// loaded or not; so 400 readings a second cost about 1 % of a core and
+// 2.7 MB/s of garbage (40 per second, today's 100 ms, 0.1 %).
 func BenchmarkStatsDump(b *testing.B) {
 	for _, load := range []bool{false, true} {
 		b.Run(fmt.Sprintf("loaded=%v", load), func(b *testing.B) {
