@@ -166,3 +166,18 @@ func TestQueueDelaySamplingInterval(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQueueDelays: a 180 s run read every 10 ms (18 000 readings)
+// under a saturating flow, what a fairness run at 10 ms sampling gives.
+func BenchmarkQueueDelays(b *testing.B) {
+	f := newFIFO(125_000, []step{{0, 20e6}})
+	f.reno(20*time.Millisecond, 180*time.Second)
+	samples := f.sample(10*time.Millisecond, time.Millisecond, 180*time.Second, 7)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := QueueDelays(samples, 100*time.Millisecond); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
