@@ -27,6 +27,21 @@
 // flow, both counts are nearly linear and the error is far smaller (the
 // tests measure it against a simulated FIFO).
 //
+// # Sampling
+//
+// The bound is in the intervals between readings, so a reading late by
+// 40 ms makes a 40 ms error possible around it. A run should read its
+// rate limiters from a real-time thread sleeping to absolute deadlines
+// (an ordinary goroutine on a ticker missed readings by tens of
+// milliseconds on a busy machine), stamp each reading with the middle of
+// its requests and how long they took (Sample.Took; readings that took
+// over MaxTook are left out), and read every 10 ms: against a simulated
+// FIFO, 10 ms readings give p95 within 1 % under a saturating flow and
+// within 6 % for a queue that fills and drains every 54 ms (batches of a
+// DC scheduler); 100 ms readings stay within 1 % for the first and err by
+// up to 16 % for the second at intervals between (tests in
+// sojourn_test.go). One reading costs 22–31 µs of CPU.
+//
 // The derived figure backlog ÷ rate (what a byte arriving at a reading
 // would wait if the rate held) is given beside it, labelled derived, for
 // comparison and for readers who know it from other tools.

@@ -75,9 +75,18 @@ func newHTBRig(tb testing.TB, ipRate float64, limit uint32) *htbRig {
 	return r
 }
 
-// read is Shaper.Stats: the class's sent counts, the leaf's backlog and drops.
-func (r *htbRig) read(t time.Duration, rate float64) (Sample, error) {
-	s := Sample{T: t, Rate: rate}
+// read is Shaper.Stats: the class's sent counts, the leaf's backlog and
+// drops, stamped with the middle of the reading and how long it took.
+func (r *htbRig) read(epoch time.Time, rate float64) (Sample, error) {
+	t0 := time.Now()
+	s, err := r.counts(rate)
+	t1 := time.Now()
+	s.T, s.Took = t0.Sub(epoch)+t1.Sub(t0)/2, t1.Sub(t0)
+	return s, err
+}
+
+func (r *htbRig) counts(rate float64) (Sample, error) {
+	s := Sample{Rate: rate}
 	h := r.net.B.Handle
 	classes, err := h.ClassList(r.link, rigHTB)
 	if err != nil {
@@ -125,7 +134,7 @@ func BenchmarkStatsDump(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				if _, err := r.read(0, 20e6); err != nil {
+				if _, err := r.read(time.Now(), 20e6); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -242,29 +251,36 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 			return 0
 		}, &quit)
 	}()
-	tick := time.NewTicker(10 * time.Millisecond)
-	for el := time.Duration(0); el < 5500*time.Millisecond; el = time.Since(epoch) {
+	// The readings come from a real-time thread that sleeps to absolute
+	// deadlines, as a run's sampler should: on a busy machine an ordinary
+	// goroutine on a ticker misses readings by tens of milliseconds, and
+	// every gap widens the error bound (2 × the longest interval).
+	if err := sampleRT(epoch, 10*time.Millisecond, 5500*time.Millisecond, func(el time.Duration) error {
 		if el >= 5*time.Second {
 			quit.Store(true)
 		}
-		s, err := r.read(el, rate)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, err := r.read(epoch, rate)
 		samples = append(samples, s)
-		<-tick.C
+		return err
+	}); err != nil {
+		t.Fatal(err)
 	}
-	tick.Stop()
 	<-sent
 	stopRx.Store(true)
 	rxDone.Wait()
 
+	slow := len(samples) - len(Usable(samples))
+	var gap time.Duration
+	for i := 1; i < len(samples); i++ {
+		gap = max(gap, samples[i].T-samples[i-1].T)
+	}
 	slices.Sort(owd)
 	q := func(p float64) time.Duration {
 		return time.Duration(owd[int(p*float64(len(owd)-1))] * 1e6)
 	}
 	ref := Dist{P50: q(0.5), P95: q(0.95), P99: q(0.99), Max: time.Duration(owd[len(owd)-1] * 1e6)}
-	t.Logf("%d packets delivered, one-way delay p50 %v p95 %v p99 %v max %v", len(owd), ref.P50, ref.P95, ref.P99, ref.Max)
+	t.Logf("%d packets delivered, one-way delay p50 %v p95 %v p99 %v max %v; %d of %d readings took over %v and are left out; longest interval %v",
+		len(owd), ref.P50, ref.P95, ref.P99, ref.Max, slow, len(samples), MaxTook, gap)
 	for _, every := range []int{1, 10} {
 		var sub []Sample
 		for i := 0; i < len(samples); i += every {
@@ -297,6 +313,32 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 			t.Errorf("saturated %.2f s at %.4f of the rate; want ≥ 1 s at 1 ± 0.02", sat.Seconds, sat.Ratio())
 		}
 	}
+}
+
+// sampleRT calls read every interval from epoch until end, on a
+// real-time thread sleeping to absolute deadlines.
+func sampleRT(epoch time.Time, interval, end time.Duration, read func(el time.Duration) error) error {
+	errc := make(chan error, 1)
+	go func() {
+		restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer restore()
+		for k := time.Duration(0); k*interval < end; k++ {
+			if d := time.Until(epoch.Add(k * interval)); d > 0 {
+				ts := unix.NsecToTimespec(int64(d))
+				unix.Nanosleep(&ts, nil)
+			}
+			if err := read(time.Since(epoch)); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	return <-errc
 }
 
 func stamp(oob []byte) (int64, bool) {

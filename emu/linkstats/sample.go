@@ -7,8 +7,15 @@ import (
 
 // Sample is one reading of a link direction's rate limiter.
 type Sample struct {
-	// T is when the reading was taken, since the run's epoch.
+	// T is when the reading was taken, since the run's epoch: the middle
+	// of the reading when it takes time (Took).
 	T time.Duration
+	// Took is how long the reading took, from before its first request
+	// to after its last (0: unknown, taken as instant). The counts come
+	// from some moment inside it, so a reading that took long (its thread
+	// was preempted) has an uncertain time, and readings that took over
+	// MaxTook are left out (see Usable).
+	Took time.Duration
 	// Bytes and Packets are the cumulative counts sent by the HTB class:
 	// Ethernet frames, each counting a FrameHeader-byte header.
 	Bytes, Packets uint64
@@ -35,6 +42,29 @@ const (
 // WireRate is the HTB class rate (bit/s of Ethernet frames) for an
 // IP-layer rate, as the shaper sets it.
 func WireRate(ipRate float64) float64 { return ipRate * MaxFrame / IPMTU }
+
+// MaxTook is the longest a reading may take to be used. One reading of
+// a rate limiter takes 25–50 µs; one that took a millisecond was
+// preempted, and its counts may be from any moment in it.
+const MaxTook = time.Millisecond
+
+// Usable returns the readings that took at most MaxTook, in order; the
+// figures are computed from those. Dropping a reading only merges two
+// intervals: the error bounds hold with the longer interval.
+func Usable(samples []Sample) []Sample {
+	for i, s := range samples {
+		if s.Took > MaxTook {
+			out := append([]Sample(nil), samples[:i]...)
+			for _, s := range samples[i+1:] {
+				if s.Took <= MaxTook {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+	}
+	return samples
+}
 
 // packetDelta is the packets sent between two readings. The kernel's class
 // packet counter is 32 bits wide, so the difference is taken modulo 2^32

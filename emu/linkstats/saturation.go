@@ -38,7 +38,8 @@ type SaturationOptions struct {
 	Margin uint64
 }
 
-// Saturated finds the intervals between consecutive readings in which the
+// Saturated finds the intervals between consecutive usable readings (see
+// Usable) in which the
 // queue never emptied — the backlog at the start exceeds, by Margin, the
 // bytes sent during the interval, so all of them were already queued —
 // and sums what the limiter delivered in them. Intervals with no
@@ -49,6 +50,7 @@ func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 	if err := check(samples); err != nil {
 		return out, err
 	}
+	samples = Usable(samples)
 	margin := o.Margin
 	if margin == 0 {
 		margin = MaxFrame

@@ -41,7 +41,7 @@ type Bin struct {
 }
 
 // QueueDelays computes the queueing delay of one link direction from its
-// readings, with a time series in bins of binWidth.
+// usable readings (see Usable), with a time series in bins of binWidth.
 func QueueDelays(samples []Sample, binWidth time.Duration) (QueueDelay, error) {
 	var q QueueDelay
 	if binWidth <= 0 {
@@ -50,6 +50,7 @@ func QueueDelays(samples []Sample, binWidth time.Duration) (QueueDelay, error) {
 	if err := check(samples); err != nil {
 		return q, err
 	}
+	samples = Usable(samples)
 	if len(samples) == 0 {
 		return q, nil
 	}
