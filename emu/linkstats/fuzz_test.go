@@ -8,7 +8,8 @@ import (
 )
 
 // fuzzSamples decodes 8-byte records into a valid series: time step (1 µs
-// to 65 ms), bytes sent in the step, backlog and a rate (0: an outage).
+// to 65 ms), bytes sent in the step, backlog, drops and how long the
+// reading took, and a rate (0: an outage).
 func fuzzSamples(b []byte) []Sample {
 	var out []Sample
 	var s Sample
@@ -21,6 +22,7 @@ func fuzzSamples(b []byte) []Sample {
 		s.Packets += sent / MaxFrame
 		s.Backlog = uint64(binary.LittleEndian.Uint16(r[4:])) * 8
 		s.Drops += uint64(r[6] & 3)
+		s.Took = time.Duration(r[6]>>2) * 100 * time.Microsecond // over MaxTook from 11 on
 		s.Rate = float64(r[7]) * 1e6
 		out = append(out, s)
 	}
@@ -42,7 +44,8 @@ func FuzzQueueDelays(f *testing.F) {
 				t.Fatalf("distribution out of order: %+v", d)
 			}
 		}
-		if len(samples) > 1 {
+		if used := Usable(samples); len(used) > 1 {
+			samples := used
 			span := samples[len(samples)-1].T - samples[0].T
 			if q.Measured.Max > span+time.Nanosecond {
 				t.Fatalf("delay %v longer than the series (%v)", q.Measured.Max, span)
