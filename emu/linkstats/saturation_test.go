@@ -147,3 +147,26 @@ func TestPacketCounterWraps(t *testing.T) {
 		t.Errorf("ip bytes %v, want %v", got, 10*IPMTU)
 	}
 }
+
+// TestUsable: a reading that took over MaxTook is left out, the series
+// stays in order, and one that took exactly MaxTook is kept.
+func TestUsable(t *testing.T) {
+	in := []Sample{{T: 0}, {T: 10, Took: MaxTook}, {T: 20, Took: MaxTook + 1}, {T: 30}, {T: 40, Took: time.Second}}
+	got := Usable(in)
+	if len(got) != 3 || got[0].T != 0 || got[1].T != 10 || got[2].T != 30 {
+		t.Errorf("usable %+v", got)
+	}
+	if len(in) != 5 || in[2].T != 20 {
+		t.Errorf("input changed: %+v", in)
+	}
+	// A slow reading in the simulated scenario changes nothing beyond the
+	// bound: the interval around it is twice as long.
+	f := mixedScenario()
+	samples := f.sample(10*time.Millisecond, 0, 12*time.Second, 1)
+	q0, _ := QueueDelays(samples, 100*time.Millisecond)
+	samples[300].Took = 5 * time.Millisecond
+	q1, _ := QueueDelays(samples, 100*time.Millisecond)
+	if d := q1.Measured.P99 - q0.Measured.P99; d > 20*time.Millisecond || d < -20*time.Millisecond {
+		t.Errorf("p99 moved by %v when one reading was left out", d)
+	}
+}
