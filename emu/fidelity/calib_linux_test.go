@@ -45,8 +45,8 @@ import (
 //     wake-up; ksoftirqd 0–960 µs per timeslice; steal 0–0.1 %.
 //   - 2–4 spinning processes: p99 1.4–4.1 ms, max 8–360 ms, while the
 //     loop itself waited only 0.2–1 µs per timeslice; ksoftirqd waited
-//     0.5–306 ms per timeslice (packets whose processing the kernel
-//     defers to it reach the line late); normal threads 46–256 µs.
+//     0.5–306 ms per timeslice (deferred packet processing, a likely but
+//     unproven cause); normal threads 46–256 µs.
 //     With 8 spinners p99 was 0.13–2 ms.
 //   - TCP floods over another veth line (1–2): p99 0.8–31 ms, max
 //     3.6–122 ms; loop wait 0.3–2 %, 2–20 µs per timeslice.

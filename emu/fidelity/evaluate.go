@@ -170,7 +170,7 @@ func softirqCheck(m Measurements, th Thresholds) Check {
 	c.OK = m.SoftirqMeanWait <= th.SoftirqWait
 	c.Detail = fmt.Sprintf("deferred packet processing (ksoftirqd) waited %.3f ms per turn", inMs(m.SoftirqMeanWait))
 	if !c.OK {
-		c.Detail += ": the CPUs were oversubscribed, packets reached the emulator late"
+		c.Detail += ": the CPUs were oversubscribed, deferred packet processing waited"
 	}
 	return c
 }

@@ -76,7 +76,7 @@ func Threads(pid int) ([]int, error) {
 // Ksoftirqd lists the pids of the kernel's softirq threads (ksoftirqd/N,
 // one per CPU). Packet processing the kernel defers runs on them, as
 // ordinary threads: when the CPUs are oversubscribed it waits with them,
-// and packets reach the emulator's queues late.
+// however high the emulator's own threads' priority.
 func Ksoftirqd() ([]int, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
