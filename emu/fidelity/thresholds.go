@@ -72,8 +72,8 @@ type Thresholds struct {
 	// (key softirq_wait, 5 ms). Packet processing the kernel defers to
 	// them waits with ordinary threads, whatever the delay lines' own
 	// priority. With 2–4 spinning processes ksoftirqd waited 32–306 ms
-	// per timeslice in 5 of 7 runs (0.5 and 0.5 ms in the others) while
-	// the line's p99 lateness was 1.4–3.8 ms and its own thread waited
+	// per timeslice in 5 of 6 runs (0.5 ms in the other) while the
+	// line's p99 lateness was 2.0–3.8 ms and its own thread waited
 	// under 1 µs; quiet, 0–1 ms. That the deferred processing is what
 	// made the line late is likely, not shown: one loaded run was late
 	// with ksoftirqd hardly waiting. The check marks an oversubscribed
