@@ -40,9 +40,10 @@ import (
 //
 //   - Quiet: lateness p50 10–19 µs, p99 0.14–0.38 ms in 10 of 11 runs
 //     (8.2 ms in one, on a 4 % busy machine), max 0.8–65 ms; loop CPU
-//     2–4 %, run-queue wait 0.03–0.2 % of the time, 0.3–2 µs per
-//     timeslice; a normal thread waking every ms waited 2–45 µs per
-//     wake-up; ksoftirqd 0–960 µs per timeslice; steal 0–0.1 %.
+//     2–4 %, run-queue wait 0.03–0.21 % of the time, 0.3–2.1 µs per
+//     timeslice; a normal thread waking every ms waited 2–46 µs per
+//     wake-up (0.9 ms with the machine 98 % busy with other work);
+//     ksoftirqd 0–960 µs per timeslice; steal 0–0.1 %.
 //   - 2–4 spinning processes: p99 1.4–4.1 ms, max 8–360 ms, while the
 //     loop itself waited only 0.2–1 µs per timeslice; ksoftirqd waited
 //     0.5–306 ms per timeslice (deferred packet processing, a likely but

@@ -19,20 +19,20 @@ type Thresholds struct {
 	// late_ceil 1 ms). The "> 1 ms or > 5 % of the delay" is the
 	// ceiling and the fraction; the floor is added because 5 % of a small
 	// delay (0 for a jitter- or loss-only line) is below what a quiet
-	// machine gives. Measured p99: quiet 0.14–0.26 ms (five runs);
-	// 2 spinners 2.6–2.8 ms, 4–8 spinners 2.0–4.1 ms, TCP floods
-	// 0.8–31 ms, four lines at once 13–31 ms.
+	// machine gives. Measured p99: quiet 0.14–0.38 ms in 10 of 11 runs
+	// (8.2 ms in one); 2 spinners 2.0–3.3 ms, 4 spinners 1.4–4.1 ms,
+	// 8 spinners 0.13–3.6 ms, TCP floods 0.8–31 ms, four lines at once
+	// 0.07–31 ms.
 	LateFrac            float64
 	LateFloor, LateCeil time.Duration
 	// LateMax bounds a delay line's largest lateness, its longest stall
-	// (key late_max, 50 ms). Quiet runs had single stalls of 0.8–18 ms
-	// in 5 s and 2.8, 41 and 65 ms in 30 s (the last two while other
-	// work kept the machine 53–98 % busy): a woken real-time thread on
-	// a preempt=none kernel waits for other tasks' kernel work. Such a
-	// stall moves no flow's p99 or goodput measurably (p99 stayed at
-	// 0.14–0.26 ms); past about 50 ms it reaches QUIC's probe timeout on
-	// a 20 ms path and can cause spurious retransmissions. Loaded runs
-	// stalled for 3.6–150 ms.
+	// (key late_max, 50 ms). Quiet 5 s runs had single stalls of
+	// 0.8–37 ms in 7 of 8 (61 ms in the one whose p99 was 8.2 ms), 30 s
+	// runs 2.8, 41 and 65 ms (the last two while other work kept the
+	// machine 53–98 % busy). Such a stall moves no flow's p99 or goodput
+	// measurably (p99 stayed at 0.14–0.26 ms in those runs); past about
+	// 50 ms it reaches QUIC's probe timeout on a 20 ms path and can cause
+	// spurious retransmissions. Loaded runs stalled for 3.6–360 ms.
 	LateMax time.Duration
 	// RateTolerance bounds a saturated rate limiter's delivered rate
 	// against its configured rate: degraded outside 1 ± RateTolerance
@@ -48,14 +48,15 @@ type Thresholds struct {
 	// ThreadWait and ThreadMeanWait bound an emulator packet thread's
 	// run-queue wait, as a fraction of the run and per timeslice (keys
 	// thread_wait 1 %, thread_mean_wait 20 µs). Quiet, the loop waited
-	// 0.04–0.1 % of the time, 0.4–0.9 µs per timeslice; under TCP floods
-	// 0.3–2 % and 3–20 µs; four lines at once 0.1–0.8 %, 1–8 µs. A
+	// 0.03–0.21 % of the time, 0.3–2.1 µs per timeslice; under TCP floods
+	// 0.2–2 % and 1.9–20 µs; four lines at once 0.1–0.8 %, 0.8–8 µs. A
 	// real-time thread hardly waits in the run queue even when the
 	// machine is overloaded (0.3 µs with spinning processes, while the
 	// line released 3 ms late): the lateness is the primary check, this
 	// one names a cause and covers threads without a lateness figure
 	// (PDCP proxies). An ordinary thread waking every millisecond waited
-	// 3–27 µs per wake-up quiet and 60–210 µs with the CPUs oversubscribed.
+	// 2–46 µs per wake-up quiet (0.9 ms once, the machine 98 % busy with
+	// other work) and 46–256 µs with spinning processes.
 	ThreadWait     float64
 	ThreadMeanWait time.Duration
 	// ThreadCPU bounds a packet thread's CPU (key thread_cpu, 0.8 of a
