@@ -50,7 +50,7 @@ import (
 //     unproven cause); normal threads 46–256 µs.
 //     With 8 spinners p99 was 0.13–2 ms.
 //   - TCP floods over another veth line (1–2): p99 0.8–31 ms, max
-//     3.6–122 ms; loop wait 0.3–2 %, 2–20 µs per timeslice.
+//     4.1–123 ms; loop wait 0.2–2 %, 1.9–20 µs per timeslice.
 //   - Four delay lines at once: p99 0.07–31 ms (low in the later runs).
 //   - Steal stayed at 0–0.8 % in every run.
 //
