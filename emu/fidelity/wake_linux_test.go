@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -44,9 +45,9 @@ func BenchmarkWakeLateness(b *testing.B) {
 						due := start.Add(time.Duration(i) * time.Millisecond)
 						ts := unix.NsecToTimespec(due.UnixNano())
 						if raw {
-							unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_REALTIME, unix.TIMER_ABSTIME, uintptr(unsafePtr(&ts)), 0, 0, 0)
+							unix.RawSyscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_REALTIME, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 						} else {
-							unix.Syscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_REALTIME, unix.TIMER_ABSTIME, uintptr(unsafePtr(&ts)), 0, 0, 0)
+							unix.Syscall6(unix.SYS_CLOCK_NANOSLEEP, unix.CLOCK_REALTIME, unix.TIMER_ABSTIME, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 						}
 						h.Add(time.Since(due))
 					}
