@@ -12,7 +12,8 @@ type Reading struct {
 	Sched Sched
 	// Process is set for a process's reading (ReadProcess): its CPU time
 	// comes from Stat, which counts threads that have ended, not from the
-	// sum of the live threads' Sched.
+	// sum of the live threads' Sched; it is in clock ticks (10 ms), so
+	// readings a few seconds apart are needed for a figure within 1 %.
 	Process bool
 }
 
