@@ -75,10 +75,12 @@ type Thresholds struct {
 	// priority. With 2–4 spinning processes ksoftirqd waited 32–306 ms
 	// per timeslice in 5 of 6 runs (0.5 ms in the other) while the
 	// line's p99 lateness was 2.0–3.8 ms and its own thread waited
-	// under 1 µs; quiet, 0–1 ms. That the deferred processing is what
-	// made the line late is likely, not shown: one loaded run was late
-	// with ksoftirqd hardly waiting. The check marks an oversubscribed
-	// host; the lateness checks judge its effect.
+	// under 1 µs; quiet, 0–1 ms. With the same load and the sender on a
+	// real-time thread the lateness fell to 0.05–0.18 ms: the packets
+	// wait on their way into the queue, behind ordinary threads — the
+	// sender's own kernel work or ksoftirqd; which of the two is not
+	// separated. The check marks an oversubscribed host; the lateness
+	// checks judge its effect.
 	SoftirqWait time.Duration
 	// Steal bounds the host's stolen time over the run (key steal, 2 %):
 	// measured 0–0.8 % here, quiet and loaded (21 runs).
