@@ -29,9 +29,10 @@ type Thresholds struct {
 	// (key late_max, 50 ms). Quiet 5 s runs had single stalls of
 	// 0.8–37 ms in 7 of 8 (61 ms in the one whose p99 was 8.2 ms), 30 s
 	// runs 2.8, 41 and 65 ms (the last two while other work kept the
-	// machine 53–98 % busy). Such a stall moves no flow's p99 or goodput
-	// measurably (p99 stayed at 0.14–0.26 ms in those runs); past about
-	// 50 ms it reaches QUIC's probe timeout on a 20 ms path and can cause
+	// machine 53–98 % busy; the lines' p99 stayed at 0.14–0.26 ms). One
+	// 65 ms stall in 30 s holds 0.2 % of the run's packets, too few to
+	// move a flow's p99 or goodput by more than that; past about 50 ms a
+	// stall reaches QUIC's probe timeout on a 20 ms path and can cause
 	// spurious retransmissions. Loaded runs stalled for 3.6–360 ms.
 	LateMax time.Duration
 	// RateTolerance bounds a saturated rate limiter's delivered rate

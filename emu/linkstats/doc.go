@@ -35,12 +35,13 @@
 // (an ordinary goroutine on a ticker missed readings by tens of
 // milliseconds on a busy machine), stamp each reading with the middle of
 // its requests and how long they took (Sample.Took; readings that took
-// over MaxTook are left out), and read every 10 ms: against a simulated
-// FIFO, 10 ms readings give p95 within 1 % under a saturating flow and
-// within 6 % for a queue that fills and drains every 54 ms (batches of a
-// DC scheduler); 100 ms readings stay within 1 % for the first and err by
-// up to 16 % for the second at intervals between (tests in
-// sojourn_test.go). One reading costs 22–31 µs of CPU.
+// over MaxTook are left out), and read every 10 ms. Against a simulated
+// FIFO with a 50 ms queue, p95 from 10 ms readings is within 1 % under a
+// saturating flow and within 6 % for a queue that fills and drains every
+// 54 ms (batches of a DC scheduler); readings 20–50 ms apart err by
+// 10–16 % on the second, and 100 ms readings are within 1 % on the first
+// only (4 % on the second is the luck of aliasing); 5 ms readings are
+// within 1 % on both (sojourn_test.go). One reading costs 22–31 µs of CPU.
 //
 // The derived figure backlog ÷ rate (what a byte arriving at a reading
 // would wait if the rate held) is given beside it, labelled derived, for
