@@ -1,0 +1,176 @@
+package fidelity
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Check names.
+const (
+	CheckLateP99        = "delay_line.late_p99"
+	CheckLateMax        = "delay_line.late_max"
+	CheckRate           = "rate_limiter.rate"
+	CheckThreadWait     = "thread.wait"
+	CheckThreadMeanWait = "thread.mean_wait"
+	CheckThreadCPU      = "thread.cpu"
+	CheckEndpointCPU    = "endpoint.cpu"
+	CheckSoftirq        = "host.softirq_wait"
+	CheckSteal          = "host.steal"
+)
+
+// Units of Check.Value and Check.Threshold.
+const (
+	UnitMs      = "ms"
+	UnitUs      = "µs"
+	UnitPercent = "%"
+	UnitCores   = "cores"
+	UnitRatio   = "ratio"
+)
+
+// Evaluate judges a run's measurements; zero fields of th take their
+// defaults.
+func Evaluate(m Measurements, th Thresholds) Fidelity {
+	th = th.filled()
+	var cs []Check
+	for _, d := range m.DelayLines {
+		cs = append(cs, lateChecks(d, th)...)
+	}
+	for _, r := range m.RateLimiters {
+		cs = append(cs, rateCheck(r, th))
+	}
+	for _, t := range m.Threads {
+		cs = append(cs, threadChecks(t, th)...)
+	}
+	for _, e := range m.Endpoints {
+		cs = append(cs, endpointCheck(e, th))
+	}
+	cs = append(cs, softirqCheck(m, th), stealCheck(m, th))
+	f := Fidelity{Status: OK, Checks: cs}
+	for _, c := range cs {
+		if !c.OK {
+			f.Status = Degraded
+		}
+	}
+	return f
+}
+
+func inMs(d time.Duration) float64 { return float64(d) / 1e6 }
+func inUs(d time.Duration) float64 { return float64(d) / 1e3 }
+
+func lateChecks(d DelayLine, th Thresholds) []Check {
+	limit := th.LateP99Limit(d.Delay)
+	p99 := Check{Name: CheckLateP99, Subject: d.Direction, Value: inMs(d.LateP99), Threshold: inMs(limit), Unit: UnitMs}
+	top := Check{Name: CheckLateMax, Subject: d.Direction, Value: inMs(d.LateMax), Threshold: inMs(th.LateMax), Unit: UnitMs}
+	if d.Released == 0 {
+		for _, c := range []*Check{&p99, &top} {
+			c.OK, c.Skipped, c.Detail = true, true, "released no packet"
+		}
+		return []Check{p99, top}
+	}
+	p99.OK = d.LateP99 <= limit
+	if p99.OK {
+		p99.Detail = fmt.Sprintf("p99 %.3f ms after the due time (p50 %.3f ms) over %d releases", inMs(d.LateP99), inMs(d.LateP50), d.Released)
+	} else {
+		p99.Detail = fmt.Sprintf("1 %% of %d releases more than %.3f ms late, beyond %.3f ms (%s): the host did not keep up (the thread and softirq checks name the cause)",
+			d.Released, inMs(d.LateP99), inMs(limit), lateRule(d.Delay, limit, th))
+	}
+	top.OK = d.LateMax <= th.LateMax
+	if top.OK {
+		top.Detail = fmt.Sprintf("no release more than %.3f ms late", inMs(d.LateMax))
+	} else {
+		top.Detail = fmt.Sprintf("a release %.3f ms late: the delay line stalled that long", inMs(d.LateMax))
+	}
+	return []Check{p99, top}
+}
+
+// lateRule says where a p99 limit comes from.
+func lateRule(delay, limit time.Duration, th Thresholds) string {
+	switch {
+	case limit == th.LateFloor:
+		return "the floor"
+	case limit == th.LateCeil:
+		return "the ceiling"
+	}
+	return fmt.Sprintf("%.3g %% of the %v delay", 100*th.LateFrac, delay)
+}
+
+func rateCheck(r RateLimiter, th Thresholds) Check {
+	c := Check{Name: CheckRate, Subject: r.Direction, Threshold: th.RateTolerance, Unit: UnitRatio}
+	if r.SaturatedSeconds < th.MinSaturated.Seconds() || r.ConfiguredBps <= 0 {
+		c.OK, c.Skipped = true, true
+		c.Detail = fmt.Sprintf("queue provably backlogged for %.2f s, under the %.3g s needed to judge the rate", r.SaturatedSeconds, th.MinSaturated.Seconds())
+		return c
+	}
+	c.Value = r.DeliveredBps / r.ConfiguredBps
+	// A tolerance given in percent is met exactly at its edge, whatever
+	// the rounding of the division.
+	const eps = 1e-9
+	c.OK = math.Abs(c.Value-1) <= th.RateTolerance+eps
+	what := "delivered"
+	switch {
+	case c.Value < 1-th.RateTolerance-eps:
+		what = "starved: delivered"
+	case c.Value > 1+th.RateTolerance+eps:
+		what = "too fast: delivered"
+	}
+	c.Detail = fmt.Sprintf("%s %.3f of %.3f Mbit/s over %.2f s saturated", what, r.DeliveredBps/1e6, r.ConfiguredBps/1e6, r.SaturatedSeconds)
+	return c
+}
+
+func threadChecks(t Thread, th Thresholds) []Check {
+	wait := Check{Name: CheckThreadWait, Subject: t.Name, Value: 100 * t.Wait, Threshold: 100 * th.ThreadWait, Unit: UnitPercent, OK: t.Wait <= th.ThreadWait}
+	mean := Check{Name: CheckThreadMeanWait, Subject: t.Name, Value: inUs(t.MeanWait), Threshold: inUs(th.ThreadMeanWait), Unit: UnitUs, OK: t.MeanWait <= th.ThreadMeanWait}
+	cpu := Check{Name: CheckThreadCPU, Subject: t.Name, Value: t.CPU, Threshold: th.ThreadCPU, Unit: UnitCores, OK: t.CPU <= th.ThreadCPU}
+	wait.Detail = fmt.Sprintf("waited for a CPU %.3g %% of the run", 100*t.Wait)
+	mean.Detail = fmt.Sprintf("%.1f µs per wake-up before it ran", inUs(t.MeanWait))
+	if !wait.OK || !mean.OK {
+		s := ": the host's CPUs were busy when it needed one"
+		wait.Detail += s
+		mean.Detail += s
+	}
+	cpu.Detail = fmt.Sprintf("used %.2f of a core", t.CPU)
+	if !cpu.OK {
+		cpu.Detail += ": too busy to absorb bursts, packets queue in the kernel"
+	}
+	return []Check{wait, mean, cpu}
+}
+
+func endpointCheck(e Endpoint, th Thresholds) Check {
+	c := Check{Name: CheckEndpointCPU, Subject: e.Flow + " " + e.Role, Value: e.CPU, Threshold: th.EndpointCPU, Unit: UnitCores, OK: e.CPU < th.EndpointCPU}
+	c.Detail = fmt.Sprintf("used %.2f of a core over the flow", e.CPU)
+	if !c.OK {
+		c.Detail = fmt.Sprintf("CPU-bound at %.2f of a core: flow %s is limited by the host, not the network", e.CPU, e.Flow)
+	}
+	return c
+}
+
+func stealCheck(m Measurements, th Thresholds) Check {
+	c := Check{Name: CheckSteal, Subject: "host", Value: 100 * m.HostSteal, Threshold: 100 * th.Steal, Unit: UnitPercent}
+	if !m.HostStealKnown {
+		c.OK, c.Skipped, c.Value = true, true, 0
+		c.Detail = "steal time not known"
+		return c
+	}
+	c.OK = m.HostSteal <= th.Steal
+	c.Detail = fmt.Sprintf("the hypervisor took %.3g %% of the CPUs' time", 100*m.HostSteal)
+	if !c.OK {
+		c.Detail += " from this machine"
+	}
+	return c
+}
+
+func softirqCheck(m Measurements, th Thresholds) Check {
+	c := Check{Name: CheckSoftirq, Subject: "host", Value: inMs(m.SoftirqMeanWait), Threshold: inMs(th.SoftirqWait), Unit: UnitMs}
+	if !m.SoftirqKnown {
+		c.OK, c.Skipped, c.Value = true, true, 0
+		c.Detail = "softirq threads' wait not known"
+		return c
+	}
+	c.OK = m.SoftirqMeanWait <= th.SoftirqWait
+	c.Detail = fmt.Sprintf("deferred packet processing (ksoftirqd) waited %.3f ms per turn", inMs(m.SoftirqMeanWait))
+	if !c.OK {
+		c.Detail += ": the CPUs were oversubscribed, deferred packet processing waited"
+	}
+	return c
+}

@@ -1,0 +1,64 @@
+package fidelity
+
+import "time"
+
+// Measurements are the figures a run collects for its verdict. Every list
+// may be empty (a run without delay lines has none to check).
+type Measurements struct {
+	DelayLines   []DelayLine   `json:"delay_lines"`
+	RateLimiters []RateLimiter `json:"rate_limiters"`
+	Threads      []Thread      `json:"threads"`
+	Endpoints    []Endpoint    `json:"endpoints"`
+	// HostSteal is the fraction of all the host's CPU time the
+	// hypervisor gave to others over the run (/proc/stat steal over
+	// total); HostStealKnown is false where it could not be read.
+	HostSteal      float64 `json:"host_steal"`
+	HostStealKnown bool    `json:"host_steal_known"`
+	// SoftirqMeanWait is the longest mean run-queue wait per timeslice of
+	// the host's ksoftirqd threads over the run (procstat.Ksoftirqd):
+	// packet processing the kernel defers waits that long for a CPU.
+	// SoftirqKnown is false where it could not be read.
+	SoftirqMeanWait time.Duration `json:"softirq_mean_wait_ns"`
+	SoftirqKnown    bool          `json:"softirq_known"`
+}
+
+// DelayLine is one delay line's release lateness: release time minus due
+// time of each packet it released (delayline.Counters.Late).
+type DelayLine struct {
+	Direction string        `json:"direction"` // e.g. link1.down
+	Delay     time.Duration `json:"delay_ns"`  // configured one-way delay
+	LateP50   time.Duration `json:"late_p50_ns"`
+	LateP99   time.Duration `json:"late_p99_ns"`
+	LateMax   time.Duration `json:"late_max_ns"`
+	Released  uint64        `json:"released"`
+}
+
+// RateLimiter is one rate limiter's delivery while its queue provably
+// stayed backlogged (linkstats.Saturated).
+type RateLimiter struct {
+	Direction        string  `json:"direction"`
+	SaturatedSeconds float64 `json:"saturated_s"`
+	DeliveredBps     float64 `json:"delivered_bps"`  // IP layer
+	ConfiguredBps    float64 `json:"configured_bps"` // IP layer, over the same time
+}
+
+// Thread is one of the emulator's own packet threads (a delay-line loop, a
+// PDCP proxy) over the run (procstat.Between of two readings).
+type Thread struct {
+	Name string `json:"name"` // e.g. "delay link1.down", "pdcp tx"
+	// CPU is its CPU time over the wall time (1: a whole core).
+	CPU float64 `json:"cpu"`
+	// Wait is its run-queue wait over the wall time, MeanWait that wait
+	// per timeslice (per wake-up, nearly: how long it waited for a CPU).
+	Wait     float64       `json:"wait"`
+	MeanWait time.Duration `json:"mean_wait_ns"`
+}
+
+// Endpoint is one endpoint process of a flow over the flow's lifetime.
+type Endpoint struct {
+	Flow string `json:"flow"`
+	Role string `json:"role"` // server or client
+	// CPU is the process's CPU time over the flow's wall time (1: a whole
+	// core; a process with several busy threads can exceed it).
+	CPU float64 `json:"cpu"`
+}
