@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/dc-emu/emu/emu/fidelity"
 )
 
 // Summary is a run's summary.json (docs/results.md): what the terminal
@@ -25,7 +27,11 @@ type Summary struct {
 	JFI       float64                 `json:"jfi"`
 	Links     []LinkResult            `json:"links"`
 	PDCP      map[string]PDCPCounters `json:"pdcp,omitempty"`
-	Warnings  []string                `json:"warnings,omitempty"`
+	// Fidelity says whether the emulation kept up with what it was asked
+	// to do (emu/fidelity): status ok or degraded, and every check with its
+	// figure and threshold. Absent in results of emu versions before it.
+	Fidelity *fidelity.Fidelity `json:"fidelity,omitempty"`
+	Warnings []string           `json:"warnings,omitempty"`
 }
 
 // Run statuses.

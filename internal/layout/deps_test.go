@@ -25,6 +25,8 @@ var pure = map[string][]string{
 	// I/O (its own test also bans goroutines and reading the clock).
 	"emu/runloop":   {"os", "os/signal", "net", "sync", "context"},
 	"emu/reproduce": nil,
+	"emu/fidelity":  nil,
+	"emu/linkstats": nil,
 	"emu/sweep":     nil,
 	"analysis":      nil,
 	"tracefmt":      {"unsafe"},
