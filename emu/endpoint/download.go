@@ -31,14 +31,14 @@ func Download(ctx context.Context, cfg ClientConfig, progress func(Progress)) (R
 		}
 		m.log = l
 	}
-	if cfg.Impl != ImplNgtcp2 { // gtlsclient's body is never read here
-		o, err := newOWDRecorder(m, cfg.OWDLog)
-		if err != nil {
-			m.log.Close()
-			return Result{}, fmt.Errorf("endpoint client: %w", err)
-		}
-		m.owd = o
+	// The ngtcp2 client's body is never read here: its recorder stays
+	// idle and its log has the header only.
+	o, oerr := newOWDRecorder(m, cfg.OWDLog)
+	if oerr != nil {
+		m.log.Close()
+		return Result{}, fmt.Errorf("endpoint client: %w", oerr)
 	}
+	m.owd = o
 	stopReports := reportProgress(m, start, cfg.Interval, progress)
 	var r Result
 	var err error

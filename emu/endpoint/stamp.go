@@ -20,7 +20,7 @@ const (
 	StampSize = 16
 	// DefaultStampInterval is the stamp interval a zero
 	// ServerConfig.StampInterval means.
-	DefaultStampInterval = 16 << 10
+	DefaultStampInterval = 64 << 10
 	// MaxStampInterval is the largest stamp interval.
 	MaxStampInterval = 1 << 30
 	// NoStamps as ServerConfig.StampInterval sends bodies without stamps.

@@ -96,7 +96,7 @@ func (f *serverFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.root, endpoint.FlagRoot, "", "directory of files to serve besides /bytes/N")
 	fs.StringVar(&f.sizes, endpoint.FlagSizes, "", "comma-separated N of /bytes/N the ngtcp2 server must serve")
 	fs.StringVar(&f.keylog, endpoint.FlagKeyLog, "", "append the TLS secrets of every connection to this file (SSLKEYLOGFILE format)")
-	fs.Int64Var(&f.stampInterval, endpoint.FlagStampInterval, 0, "bytes between the send stamps of /bytes/N (default 16384; -1: no stamps; Go servers only)")
+	fs.Int64Var(&f.stampInterval, endpoint.FlagStampInterval, 0, "bytes between the send stamps of /bytes/N (default 65536; -1: no stamps; Go servers only)")
 	fs.IntVar(&f.lowat, endpoint.FlagNotSentLowat, 0, "TCP_NOTSENT_LOWAT of the TCP server's sockets in bytes (default 16384; -1: the kernel's)")
 }
 
