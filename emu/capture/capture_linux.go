@@ -64,7 +64,8 @@ type Capture struct {
 
 	closeOnce sync.Once
 	stats     Stats
-	loopErr   error // set by the loop before done is closed
+	loopErr   error         // set by the loop before done is closed
+	loopCPU   time.Duration // CPU time of the loop's thread, set likewise
 	err       error
 }
 
@@ -212,6 +213,15 @@ func (c *Capture) bind() error {
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
 
+// threadCPU is the CPU time of the calling thread.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
+}
+
 func (c *Capture) signalStop() {
 	var one [8]byte
 	native.PutUint64(one[:], 1)
@@ -222,6 +232,11 @@ func (c *Capture) signalStop() {
 // closeDrain for the block being filled.
 func (c *Capture) loop() {
 	defer close(c.done)
+	// One thread for the whole capture, so its CPU time is the capture's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cpu0 := threadCPU()
+	defer func() { c.loopCPU = threadCPU() - cpu0 }()
 	pfd := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLIN | unix.POLLERR}, {Fd: int32(c.stopFd), Events: unix.POLLIN}}
 	var drainUntil time.Time
 	for {
