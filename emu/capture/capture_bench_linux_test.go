@@ -2,7 +2,6 @@ package capture
 
 import (
 	"context"
-	"net"
 	"net/netip"
 	"path/filepath"
 	"runtime"
@@ -31,15 +30,7 @@ func BenchmarkCaptureCPU(b *testing.B) {
 			a, bb := emutest.NewNetNS(b), emutest.NewNetNS(b)
 			emutest.Veth(b, a, "va", "192.168.93.1/24", bb, "vb", "192.168.93.2/24")
 			dst := netip.MustParseAddrPort("192.168.93.2:9000")
-			var rx, tx *net.UDPConn
-			if err := bb.Do(func() (err error) { rx, err = net.ListenUDP("udp4", net.UDPAddrFromAddrPort(dst)); return }); err != nil {
-				b.Fatal(err)
-			}
-			defer rx.Close()
-			if err := a.Do(func() (err error) { tx, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(dst)); return }); err != nil {
-				b.Fatal(err)
-			}
-			defer tx.Close()
+			rx, tx := udpPair(b, a, bb, dst)
 			go func() {
 				buf := make([]byte, 2048)
 				for {

@@ -88,15 +88,7 @@ func TestCaptureUDP(t *testing.T) {
 	a, b := pair(t)
 	const n, port = 2000, 9999
 	dst := netip.MustParseAddrPort(fmt.Sprintf("192.168.91.2:%d", port))
-	var rx, tx *net.UDPConn
-	if err := b.Do(func() (err error) { rx, err = net.ListenUDP("udp4", net.UDPAddrFromAddrPort(dst)); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
-	if err := a.Do(func() (err error) { tx, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(dst)); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Close()
+	rx, tx := udpPair(t, a, b, dst)
 	// Neighbour resolution first, so every counted datagram leaves at once.
 	emutest.WaitFor(t, 5*time.Second, func() error {
 		tx.Write([]byte("hello"))
@@ -178,6 +170,21 @@ func TestCaptureUDP(t *testing.T) {
 	}
 }
 
+// udpPair is a socket bound to dst in b and one connected to it from a,
+// closed when the test ends.
+func udpPair(tb testing.TB, a, b *emutest.NetNS, dst netip.AddrPort) (rx, tx *net.UDPConn) {
+	tb.Helper()
+	if err := b.Do(func() (err error) { rx, err = net.ListenUDP("udp4", net.UDPAddrFromAddrPort(dst)); return }); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { rx.Close() })
+	if err := a.Do(func() (err error) { tx, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(dst)); return }); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { tx.Close() })
+	return rx, tx
+}
+
 func isTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
@@ -211,15 +218,7 @@ func TestCaptureGSO(t *testing.T) {
 
 	// UDP: 20 segments of 1000 bytes handed down in one sendmsg.
 	dst := netip.MustParseAddrPort("192.168.91.2:9998")
-	var rx, tx *net.UDPConn
-	if err := b.Do(func() (err error) { rx, err = net.ListenUDP("udp4", net.UDPAddrFromAddrPort(dst)); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer rx.Close()
-	if err := a.Do(func() (err error) { tx, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(dst)); return }); err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Close()
+	_, tx := udpPair(t, a, b, dst)
 	if err := setUDPSegment(tx, 1000); err != nil {
 		t.Skipf("UDP_SEGMENT: %v", err)
 	}

@@ -28,11 +28,18 @@ const (
 	obsClientIP = "192.168.92.2"
 )
 
-// obsPair is a server and a client namespace joined by a veth (vs, vc).
-func obsPair(t *testing.T) (srv, cli *emutest.NetNS) {
+// obsPair is a server and a client namespace joined by a veth (vs, vc),
+// and a directory with a certificate for the server's address.
+func obsPair(t *testing.T) (srv, cli *emutest.NetNS, dir, cert, key string) {
+	t.Helper()
 	srv, cli = emutest.NewNetNS(t), emutest.NewNetNS(t)
 	emutest.Veth(t, srv, "vs", obsServerIP+"/24", cli, "vc", obsClientIP+"/24")
-	return srv, cli
+	dir = emutest.TempDir(t)
+	cert, key, err := WriteSelfSigned(dir, netip.MustParseAddr(obsServerIP))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cli, dir, cert, key
 }
 
 // snmp reads a counter of /proc/net/snmp (e.g. "Tcp", "OutSegs") as the
@@ -120,12 +127,7 @@ func TestCaptureDecrypt(t *testing.T) {
 	emutest.Exclusive(t)
 	for _, proto := range []Proto{ProtoQUIC, ProtoTCP} {
 		t.Run(string(proto), func(t *testing.T) {
-			srvNS, cliNS := obsPair(t)
-			dir := emutest.TempDir(t)
-			cert, key, err := WriteSelfSigned(dir, netip.MustParseAddr(obsServerIP))
-			if err != nil {
-				t.Fatal(err)
-			}
+			srvNS, cliNS, dir, cert, key := obsPair(t)
 			cs, err := capture.Start(t.Context(), int(srvNS.NS), "vs", capture.MaxSnaplen, filepath.Join(dir, "server.pcapng"))
 			if err != nil {
 				t.Fatal(err)
@@ -253,12 +255,7 @@ func TestOWDUnderLoss(t *testing.T) {
 	emutest.Exclusive(t)
 	for _, proto := range []Proto{ProtoQUIC, ProtoTCP} {
 		t.Run(string(proto), func(t *testing.T) {
-			srvNS, cliNS := obsPair(t)
-			dir := emutest.TempDir(t)
-			cert, key, err := WriteSelfSigned(dir, netip.MustParseAddr(obsServerIP))
-			if err != nil {
-				t.Fatal(err)
-			}
+			srvNS, cliNS, dir, cert, key := obsPair(t)
 			dropInput(t, cliNS, 2)
 			retrans := snmp(t, srvNS, "Tcp", "RetransSegs")
 			const n = 10_000_000
