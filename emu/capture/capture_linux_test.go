@@ -318,3 +318,24 @@ func setUDPSegment(c *net.UDPConn, size int) error {
 	}
 	return serr
 }
+
+// TestPacketAllocs: writing a captured packet, whole or split into its
+// segments, allocates nothing.
+func TestPacketAllocs(t *testing.T) {
+	c := &Capture{nw: newNgWriter(discard{}, "va", linkTypeEthernet, MaxSnaplen), snaplen: 200, ethernet: true}
+	super := superPacket(false, true, make([]byte, 60000))
+	plain := superPacket(false, false, make([]byte, 1200))
+	vnetTSO := make([]byte, vnetHdrLen)
+	vnetTSO[1] = gsoTCPv4
+	native.PutUint16(vnetTSO[4:], 1448)
+	vnetNone := make([]byte, vnetHdrLen)
+	if n := testing.AllocsPerRun(100, func() {
+		c.packet(super, len(super), vnetTSO)
+		c.packet(plain, len(plain), vnetNone)
+	}); n != 0 {
+		t.Errorf("%.1f allocations per packet", n)
+	}
+	if c.stats.Split == 0 || c.stats.Packets < 42*c.stats.Split {
+		t.Errorf("stats %+v: the super-packet was not split", c.stats)
+	}
+}
