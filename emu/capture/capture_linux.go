@@ -37,8 +37,6 @@ const (
 	hMin                                         = hSllPkttype + 1
 	packetHost, packetBroadcast, packetMulticast = 0, 1, 2
 	packetOtherhost, packetOutgoing              = 3, 4
-	receptionUnicast, receptionMulticast         = 1 << 2, 2 << 2
-	receptionBroadcast, receptionPromiscuous     = 3 << 2, 4 << 2
 )
 
 var native = binary.NativeEndian

@@ -34,11 +34,17 @@ const (
 	linkTypeRaw      = 101 // an IPv4 or IPv6 header first
 )
 
-// Direction of a packet, the low bits of epb_flags.
+// Direction of a packet (the low bits of epb_flags) and reception type
+// (bits 2-4).
 const (
 	dirUnknown  uint32 = 0
 	dirInbound  uint32 = 1
 	dirOutbound uint32 = 2
+
+	receptionUnicast     uint32 = 1 << 2
+	receptionMulticast   uint32 = 2 << 2
+	receptionBroadcast   uint32 = 3 << 2
+	receptionPromiscuous uint32 = 4 << 2
 )
 
 var le = binary.LittleEndian
