@@ -259,3 +259,45 @@ func i64bytes(v []int64) []byte {
 	}
 	return b
 }
+
+// discardWriter is an http.ResponseWriter that throws the body away.
+type discardWriter struct{ h http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// BenchmarkServeBytes is the handler's own cost per body byte with and
+// without stamps (the transport's is in BenchmarkDownloadStamps).
+func BenchmarkServeBytes(b *testing.B) {
+	pattern := make([]byte, patternSize)
+	req := httptest.NewRequest(http.MethodGet, "/bytes/100000000", nil)
+	for _, interval := range []int64{NoStamps, DefaultStampInterval, 16 << 10} {
+		b.Run(strconv.FormatInt(interval, 10), func(b *testing.B) {
+			b.SetBytes(100_000_000)
+			b.ReportAllocs()
+			for b.Loop() {
+				serveBytes(&discardWriter{h: http.Header{}}, req, pattern, interval)
+			}
+		})
+	}
+}
+
+// BenchmarkOWDRecorder is the client's cost per body byte of finding the
+// stamps and recording their delays (without a log file).
+func BenchmarkOWDRecorder(b *testing.B) {
+	body := make([]byte, 1<<20)
+	for off := 0; off < len(body); off += DefaultStampInterval {
+		putStamp(body[off:], DefaultStampInterval, time.Now())
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	now := time.Now()
+	o, _ := newOWDRecorder(newMeter(time.Time{}, now, 0), "")
+	for b.Loop() {
+		o.scan, o.ms = stampScanner{}, o.ms[:0] // the next body, no new buffer
+		for off := 0; off < len(body); off += readBufSize {
+			o.observe(body[off:off+readBufSize], now)
+		}
+	}
+}
