@@ -37,8 +37,8 @@ func BenchmarkDownloadStamps(b *testing.B) {
 		{"tcp/stamps64k/lowat16k", ProtoTCP, DefaultStampInterval, 16 << 10},
 		{"tcp/stamps16k/lowat16k", ProtoTCP, 16 << 10, 16 << 10},
 		{"tcp/none/lowat16k", ProtoTCP, NoStamps, 16 << 10},
-		{"tcp/stamps/lowat128k", ProtoTCP, DefaultStampInterval, 128 << 10},
-		{"tcp/stamps/nolowat", ProtoTCP, DefaultStampInterval, NoLowat},
+		{"tcp/stamps64k/lowat128k", ProtoTCP, DefaultStampInterval, 128 << 10},
+		{"tcp/stamps64k/nolowat", ProtoTCP, DefaultStampInterval, NoLowat},
 		{"tcp/none/nolowat", ProtoTCP, NoStamps, NoLowat},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
