@@ -10,7 +10,9 @@ type Stats struct {
 	// a GSO super-packet counts once.
 	Received uint64
 	// Dropped is the number of packets the kernel dropped because the
-	// ring was full (tp_drops): the capture misses them.
+	// ring was full (tp_drops): the capture misses them. A GSO
+	// super-packet counts once here too, so the wire packets missing from
+	// the file may be up to 45 times as many.
 	Dropped uint64
 	// Split is the number of GSO super-packets written as segments.
 	Split uint64
