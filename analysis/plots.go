@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // errNoData marks a figure that has nothing to show (e.g. a run without
@@ -22,7 +24,7 @@ const maxPlotPoints = 4000
 // ThroughputFigure draws each flow's goodput over time together with the
 // capacity of each downlink, from a run's timeseries.csv (the paper's
 // Figure 5(b)).
-func ThroughputFigure(ts *Timeseries, run string) (*Figure, error) {
+func ThroughputFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	flows := ts.Flows()
 	if len(flows) == 0 {
 		return nil, fmt.Errorf("throughput: %w: timeseries.csv has no flow.<name>.goodput_mbps column", errNoData)
@@ -53,7 +55,7 @@ func ThroughputFigure(ts *Timeseries, run string) (*Figure, error) {
 // UtilizationFigure draws each link's utilization (throughput / capacity
 // per bin) over time, and the combined utilization of all downlinks
 // (the paper's Figures 4(b) and 4(c)).
-func UtilizationFigure(ts *Timeseries, run string) (*Figure, error) {
+func UtilizationFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	links := ts.Links()
 	p := newPlot(titled("Link utilization", run), "time since run start (s)", "utilization (% of capacity)")
 	var ss []series

@@ -6,8 +6,11 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // RunOptions configures AnalyzeRun and AnalyzeSweep.
@@ -49,7 +52,7 @@ type RunAnalysis struct {
 	Warnings []string        `json:"warnings"`
 
 	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
-	Timeseries *Timeseries `json:"-"`
+	Timeseries *results.Timeseries `json:"-"`
 }
 
 // FlowAnalysis is one flow of a run. Figures from qlog are null for flows
@@ -96,9 +99,9 @@ type LinkUsage struct {
 	Source         string    `json:"source"` // summary | timeseries
 }
 
-// PDCPSummary is PDCPCounters plus the derived repair count.
+// PDCPSummary is results.PDCPCounters plus the derived repair count.
 type PDCPSummary struct {
-	PDCPCounters
+	results.PDCPCounters
 	Repairs int64  `json:"repairs"`
 	Source  string `json:"source"` // summary | counters
 }
@@ -154,10 +157,10 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 	}
 	ra.ActiveWindowS = [2]NullFloat{unknown(), unknown()}
 
-	var sum *Summary
+	var sum *results.Summary
 	if err := ifExists(fsys, summaryFile, func() error {
-		sum = &Summary{}
-		return readJSONFile(fsys, summaryFile, sum)
+		sum = &results.Summary{}
+		return results.ReadJSON(fsys, summaryFile, sum)
 	}); err != nil {
 		return nil, err
 	}
@@ -165,7 +168,10 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 		ra.warn("no %s: the run did not finish writing; figures come from the other files", summaryFile)
 	} else {
 		ra.Run, ra.Scenario, ra.Status, ra.Error = sum.Run, sum.Scenario, sum.Status, sum.Error
-		ra.Seed, ra.Started, ra.DurationS = sum.Seed.String(), sum.Started, sum.DurationS
+		ra.Seed, ra.DurationS = strconv.FormatUint(sum.Seed, 10), NullFloat(sum.DurationS)
+		if !sum.Started.IsZero() {
+			ra.Started = sum.Started.Format(time.RFC3339Nano)
+		}
 		if ra.Status != "" && ra.Status != "ok" {
 			ra.warn("run status is %q: %s", ra.Status, sum.Error)
 		}
@@ -177,16 +183,16 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 			return err
 		}
 		defer f.Close()
-		ra.Timeseries, err = ReadTimeseries(f, timeseriesFile)
+		ra.Timeseries, err = results.ReadTimeseries(f, timeseriesFile)
 		return err
 	}); err != nil {
 		return nil, err
 	}
 
-	var counters *Counters
+	var counters *results.Counters
 	if err := ifExists(fsys, countersFile, func() error {
-		counters = &Counters{}
-		return readJSONFile(fsys, countersFile, counters)
+		counters = &results.Counters{}
+		return results.ReadJSON(fsys, countersFile, counters)
 	}); err != nil {
 		return nil, err
 	}
@@ -273,18 +279,18 @@ func qlogRole(base, vantage string) (flow, side string) {
 	return stem, vantage
 }
 
-func readFlowFiles(fsys fs.FS) (map[string][]FlowSample, error) {
+func readFlowFiles(fsys fs.FS) (map[string][]results.FlowSample, error) {
 	files, err := fs.Glob(fsys, flowsDir+"/*.csv")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string][]FlowSample{}
+	out := map[string][]results.FlowSample{}
 	for _, name := range files {
 		f, err := fsys.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		s, err := ReadFlowSamples(f, name)
+		s, err := results.ReadFlowSamples(f, name)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -294,7 +300,7 @@ func readFlowFiles(fsys fs.FS) (map[string][]FlowSample, error) {
 	return out, nil
 }
 
-func (ra *RunAnalysis) buildFlows(sum *Summary, conns map[string]map[string]*ConnAnalysis, samples map[string][]FlowSample) {
+func (ra *RunAnalysis) buildFlows(sum *results.Summary, conns map[string]map[string]*ConnAnalysis, samples map[string][]results.FlowSample) {
 	var names []string
 	seen := map[string]bool{}
 	add := func(n string) {
@@ -303,7 +309,7 @@ func (ra *RunAnalysis) buildFlows(sum *Summary, conns map[string]map[string]*Con
 			names = append(names, n)
 		}
 	}
-	summaryFlows := map[string]SummaryFlow{}
+	summaryFlows := map[string]results.FlowResult{}
 	if sum != nil {
 		for _, f := range sum.Flows {
 			summaryFlows[f.Name] = f
@@ -334,9 +340,7 @@ func (ra *RunAnalysis) buildFlows(sum *Summary, conns map[string]map[string]*Con
 			complete := sf.Complete
 			fa.Complete = &complete
 			startS = sf.StartS
-			if sf.GoodputMbps != nil && sf.GoodputMbps.Valid() {
-				fa.GoodputMbps, fa.GoodputSource = *sf.GoodputMbps, "summary"
-			}
+			fa.GoodputMbps, fa.GoodputSource = NullFloat(sf.GoodputMbps), "summary"
 			b := sf.Bytes
 			fa.AppBytes = &b
 			if sf.Error != "" {

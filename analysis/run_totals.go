@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // The per-run figures computed from the flows, timeseries.csv,
@@ -68,15 +70,15 @@ func (ra *RunAnalysis) computeFairness() {
 	ra.ActiveWindowS = [2]NullFloat{NullFloat(start), NullFloat(ts.T[last])}
 }
 
-func (ra *RunAnalysis) computeLinks(sum *Summary) {
+func (ra *RunAnalysis) computeLinks(sum *results.Summary) {
 	if sum != nil && len(sum.Links) > 0 {
 		for _, l := range sum.Links {
-			u := l.Utilization
-			if !u.Valid() && l.CapacityMbps > 0 {
-				u = l.ThroughputMbps / l.CapacityMbps
+			u := NullFloat(l.Utilization)
+			if u == 0 && l.CapacityMbps > 0 {
+				u = NullFloat(l.ThroughputMbps / l.CapacityMbps)
 			}
-			ra.Links = append(ra.Links, LinkUsage{Name: l.Name, Dir: l.Dir, CapacityMbps: l.CapacityMbps,
-				ThroughputMbps: l.ThroughputMbps, Utilization: u, Source: "summary"})
+			ra.Links = append(ra.Links, LinkUsage{Name: l.Name, Dir: l.Dir, CapacityMbps: NullFloat(l.CapacityMbps),
+				ThroughputMbps: NullFloat(l.ThroughputMbps), Utilization: u, Source: "summary"})
 		}
 	} else if ts := ra.Timeseries; ts != nil {
 		for _, p := range ts.Links() {
@@ -124,14 +126,14 @@ func meanOf(v []float64) float64 {
 	return s / float64(n)
 }
 
-func (ra *RunAnalysis) computePDCP(sum *Summary, counters *Counters) {
-	src, m := "summary", map[string]PDCPCounters(nil)
+func (ra *RunAnalysis) computePDCP(sum *results.Summary, counters *results.Counters) {
+	src, m := "summary", map[string]results.PDCPCounters(nil)
 	if sum != nil && len(sum.PDCP) > 0 {
 		m = sum.PDCP
 	} else if counters != nil && len(counters.PDCP) > 0 {
 		src, m = "counters", counters.PDCP
 	}
 	for dir, c := range m {
-		ra.PDCP[dir] = PDCPSummary{PDCPCounters: c, Repairs: c.Reordered, Source: src}
+		ra.PDCP[dir] = PDCPSummary{PDCPCounters: c, Repairs: int64(c.Reordered), Source: src}
 	}
 }

@@ -1,7 +1,6 @@
 package emu
 
 import (
-	"fmt"
 	"io"
 	"time"
 )
@@ -14,46 +13,4 @@ type CalibrateOptions struct {
 	Out      string        // directory for the runs' result directories
 	Seed     uint64        // first seed; run i uses Seed+i for both variants
 	Status   io.Writer
-}
-
-// MeanSD is a mean and sample standard deviation over runs.
-type MeanSD struct {
-	Mean float64 `json:"mean"`
-	SD   float64 `json:"sd"`
-}
-
-// CalibrationSide is one variant's RTT and throughput over the runs.
-type CalibrationSide struct {
-	RTTMs          MeanSD `json:"rtt_ms"`
-	ThroughputMbps MeanSD `json:"throughput_mbps"`
-}
-
-// Calibration reproduces the paper's Table 2 on this machine: the default
-// link (20 Mbit/s, 10 ms one-way delay with 10% coefficient of variation)
-// measured without and with the two PDCP proxies in the path.
-type Calibration struct {
-	WithoutPDCP CalibrationSide `json:"without_pdcp"`
-	WithPDCP    CalibrationSide `json:"with_pdcp"`
-	Runs        int             `json:"runs"`
-	// What the proxies cost: RTT added and throughput lost.
-	AddedRTTMs        float64 `json:"added_rtt_ms"`
-	ThroughputLossPct float64 `json:"throughput_loss_pct"`
-	Method            string  `json:"method"`
-}
-
-const calibrationMethod = "Both variants send everything over link1 (20 Mbit/s, 10 ms ±10% one way each direction, constant rate): without PDCP the DC client is routed over link1 directly; with PDCP its traffic passes both proxies (dc.split=1:0). RTT: mean of UDP ping-pong probes (64 B, 10 ms apart) on the idle path; throughput: goodput of a quic-go download for the measurement window. Run i of both variants uses the same seed, so both see the same jitter."
-
-// WriteCalibration prints a calibration as the paper's Table 2.
-func WriteCalibration(w io.Writer, c *Calibration) {
-	fmt.Fprintf(w, "\nPDCP proxy overhead on this machine (%d runs each, mean ± sd)\n\n", c.Runs)
-	fmt.Fprintf(w, "%-14s %-22s %s\n", "", "RTT (ms)", "throughput (Mbit/s)")
-	for _, r := range []struct {
-		name string
-		s    CalibrationSide
-	}{{"without PDCP", c.WithoutPDCP}, {"with PDCP", c.WithPDCP}} {
-		fmt.Fprintf(w, "%-14s %7.3f ± %-12.3f %7.2f ± %.2f\n", r.name, r.s.RTTMs.Mean, r.s.RTTMs.SD, r.s.ThroughputMbps.Mean, r.s.ThroughputMbps.SD)
-	}
-	fmt.Fprintf(w, "%-14s %+7.3f ms %19.2f%% throughput\n", "proxies cost", c.AddedRTTMs, -c.ThroughputLossPct)
-	fmt.Fprintf(w, "\npaper (Table 2): +2 ms RTT, 18.28 → 17.00 Mbit/s (−7.0%%)\n")
-	fmt.Fprintf(w, "method: %s\n", c.Method)
 }

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
-// Calibrate measures the PDCP proxies' own cost (see Calibration).
-func Calibrate(ctx context.Context, base Config, o CalibrateOptions) (*Calibration, error) {
+// Calibrate measures the PDCP proxies' own cost (see results.Calibration).
+func Calibrate(ctx context.Context, base config.Config, o CalibrateOptions) (*results.Calibration, error) {
 	if o.Runs <= 0 {
 		o.Runs = 10
 	}
@@ -28,7 +30,7 @@ func Calibrate(ctx context.Context, base Config, o CalibrateOptions) (*Calibrati
 	for i := range o.Runs {
 		for v, withPDCP := range []bool{false, true} {
 			cfg := base
-			cfg.Flows = append([]Flow(nil), base.Flows[:1]...)
+			cfg.Flows = append([]config.Flow(nil), base.Flows[:1]...)
 			cfg.Flows[0].Size, cfg.Flows[0].Duration = 0, o.Duration
 			cfg.Links[0].Trace, cfg.Links[1].Trace = "", ""
 			cfg.Seed = o.Seed + uint64(i)
@@ -45,14 +47,14 @@ func Calibrate(ctx context.Context, base Config, o CalibrateOptions) (*Calibrati
 			}
 		}
 	}
-	side := func(v int) CalibrationSide {
+	side := func(v int) results.CalibrationSide {
 		r, t := analysis.Summarize(rtt[v]), analysis.Summarize(thr[v])
-		return CalibrationSide{RTTMs: MeanSD{round3(r.Mean), round3(nanZero(r.SD))}, ThroughputMbps: MeanSD{round3(t.Mean), round3(nanZero(t.SD))}}
+		return results.CalibrationSide{RTTMs: results.MeanSD{Mean: results.Round3(r.Mean), SD: results.Round3(nanZero(r.SD))}, ThroughputMbps: results.MeanSD{Mean: results.Round3(t.Mean), SD: results.Round3(nanZero(t.SD))}}
 	}
-	c := &Calibration{WithoutPDCP: side(0), WithPDCP: side(1), Runs: o.Runs, Method: calibrationMethod}
-	c.AddedRTTMs = round3(c.WithPDCP.RTTMs.Mean - c.WithoutPDCP.RTTMs.Mean)
+	c := &results.Calibration{WithoutPDCP: side(0), WithPDCP: side(1), Runs: o.Runs, Method: results.CalibrationMethod}
+	c.AddedRTTMs = results.Round3(c.WithPDCP.RTTMs.Mean - c.WithoutPDCP.RTTMs.Mean)
 	if c.WithoutPDCP.ThroughputMbps.Mean > 0 {
-		c.ThroughputLossPct = round3(100 * (1 - c.WithPDCP.ThroughputMbps.Mean/c.WithoutPDCP.ThroughputMbps.Mean))
+		c.ThroughputLossPct = results.Round3(100 * (1 - c.WithPDCP.ThroughputMbps.Mean/c.WithoutPDCP.ThroughputMbps.Mean))
 	}
 	return c, nil
 }
@@ -66,7 +68,7 @@ func nanZero(v float64) float64 {
 
 // calibrateOnce builds one variant, measures its idle RTT, then its
 // throughput, and returns both (ms, Mbit/s).
-func calibrateOnce(ctx context.Context, cfg Config, o CalibrateOptions, out string) (float64, float64, error) {
+func calibrateOnce(ctx context.Context, cfg config.Config, o CalibrateOptions, out string) (float64, float64, error) {
 	em, err := Start(ctx, cfg, StartOptions{Command: "calibrate"})
 	if err != nil {
 		return 0, 0, err

@@ -7,7 +7,10 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
@@ -31,9 +34,11 @@ const (
 // experimental); see package pdcp.
 const pdcpProto = 253
 
-// hasImpairments reports whether a direction needs its delay line.
-func (s Shape) hasImpairments() bool {
-	return s.Delay > 0 || s.Jitter.StdDev(s.Delay) > 0 || s.Loss > 0
+// proxyPair is the two halves of PDCP for one direction.
+type proxyPair struct {
+	dir string // down or up
+	tx  *dcproxy.Tx
+	rx  *dcproxy.Rx
 }
 
 // gatewayPlan is what one gateway runs: the nftables chains of its queues.
@@ -48,36 +53,36 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 	gws, _ := e.Net.Node("gws")
 	gwc, _ := e.Net.Node("gwc")
 	plans := map[string]*gatewayPlan{"gws": {node: gws}, "gwc": {node: gwc}}
-	clock := proxyClock{start: time.Now()}
+	clock := dcproxy.NewClock()
 
 	// Delay lines: a packet is delayed where it arrives, i.e. downlink in
 	// gwc and uplink in gws, on the link's interface.
 	for _, d := range e.dirs {
-		traceImpairs := d.player != nil && (d.player.Trace.HasDelay || d.player.Trace.HasLoss)
-		if !d.shape.hasImpairments() && !traceImpairs && !o.ForceDelayLine {
+		if !d.NeedsDelayLine() && !o.ForceDelayLine {
 			continue
 		}
 		at := plans["gwc"]
-		if d.up {
+		if d.Up {
 			at = plans["gws"]
 		}
-		q := uint16(queueDelayBase + d.link)
-		at.chains = appendRule(at.chains, "delay", prioDelay, nft.QueueRule{IIf: fmt.Sprintf("l%d", d.link+1), Queue: q})
-		if err := e.startDelayLine(d, at.node, q); err != nil {
+		q := uint16(queueDelayBase + d.Link)
+		at.chains = appendRule(at.chains, "delay", prioDelay, nft.QueueRule{IIf: fmt.Sprintf("l%d", d.Link+1), Queue: q})
+		if err := d.StartDelayLine(at.node, q, e.Config.Seed); err != nil {
 			return err
 		}
+		e.goLoop(d.Name+" delay line", d.WaitDelayLine)
 		e.Backends["delay"] = "nfqueue delay line"
 	}
 
 	if e.Config.DC.Enabled && e.hasDCClient() {
-		dcNet := topo.ClientSubnet(PathDC)
+		dcNet := topo.ClientSubnet(config.PathDC)
 		down := &proxyPair{dir: "down"}
 		var err error
-		if down.tx, err = openTx(gws, queuePDCPTx, e.Config.DC, clock); err != nil {
+		if down.tx, err = dcproxy.OpenTx(gws, queuePDCPTx, e.Config.DC, clock); err != nil {
 			return err
 		}
 		e.proxies = append(e.proxies, down)
-		if down.rx, err = openRx(gwc, queuePDCPRx, e.Config.DC, clock); err != nil {
+		if down.rx, err = dcproxy.OpenRx(gwc, queuePDCPRx, e.Config.DC, clock); err != nil {
 			return err
 		}
 		plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
@@ -88,15 +93,15 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 		}
 		if e.Config.DC.Uplink == "split" {
 			up := &proxyPair{dir: "up"}
-			if up.tx, err = openTx(gwc, queuePDCPTx, e.Config.DC, clock); err != nil {
+			if up.tx, err = dcproxy.OpenTx(gwc, queuePDCPTx, e.Config.DC, clock); err != nil {
 				return err
 			}
 			e.proxies = append(e.proxies, up)
-			if up.rx, err = openRx(gws, queuePDCPRx, e.Config.DC, clock); err != nil {
+			if up.rx, err = dcproxy.OpenRx(gws, queuePDCPRx, e.Config.DC, clock); err != nil {
 				return err
 			}
 			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
-				nft.QueueRule{IIf: topo.ClientNode(PathDC), NotProto: pdcpProto, Queue: queuePDCPTx})
+				nft.QueueRule{IIf: topo.ClientNode(config.PathDC), NotProto: pdcpProto, Queue: queuePDCPTx})
 			for _, l := range []string{"l1", "l2"} {
 				plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
 					nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
@@ -121,8 +126,8 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 	}
 	for _, pp := range e.proxies {
 		tx, rx := pp.tx, pp.rx
-		e.goLoop("pdcp "+pp.dir+" transmit proxy", tx.run)
-		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.run)
+		e.goLoop("pdcp "+pp.dir+" transmit proxy", tx.Run)
+		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.Run)
 	}
 	e.updateSchedulers()
 	reservePs(e.packetLoops())
@@ -133,7 +138,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 func (e *Emulation) packetLoops() int {
 	n := 2 * len(e.proxies)
 	for _, d := range e.dirs {
-		if d.loop != nil {
+		if d.Loop != nil {
 			n++
 		}
 	}
@@ -163,7 +168,7 @@ func appendRule(chains []nft.Chain, name string, prio int, r nft.QueueRule) []nf
 
 func (e *Emulation) hasDCClient() bool {
 	for _, n := range e.Net.Spec.Nodes {
-		if n.Path == PathDC {
+		if n.Path == config.PathDC {
 			return true
 		}
 	}
@@ -175,12 +180,12 @@ func (e *Emulation) hasDCClient() bool {
 func (e *Emulation) warnWindow(o StartOptions) {
 	var peak float64
 	for _, d := range e.dirs {
-		if d.up {
+		if d.Up {
 			continue
 		}
-		r := d.shape.Rate
-		if d.player != nil {
-			r = d.player.Trace.Stats().Down.Max * 1e6
+		r := d.Shape.Rate
+		if d.Player != nil {
+			r = d.Player.Trace.Stats().Down.Max * 1e6
 		}
 		peak += r
 	}
@@ -195,10 +200,10 @@ func (e *Emulation) warnWindow(o StartOptions) {
 func (e *Emulation) updateSchedulers() {
 	for _, pp := range e.proxies {
 		for _, d := range e.dirs {
-			if d.up != (pp.dir == "up") {
+			if d.Up != (pp.dir == "up") {
 				continue
 			}
-			pp.tx.setLink(d.link, pdcp.LinkState{RateBps: d.shaper.Rate(), Delay: d.shape.Delay})
+			pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Shape.Delay})
 		}
 	}
 }
@@ -216,20 +221,20 @@ func (e *Emulation) pdcpDirs() []string {
 func (e *Emulation) pdcpBuffered() []int {
 	var out []int
 	for _, pp := range e.proxies {
-		_, b, _ := pp.rx.snapshot()
+		_, b, _ := pp.rx.Snapshot()
 		out = append(out, b)
 	}
 	return out
 }
 
 // PDCP returns the proxies' counters by direction.
-func (e *Emulation) PDCP() map[string]PDCPCounters {
-	out := map[string]PDCPCounters{}
+func (e *Emulation) PDCP() map[string]results.PDCPCounters {
+	out := map[string]results.PDCPCounters{}
 	for _, pp := range e.proxies {
-		tx, _ := pp.tx.snapshot()
-		rx, _, malformed := pp.rx.snapshot()
-		ms := func(d time.Duration) float64 { return round3(float64(d) / 1e6) }
-		out[pp.dir] = PDCPCounters{
+		tx, _ := pp.tx.Snapshot()
+		rx, _, malformed := pp.rx.Snapshot()
+		ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
+		out[pp.dir] = results.PDCPCounters{
 			TxLink1: tx.Link[0], TxLink2: tx.Link[1], TxPassed: tx.Passed,
 			Received: rx.Received, Delivered: rx.Delivered, Reordered: rx.Reordered, Held: rx.Held,
 			ExpiredDeliveries: rx.DeliveredOnExpiry, Expiries: rx.Expiries, GivenUp: rx.GivenUp,
@@ -244,13 +249,27 @@ func (e *Emulation) PDCP() map[string]PDCPCounters {
 	return out
 }
 
-func (e *Emulation) pdcpCounters() map[string]any {
-	if len(e.proxies) == 0 {
-		return nil
+// closeDatapath stops the delay lines and proxies (their loops have seen
+// the context end) and releases their queues.
+func (e *Emulation) closeDatapath() {
+	for _, d := range e.dirs {
+		d.Close()
 	}
-	out := map[string]any{}
-	for k, v := range e.PDCP() {
-		out[k] = v
+	for _, pp := range e.proxies {
+		if pp.tx != nil {
+			pp.tx.Close()
+		}
+		if pp.rx != nil {
+			pp.rx.Close()
+		}
+	}
+}
+
+// linkCounters returns each direction's counters, for counters.json.
+func (e *Emulation) linkCounters() map[string]results.LinkCounters {
+	out := map[string]results.LinkCounters{}
+	for _, d := range e.dirs {
+		out[d.Name] = d.Counters()
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package emu
 import (
 	"io"
 
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -21,7 +23,7 @@ type StartOptions struct {
 
 // TopologyOf is the topology a configuration needs: a client for every
 // path its flows use (all three in the fairness scenario).
-func TopologyOf(cfg Config, id string) topo.Spec {
+func TopologyOf(cfg config.Config, id string) topo.Spec {
 	paths := []string{}
 	seen := map[string]bool{}
 	for _, f := range cfg.Flows {
@@ -31,7 +33,7 @@ func TopologyOf(cfg Config, id string) topo.Spec {
 		}
 	}
 	if cfg.Scenario == "fairness" {
-		for _, p := range []string{PathDC, PathLink1, PathLink2} {
+		for _, p := range []string{config.PathDC, config.PathLink1, config.PathLink2} {
 			if !seen[p] {
 				paths = append(paths, p)
 			}
@@ -39,15 +41,15 @@ func TopologyOf(cfg Config, id string) topo.Spec {
 	}
 	uplink := cfg.DC.Uplink
 	if uplink == "split" {
-		uplink = PathLink1
+		uplink = config.PathLink1
 	}
 	return topo.DC(id, topo.DCOptions{Paths: paths, Uplink: uplink})
 }
 
-func nodeInfos(s topo.Spec) []NodeInfo {
-	var out []NodeInfo
+func nodeInfos(s topo.Spec) []runstate.NodeInfo {
+	var out []runstate.NodeInfo
 	for _, n := range s.Nodes {
-		ni := NodeInfo{Name: n.Name, Namespace: topo.NamespaceName(s.RunID, n.Name), Role: string(n.Role), Path: n.Path}
+		ni := runstate.NodeInfo{Name: n.Name, Namespace: topo.NamespaceName(s.RunID, n.Name), Role: string(n.Role), Path: n.Path}
 		for _, a := range s.Addrs(n.Name) {
 			ni.Addrs = append(ni.Addrs, a.String())
 		}

@@ -9,9 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/dc-emu/emu/emu/delayline"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/replay"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -20,7 +21,7 @@ import (
 // traces replaying. `emu up` keeps one until Ctrl-C; `emu run` runs flows
 // over one.
 type Emulation struct {
-	Config Config
+	Config config.Config
 	ID     string
 	Net    *topo.Net
 	// Epoch is when trace replay started; time series count from it.
@@ -31,7 +32,7 @@ type Emulation struct {
 	// Warnings are configuration warnings recorded in results.
 	Warnings []string
 
-	dirs    []*linkDir
+	dirs    []*link.Dir
 	proxies []*proxyPair
 
 	ctx    context.Context
@@ -44,27 +45,14 @@ type Emulation struct {
 	closeErr  error
 }
 
-// linkDir is one direction of one link: its rate limiter, delay line and
-// trace player.
-type linkDir struct {
-	name   string // link1.down
-	link   int    // 0 or 1
-	up     bool
-	shape  Shape
-	shaper *Shaper
-	player *Player
-	line   *delayline.Line // nil without delay, jitter or loss
-	loop   *delayline.Loop
-}
-
 // Start builds the network of cfg and starts emulating it. On error nothing
 // is left behind. The caller must Close the emulation.
-func Start(ctx context.Context, cfg Config, o StartOptions) (*Emulation, error) {
+func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if o.ID == "" {
-		o.ID = NewRunID()
+		o.ID = runstate.NewRunID()
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -72,7 +60,7 @@ func Start(ctx context.Context, cfg Config, o StartOptions) (*Emulation, error) 
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()>>1 | 1
 	}
-	players, err := loadTraces(&cfg)
+	players, err := replay.Players(&cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -84,12 +72,12 @@ func Start(ctx context.Context, cfg Config, o StartOptions) (*Emulation, error) 
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	// The state file comes first: whatever happens next, emu clean can find
 	// this run's namespaces.
-	if err := WriteState(RunState{ID: o.ID, Command: o.Command, Started: time.Now(), Nodes: nodeInfos(spec)}); err != nil {
+	if err := runstate.WriteState(runstate.RunState{ID: o.ID, Command: o.Command, Started: time.Now(), Nodes: nodeInfos(spec)}); err != nil {
 		return nil, err
 	}
 	e.Net, err = topo.Build(ctx, spec)
 	if err != nil {
-		RemoveState(o.ID)
+		runstate.RemoveState(o.ID)
 		return nil, err
 	}
 	if err := e.setup(ctx, players, o); err != nil {
@@ -99,9 +87,9 @@ func Start(ctx context.Context, cfg Config, o StartOptions) (*Emulation, error) 
 }
 
 // Nodes describes the nodes for users.
-func (e *Emulation) Nodes() []NodeInfo { return nodeInfos(e.Net.Spec) }
+func (e *Emulation) Nodes() []runstate.NodeInfo { return nodeInfos(e.Net.Spec) }
 
-func (e *Emulation) setup(ctx context.Context, players [2][2]*Player, o StartOptions) error {
+func (e *Emulation) setup(ctx context.Context, players [2][2]*replay.Player, o StartOptions) error {
 	gws, err := e.Net.Node("gws")
 	if err != nil {
 		return err
@@ -111,34 +99,26 @@ func (e *Emulation) setup(ctx context.Context, players [2][2]*Player, o StartOpt
 		return err
 	}
 	// Downlink is limited where it leaves gws, uplink where it leaves gwc.
-	for i := range e.Config.Links {
-		for _, up := range []bool{false, true} {
-			d := &linkDir{link: i, up: up}
-			node, shape, dir := gws, e.Config.Links[i].Down, "down"
-			if up {
-				node, shape, dir = gwc, e.Config.Links[i].Up, "up"
-				d.player = players[i][1]
-			} else {
-				d.player = players[i][0]
-			}
-			d.name, d.shape = fmt.Sprintf("link%d.%s", i+1, dir), shape
-			rate := shape.Rate
-			if d.player != nil {
-				_, rate, _, _ = d.player.At(0)
-			}
-			if d.shaper, err = NewShaper(node, fmt.Sprintf("l%d", i+1), rate, shape.Queue); err != nil {
-				return err
-			}
-			e.dirs = append(e.dirs, d)
+	for i, l := range e.Config.Links {
+		iface := fmt.Sprintf("l%d", i+1)
+		down, err := link.NewDir(gws, iface, fmt.Sprintf("link%d.down", i+1), i, false, l.Down, players[i][0])
+		if err != nil {
+			return err
 		}
+		e.dirs = append(e.dirs, down)
+		up, err := link.NewDir(gwc, iface, fmt.Sprintf("link%d.up", i+1), i, true, l.Up, players[i][1])
+		if err != nil {
+			return err
+		}
+		e.dirs = append(e.dirs, up)
 	}
 	if err := e.startDatapath(ctx, o); err != nil {
 		return err
 	}
 	e.Epoch = time.Now()
 	for _, d := range e.dirs {
-		if d.player != nil {
-			e.goLoop(d.name+" trace player", func(ctx context.Context) error { return e.play(ctx, d) })
+		if d.Player != nil {
+			e.goLoop(d.Name+" trace player", func(ctx context.Context) error { return d.Play(ctx, e.Epoch, e.updateSchedulers) })
 		}
 	}
 	return nil
@@ -164,45 +144,6 @@ func (e *Emulation) goLoop(name string, f func(ctx context.Context) error) {
 // refused).
 func (e *Emulation) Failed() <-chan error { return e.failed }
 
-// play applies a trace's rate changes to a link direction, each at its
-// time since Epoch.
-func (e *Emulation) play(ctx context.Context, d *linkDir) error {
-	for {
-		el := time.Since(e.Epoch)
-		st, rate, next, ok := d.player.Drive(el) // not At: see Drive on outages
-		set := d.shaper.SetRate
-		if d.player.rate(st) == 0 && rate > 0 {
-			set = d.shaper.Hold
-		}
-		if err := set(rate); err != nil {
-			return err
-		}
-		e.applyTraceImpairments(d, st)
-		e.updateSchedulers()
-		if !ok || !sleepUntil(ctx, e.Epoch.Add(next)) {
-			return nil
-		}
-	}
-}
-
-// sleepUntil waits for deadline in nanosleep rather than on a Go timer: the
-// runtime's timers fire up to a millisecond or two late here (it sleeps in
-// epoll with millisecond timeouts), a fifth of a 10 ms Mahimahi window, and
-// HTB turns a rate change that comes after the class's next send into a
-// lost window (player_linux_test.go measures both). It wakes at least every
-// 20 ms to see ctx end, and reports whether it reached the deadline.
-func sleepUntil(ctx context.Context, deadline time.Time) bool {
-	for ctx.Err() == nil {
-		d := time.Until(deadline)
-		if d <= 0 {
-			return true
-		}
-		ts := unix.NsecToTimespec(int64(min(d, 20*time.Millisecond)))
-		_ = unix.Nanosleep(&ts, nil) // EINTR only cuts the nap short
-	}
-	return false
-}
-
 // Close stops every loop, deletes the namespaces (and with them every
 // kernel object of the run) and the state file. It is idempotent.
 func (e *Emulation) Close() error {
@@ -217,7 +158,7 @@ func (e *Emulation) Close() error {
 		// Keep the state file if a namespace survived: emu clean finds the
 		// run's leftovers through it.
 		if err == nil {
-			err = RemoveState(e.ID)
+			err = runstate.RemoveState(e.ID)
 		}
 		e.closeErr = err
 	})

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/runstate"
 )
 
 // The emu binary, built once per test binary for tests that run endpoints
@@ -58,11 +61,21 @@ func requireNgtcp2(t *testing.T) {
 // noLeftovers fails if anything of run id is left: namespaces or state.
 func noLeftovers(t *testing.T, id string) {
 	t.Helper()
-	names, _ := listRunNamespaces(id)
+	names, state, _ := runstate.Leftovers(id)
 	if len(names) > 0 {
 		t.Errorf("namespaces of run %s left behind: %v", id, names)
 	}
-	if _, err := os.Stat(statePath(id)); err == nil {
+	if state {
 		t.Errorf("state file of run %s left behind", id)
 	}
+}
+
+// settings parses key=value settings or fails the test.
+func settings(t *testing.T, kv ...string) []config.Setting {
+	t.Helper()
+	out, err := config.ParseSettings(kv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

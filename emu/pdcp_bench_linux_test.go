@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -21,10 +22,10 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	for _, rate := range []float64{200e6, 500e6, 1000e6, 1500e6} {
-		b.Run(FormatRate(rate), func(b *testing.B) {
+		b.Run(config.FormatRate(rate), func(b *testing.B) {
 			for range b.N {
-				cfg, err := Resolve("throughput", []Setting{{"link.trace", "none"}, {"link.rate", "10gbit"},
-					{"link.delay", "0"}, {"link.jitter", "0"}, {"dc.sn_bits", "18"}})
+				cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
+					{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -58,7 +59,7 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 				b.ReportMetric(got*1428*8/el.Seconds()/1e6, "Mbit/s")
 				b.ReportMetric(100*(1-got/float64(sent)), "loss%")
 				b.Logf("offered %s: sent %d, received %d in order=%v; PDCP reordered %d, held max %d, given up %d, out of window %d",
-					FormatRate(rate), sent, len(as), inOrder, c.Reordered, c.MaxBuffer, c.GivenUp, c.OutOfWindow)
+					config.FormatRate(rate), sent, len(as), inOrder, c.Reordered, c.MaxBuffer, c.GivenUp, c.OutOfWindow)
 			}
 		})
 	}
@@ -75,8 +76,8 @@ func BenchmarkPDCPProxyTCP(b *testing.B) {
 	for _, dc := range []string{"false", "true"} {
 		b.Run("dc="+dc, func(b *testing.B) {
 			for range b.N {
-				cfg, err := Resolve("throughput", []Setting{{"link.trace", "none"}, {"link.rate", "10gbit"},
-					{"link.delay", "0"}, {"link.jitter", "0"}, {"dc.sn_bits", "18"}, {"dc.enabled", dc}})
+				cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
+					{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}, {Key: "dc.enabled", Value: dc}})
 				if err != nil {
 					b.Fatal(err)
 				}

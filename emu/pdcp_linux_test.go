@@ -137,12 +137,12 @@ func waitDrained(t *testing.T, em *Emulation) {
 	t.Helper()
 	emutest.WaitFor(t, 5*time.Second, func() error {
 		for _, d := range em.dirs {
-			if st, err := d.shaper.Stats(); err != nil || st.BacklogPackets > 0 {
-				return errorf("%s: rate limiter holds %d packets (%v)", d.name, st.BacklogPackets, err)
+			if st, err := d.Shaper.Stats(); err != nil || st.BacklogPackets > 0 {
+				return errorf("%s: rate limiter holds %d packets (%v)", d.Name, st.BacklogPackets, err)
 			}
-			if d.loop != nil {
-				if s := d.loop.Snapshot(); s.Backlog > 0 {
-					return errorf("%s: delay line holds %d packets", d.name, s.Backlog)
+			if d.Loop != nil {
+				if s := d.Loop.Snapshot(); s.Backlog > 0 {
+					return errorf("%s: delay line holds %d packets", d.Name, s.Backlog)
 				}
 			}
 		}

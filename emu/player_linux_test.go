@@ -14,6 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -31,7 +34,7 @@ import (
 // veth hop after the rate limiter, so a busy receiver goroutine cannot move
 // packets across bin edges. Queueing delay only matters for which packets
 // are delivered (the outage test checks those by their send times). The
-// player sets each rate driveLead (0.3 ms) early, well inside a bin.
+// player sets each rate replay.DriveLead (0.3 ms) early, well inside a bin.
 
 // replayPacket is the UDP payload: with 28 bytes of headers, a 1500-byte IP
 // packet, the size whose IP rate the shaper sets exactly (and the size of a
@@ -46,15 +49,15 @@ const replayStall = 10 * time.Millisecond
 
 // startReplay starts an emulation of the throughput scenario whose link1
 // downlink replays trace; extra settings come last.
-func startReplay(tb testing.TB, trace string, extra ...Setting) *Emulation {
+func startReplay(tb testing.TB, trace string, extra ...config.Setting) *Emulation {
 	tb.Helper()
 	emutest.RequireRoot(tb)
-	sets := append([]Setting{
-		{"link1.trace", trace}, {"link2.trace", "none"},
-		{"link1.delay", "0"}, {"link1.jitter", "0"},
-		{"dc.enabled", "false"},
+	sets := append([]config.Setting{
+		{Key: "link1.trace", Value: trace}, {Key: "link2.trace", Value: "none"},
+		{Key: "link1.delay", Value: "0"}, {Key: "link1.jitter", Value: "0"},
+		{Key: "dc.enabled", Value: "false"},
 	}, extra...)
-	cfg, err := Resolve("throughput", sets)
+	cfg, err := config.Resolve("throughput", sets)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -76,10 +79,10 @@ func startReplay(tb testing.TB, trace string, extra ...Setting) *Emulation {
 }
 
 // replayDir returns the link direction named name (link1.down).
-func replayDir(tb testing.TB, em *Emulation, name string) *linkDir {
+func replayDir(tb testing.TB, em *Emulation, name string) *link.Dir {
 	tb.Helper()
 	for _, d := range em.dirs {
-		if d.name == name {
+		if d.Name == name {
 			return d
 		}
 	}
@@ -277,7 +280,7 @@ func replayTolerance(capacity float64) float64 { return max(0.05*capacity, 0.1e6
 // measureFidelity bins arrivals into seconds [first, last) of trace time
 // and compares each bin's IP rate with the player's mean capacity over it,
 // leaving out the bins skip marks (skip may be nil).
-func measureFidelity(p *Player, as []stamped, epoch time.Time, first, last int, skip []bool) fidelity {
+func measureFidelity(p *replay.Player, as []stamped, epoch time.Time, first, last int, skip []bool) fidelity {
 	counts := make([]int, last)
 	for _, a := range as {
 		k := int(math.Floor(a.at.Sub(epoch).Seconds()))
@@ -331,7 +334,7 @@ func percentileOf(xs []float64, p float64) float64 {
 }
 
 // peakRate is the largest step rate of the player over [from, to).
-func peakRate(p *Player, from, to time.Duration) float64 {
+func peakRate(p *replay.Player, from, to time.Duration) float64 {
 	var peak float64
 	for t := from; t < to; {
 		_, r, next, ok := p.At(t)
@@ -358,25 +361,25 @@ type replayResult struct {
 // under a saturating flow (1.3 times the trace's peak rate over them) and
 // measures the delivered rate per second; with watch, also the timing of
 // the rate changes.
-func replayRun(tb testing.TB, trace string, secs int, watch bool, extra ...Setting) replayResult {
+func replayRun(tb testing.TB, trace string, secs int, watch bool, extra ...config.Setting) replayResult {
 	tb.Helper()
 	em := startReplay(tb, trace, extra...)
 	d := replayDir(tb, em, "link1.down")
 	var w *rateWatch
 	if watch {
-		w = watchRate(d.shaper, em.Epoch)
+		w = watchRate(d.Shaper, em.Epoch)
 	}
-	q := sampleBacklog(d.shaper, em.Epoch)
+	q := sampleBacklog(d.Shaper, em.Epoch)
 	f := startStampedFlow(tb, em)
 	dur := time.Duration(secs) * time.Second
-	offered := 1.3 * peakRate(d.player, 0, dur)
+	offered := 1.3 * peakRate(d.Player, 0, dur)
 	f.pace(offered, em.Epoch.Add(dur+200*time.Millisecond))
 	var res replayResult
 	if w != nil {
-		res.landing, res.missed, res.changes = w.landing(d.player, dur)
-		res.wakeLate = w.wakeLateness(d.player, dur)
+		res.landing, res.missed, res.changes = w.landing(d.Player, dur)
+		res.wakeLate = w.wakeLateness(d.Player, dur)
 	}
-	dry := q.ranDry(d.player, secs)
+	dry := q.ranDry(d.Player, secs)
 	time.Sleep(100 * time.Millisecond) // the queue drains into the receiver
 	as := f.snapshot()
 	stalled := f.senderStalled(0, secs, replayStall)
@@ -391,8 +394,8 @@ func replayRun(tb testing.TB, trace string, secs int, watch bool, extra ...Setti
 			nDry++
 		}
 	}
-	res.fid = measureFidelity(d.player, as, em.Epoch, 0, secs, nil)
-	res.clean = measureFidelity(d.player, as, em.Epoch, 0, secs, skip)
+	res.fid = measureFidelity(d.Player, as, em.Epoch, 0, secs, nil)
+	res.clean = measureFidelity(d.Player, as, em.Epoch, 0, secs, skip)
 	tb.Logf("%s, %d s, offered %.1f Mbit/s: %v", trace, secs, offered/1e6, res.fid)
 	if res.clean.Skipped > 0 {
 		tb.Logf("not saturated in %d s (the sender paused over %v in %d, the queue ran dry in %d); without them: %v",
@@ -415,7 +418,7 @@ type backlogSample struct {
 	packets uint64
 }
 
-func sampleBacklog(sh *Shaper, epoch time.Time) *backlogSampler {
+func sampleBacklog(sh *link.Shaper, epoch time.Time) *backlogSampler {
 	q := &backlogSampler{stopc: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(q.done)
@@ -438,7 +441,7 @@ func sampleBacklog(sh *Shaper, epoch time.Time) *backlogSampler {
 // ranDry stops the sampler and reports, for each second [0, secs), whether
 // the queue was seen empty while the link had capacity (after the first
 // 100 ms, which fill it).
-func (q *backlogSampler) ranDry(p *Player, secs int) []bool {
+func (q *backlogSampler) ranDry(p *replay.Player, secs int) []bool {
 	close(q.stopc)
 	<-q.done
 	out := make([]bool, secs)
@@ -461,7 +464,7 @@ func (q *backlogSampler) ranDry(p *Player, secs int) []bool {
 func TestTraceReplayStaticA(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	res := replayRun(t, "StaticA", 30, false, Setting{"link1.queue", "30p"})
+	res := replayRun(t, "StaticA", 30, false, config.Setting{Key: "link1.queue", Value: "30p"})
 	if res.fid.WithinPct() < 90 {
 		t.Errorf("StaticA replay: %v; want at least 90%% of steps within tolerance", res.fid)
 	}
@@ -485,11 +488,11 @@ type rateSeen struct {
 
 const ratePoll = 200 * time.Microsecond
 
-func watchRate(sh *Shaper, epoch time.Time) *rateWatch {
+func watchRate(sh *link.Shaper, epoch time.Time) *rateWatch {
 	w := &rateWatch{stopc: make(chan struct{}), done: make(chan struct{}), seen: make([]rateSeen, 0, 1<<15)}
 	go func() {
 		defer close(w.done)
-		last := sh.classRate()
+		last := sh.ClassRate()
 		nap := unix.NsecToTimespec(int64(ratePoll))
 		for {
 			select {
@@ -497,7 +500,7 @@ func watchRate(sh *Shaper, epoch time.Time) *rateWatch {
 				return
 			default:
 			}
-			if r := sh.classRate(); r != last {
+			if r := sh.ClassRate(); r != last {
 				w.seen = append(w.seen, rateSeen{time.Since(epoch), r})
 				last = r
 			}
@@ -518,11 +521,11 @@ func (w *rateWatch) halt() {
 // is called exactly at each wake-up, less the outage holds (their value
 // depends on the moment they are computed; see wakeLateness). Each observed
 // rate belongs to the latest change the player may have made by then with
-// that rate (it applies what is in force when it wakes, driveLead ahead).
+// that rate (it applies what is in force when it wakes, replay.DriveLead ahead).
 // For each matched change it returns when it was seen relative to the
 // start of its step in the trace (negative: before it), how many changes
 // were never seen, and how many there were.
-func (w *rateWatch) landing(p *Player, until time.Duration) (offsets []time.Duration, missed, changes int) {
+func (w *rateWatch) landing(p *replay.Player, until time.Duration) (offsets []time.Duration, missed, changes int) {
 	w.halt()
 	type due struct {
 		aim  time.Duration // when the player means to set it
@@ -535,10 +538,10 @@ func (w *rateWatch) landing(p *Player, until time.Duration) (offsets []time.Dura
 	for ok && wake < until {
 		el := wake
 		_, r, w, more := p.Drive(el)
-		_, stepRate, stepEnd, _ := p.At(el + driveLead)
+		_, stepRate, stepEnd, _ := p.At(el + replay.DriveLead)
 		_, nextRate, _, _ := p.At(stepEnd)
 		if r != prev && r > 0 && (r == stepRate || (stepRate == 0 && r == nextRate)) {
-			start := el + driveLead
+			start := el + replay.DriveLead
 			if stepRate == 0 { // the rate after an outage, set as it ends
 				start = stepEnd
 			}
@@ -572,10 +575,10 @@ func (w *rateWatch) landing(p *Player, until time.Duration) (offsets []time.Dura
 // wakeLateness measures how late the player woke, exactly, from the first
 // hold it sets in each outage: Drive's hold rate encodes the elapsed time
 // it was computed at (rate = packet / (end − elapsed + packet/resume)), and
-// the first hold is due driveLead before the outage. An outage whose first
+// the first hold is due replay.DriveLead before the outage. An outage whose first
 // hold the watch missed (it saw a later one, computed at least one recheck
 // later) is not counted. The netlink call that follows is not included.
-func (w *rateWatch) wakeLateness(p *Player, until time.Duration) []time.Duration {
+func (w *rateWatch) wakeLateness(p *replay.Player, until time.Duration) []time.Duration {
 	type outage struct {
 		start, end time.Duration
 		resume     float64
@@ -604,7 +607,7 @@ func (w *rateWatch) wakeLateness(p *Player, until time.Duration) []time.Duration
 	var late []time.Duration
 	k := 0
 	for _, s := range w.seen {
-		for k+1 < len(outs) && outs[k+1].start-driveLead <= s.at {
+		for k+1 < len(outs) && outs[k+1].start-replay.DriveLead <= s.at {
 			k++
 		}
 		if k >= len(outs) || outs[k].done || outs[k].resume == 0 || s.rate <= 0 || s.rate == outs[k].resume {
@@ -612,9 +615,9 @@ func (w *rateWatch) wakeLateness(p *Player, until time.Duration) []time.Duration
 		}
 		o := &outs[k]
 		o.done = true
-		el := o.end + time.Duration((holdPacketBits/o.resume-holdPacketBits/s.rate)*1e9)
-		aim := o.start - driveLead
-		if d := el - aim; d >= 0 && d < holdRecheck(o.end-aim) {
+		el := o.end + time.Duration((replay.HoldPacketBits/o.resume-replay.HoldPacketBits/s.rate)*1e9)
+		aim := o.start - replay.DriveLead
+		if d := el - aim; d >= 0 && d < replay.HoldRecheck(o.end-aim) {
 			late = append(late, d)
 		}
 	}
@@ -625,22 +628,22 @@ func (w *rateWatch) wakeLateness(p *Player, until time.Duration) []time.Duration
 // outage-10mbit-2s.csv from 3 s in (10 Mbit/s, a 2 s outage at 2 s, 10
 // Mbit/s from 4 s) and a 30-packet queue under a 13 Mbit/s flow: nothing
 // arrives during the outage but what HTB lets go as it starts (see
-// Player.Drive); the queue stays full through it and everything sent
+// replay.Player.Drive); the queue stays full through it and everything sent
 // meanwhile is dropped at the queue limit; the packets held arrive right
 // after it; and every packet not delivered was a queue-limit drop.
 func TestTraceReplayOutageHolds(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	const queue = 30
-	em := startReplay(t, "outage-10mbit-2s.csv", Setting{"trace.offset", "3s"}, Setting{"link1.queue", fmt.Sprintf("%dp", queue)})
+	em := startReplay(t, "outage-10mbit-2s.csv", config.Setting{Key: "trace.offset", Value: "3s"}, config.Setting{Key: "link1.queue", Value: fmt.Sprintf("%dp", queue)})
 	d := replayDir(t, em, "link1.down")
-	w := watchRate(d.shaper, em.Epoch)
+	w := watchRate(d.Shaper, em.Epoch)
 	f := startStampedFlow(t, em)
 	outStart, outEnd := em.Epoch.Add(2*time.Second), em.Epoch.Add(4*time.Second)
 
 	// Counters 100 ms into the outage and 100 ms before its end.
 	type probe struct {
-		st   ShaperStats
+		st   link.ShaperStats
 		sent uint64
 		err  error
 	}
@@ -648,23 +651,23 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 	go func() {
 		for _, at := range []time.Time{outStart.Add(100 * time.Millisecond), outEnd.Add(-100 * time.Millisecond)} {
 			time.Sleep(time.Until(at))
-			st, err := d.shaper.Stats()
+			st, err := d.Shaper.Stats()
 			probes <- probe{st, f.sent.Load(), err}
 		}
 	}()
 	sent := f.pace(13e6, em.Epoch.Add(5*time.Second))
 	p1, p2 := <-probes, <-probes
 	time.Sleep(200 * time.Millisecond)
-	after, err := d.shaper.Stats()
+	after, err := d.Shaper.Stats()
 	if err != nil || p1.err != nil || p2.err != nil {
 		t.Fatal(err, p1.err, p2.err)
 	}
 	as := f.snapshot()
 	w.halt()
-	// The hold (a rate under 1 Mbit/s here) is set driveLead before the
+	// The hold (a rate under 1 Mbit/s here) is set replay.DriveLead before the
 	// outage; if it is seen only after the outage began (the player was
 	// late), packets in between left at the old rate. After it HTB may let
-	// one packet go (Player.Drive); nothing else may cross.
+	// one packet go (replay.Player.Drive); nothing else may cross.
 	applied := outEnd
 	for _, s := range w.seen {
 		if s.at >= outStart.Sub(em.Epoch)-5*time.Millisecond && s.rate < 1e6 {
@@ -740,7 +743,7 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 func TestTraceReplayMahimahi(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	res := replayRun(t, "mahimahi-verizon-lte-short", 10, true, Setting{"link1.queue", "100p"})
+	res := replayRun(t, "mahimahi-verizon-lte-short", 10, true, config.Setting{Key: "link1.queue", Value: "100p"})
 	logLateness(t, res)
 	if p99 := percentileDur(res.wakeLate, 99); len(res.wakeLate) == 0 || p99 > 5*time.Millisecond {
 		t.Errorf("player wake-up lateness p99 %v over %d wake-ups, want under 5 ms", p99, len(res.wakeLate))
@@ -770,7 +773,7 @@ func logLateness(tb testing.TB, res replayResult) {
 		}
 	}
 	tb.Logf("rate changes in the class (polled every %v; the player aims %v early): %d due, %d seen, %d never seen; seen relative to their step: p1 %v p50 %v p99 %v max %v; %d seen after the step began",
-		ratePoll, driveLead, res.changes, len(res.landing), res.missed, percentileDur(res.landing, 1), percentileDur(res.landing, 50),
+		ratePoll, replay.DriveLead, res.changes, len(res.landing), res.missed, percentileDur(res.landing, 1), percentileDur(res.landing, 50),
 		percentileDur(res.landing, 99), percentileDur(res.landing, 100), late)
 }
 
@@ -813,7 +816,7 @@ func BenchmarkTraceReplay(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var res replayResult
 			for range b.N {
-				res = replayRun(b, c.trace, c.secs, c.watch, Setting{"link1.queue", c.queue})
+				res = replayRun(b, c.trace, c.secs, c.watch, config.Setting{Key: "link1.queue", Value: c.queue})
 			}
 			b.ReportMetric(res.clean.WithinPct(), "%within")
 			b.ReportMetric(res.clean.MAEPct, "mae%")

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/topo"
@@ -84,23 +83,6 @@ func (p *process) read(stdout io.Reader) {
 func (p *process) signal(sig syscall.Signal) {
 	if p.cmd.Process != nil {
 		syscall.Kill(-p.cmd.Process.Pid, sig)
-	}
-}
-
-// stop asks the process to end (SIGTERM), and kills it if it has not
-// within grace.
-func (p *process) stop(grace time.Duration) {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	p.signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(grace):
-		p.signal(syscall.SIGKILL)
-		<-p.done
 	}
 }
 

@@ -9,11 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runloop"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -23,30 +26,10 @@ const (
 	tcpPortBase  = 8443
 )
 
-// flowRun is one flow's endpoints and what they reported.
-type flowRun struct {
-	Flow
-	index  int
-	server *process
-	client *process
-
-	mu        sync.Mutex
-	started   bool
-	bytes     int64
-	lastBytes time.Time // when bytes last grew
-	done      *endpoint.Event
-	failure   string
-	finished  bool
-	serverCC  string // as the server reported it
-	// bytes and time at the last status line, for the live rate
-	statusBytes int64
-	statusAt    time.Time
-}
-
 // Run builds the network of cfg, runs its flows and writes the run
 // directory (docs/results.md). It returns the summary even when the run
 // failed or was interrupted, together with the error.
-func Run(ctx context.Context, cfg Config, o RunOptions) (*Summary, error) {
+func Run(ctx context.Context, cfg config.Config, o RunOptions) (*results.Summary, error) {
 	if err := checkEndpoints(cfg); err != nil {
 		return nil, err
 	}
@@ -60,7 +43,7 @@ func Run(ctx context.Context, cfg Config, o RunOptions) (*Summary, error) {
 
 // RunFlows runs the configuration's flows over a started emulation and
 // writes the run directory. An emulation runs its flows once.
-func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*Summary, error) {
+func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summary, error) {
 	if o.Out == "" {
 		return nil, errors.New("run: no output directory")
 	}
@@ -91,7 +74,7 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*Summary, erro
 }
 
 // checkEndpoints fails early when a flow needs a binary that is missing.
-func checkEndpoints(cfg Config) error {
+func checkEndpoints(cfg config.Config) error {
 	for i, f := range cfg.Flows {
 		for _, impl := range []struct{ key, v, bin, pkg string }{
 			{"server_impl", f.ServerImpl, "gtlsserver", "ngtcp2-server"},
@@ -108,19 +91,25 @@ func checkEndpoints(cfg Config) error {
 	return nil
 }
 
+// runner runs the flows of one configuration. Everything in it belongs to
+// the goroutine of loop: the goroutines that follow the endpoint processes
+// only send events on events.
 type runner struct {
 	em      *Emulation
-	cfg     Config
+	cfg     config.Config
 	o       RunOptions
 	started time.Time
-	flows   []*flowRun
+	state   *runloop.Run
+	events  chan runloop.Event
+	servers []*process // by flow; nil until started
+	clients []*process
 	samples []linkSample
 	certs   struct{ cert, key string }
 	scratch string
 }
 
-func (r *runner) run(ctx context.Context) (*Summary, error) {
-	if err := writeJSON(filepath.Join(r.o.Out, "config.json"), r.configRecord()); err != nil {
+func (r *runner) run(ctx context.Context) (*results.Summary, error) {
+	if err := results.WriteJSON(filepath.Join(r.o.Out, "config.json"), r.configRecord()); err != nil {
 		return nil, err
 	}
 	cert, key, err := endpoint.WriteSelfSigned(filepath.Join(r.o.Out, "tls"), topo.ServerAddr)
@@ -128,36 +117,165 @@ func (r *runner) run(ctx context.Context) (*Summary, error) {
 		return nil, err
 	}
 	r.certs.cert, r.certs.key = cert, key
-	for i, f := range r.cfg.Flows {
-		r.flows = append(r.flows, &flowRun{Flow: f, index: i})
-	}
-	runErr := r.startServers(ctx)
-	if runErr == nil {
-		runErr = r.monitor(ctx)
-	}
-	r.stopAll()
-	sum := r.summarize(runErr)
+	r.servers = make([]*process, len(r.cfg.Flows))
+	r.clients = make([]*process, len(r.cfg.Flows))
+	r.events = make(chan runloop.Event, 64)
+	r.state = runloop.New(r.plan())
+	r.loop(ctx)
+	outcome, runErr := r.state.End()
+	sum := r.summarize(outcome, runErr)
 	if err := r.writeResults(sum); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	return sum, runErr
 }
 
-func (r *runner) configRecord() map[string]any {
-	return map[string]any{
-		"run":      filepath.Base(r.o.Out),
-		"id":       r.em.ID,
-		"scenario": r.cfg.Scenario,
-		"seed":     r.cfg.Seed,
-		"started":  r.started.UTC(),
-		"params":   Values(&r.cfg),
-		"versions": CollectVersions(),
-		"backends": r.em.Backends,
+func (r *runner) configRecord() results.ConfigRecord {
+	return results.ConfigRecord{
+		Run: filepath.Base(r.o.Out), ID: r.em.ID, Scenario: r.cfg.Scenario, Seed: r.cfg.Seed,
+		Started: r.started.UTC(), Params: config.Values(&r.cfg), Versions: host.CollectVersions(), Backends: r.em.Backends,
+	}
+}
+
+// plan is what the run loop needs to know of the configuration.
+func (r *runner) plan() runloop.Plan {
+	p := runloop.Plan{Epoch: r.em.Epoch, Grace: r.cfg.Grace, Status: r.o.Status != nil}
+	for _, f := range r.cfg.Flows {
+		p.Flows = append(p.Flows, runloop.Flow{Name: f.Name, Start: f.Start, Size: f.Size, Duration: f.Duration})
+	}
+	return p
+}
+
+// loop carries out what the run's state asks for and feeds it what
+// happens: the endpoint processes' events, Ctrl-C (ctx), a failure of the
+// emulation, and the one timer for the state's next deadline. It returns
+// when the run is over: decided, and every endpoint process exited.
+func (r *runner) loop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	interrupt, failed := ctx.Done(), r.em.Failed()
+	for {
+		now := time.Now()
+		acts, next := r.state.Step(now)
+		answered := false
+		for _, a := range acts {
+			answered = r.do(now, a) || answered
+		}
+		if answered {
+			continue // a start's answer may make more due at once
+		}
+		if r.state.Over() {
+			return
+		}
+		var wake <-chan time.Time
+		if !next.IsZero() {
+			timer.Reset(time.Until(next))
+			wake = timer.C
+		}
+		select {
+		case ev := <-r.events:
+			r.state.Apply(ev)
+		case <-interrupt:
+			interrupt = nil
+			r.state.Apply(runloop.Event{Kind: runloop.Interrupt, At: time.Now(), Err: ErrInterrupted})
+		case err := <-failed:
+			failed = nil
+			r.state.Apply(runloop.Event{Kind: runloop.EmulationFailed, At: time.Now(), Err: err})
+		case <-wake:
+		}
+	}
+}
+
+// do carries out one action; it reports whether it applied an answer to
+// the state (a start's).
+func (r *runner) do(now time.Time, a runloop.Action) bool {
+	switch a.Kind {
+	case runloop.StartServer:
+		r.servers[a.Flow] = r.launch(a.Flow, r.startServer, runloop.ServerStarted, serverEvent, runloop.ServerExited)
+		return true
+	case runloop.StartClient:
+		r.clients[a.Flow] = r.launch(a.Flow, r.startClient, runloop.ClientStarted, clientEvent, runloop.ClientExited)
+		return true
+	case runloop.SampleLinks:
+		r.sample(now.Sub(r.em.Epoch))
+	case runloop.PrintStatus:
+		fmt.Fprintln(r.o.Status, a.Line)
+	case runloop.EndClient:
+		signal(r.clients[a.Flow], syscall.SIGINT) // the client reports what it measured
+	case runloop.KillClient:
+		signal(r.clients[a.Flow], syscall.SIGKILL)
+	case runloop.EndServer:
+		signal(r.servers[a.Flow], syscall.SIGTERM) // the server closes its connections and qlog files
+	case runloop.KillServer:
+		signal(r.servers[a.Flow], syscall.SIGKILL)
+	}
+	// Stop needs nothing here: the state holds the outcome, and asks for
+	// the endpoints to be stopped next.
+	return false
+}
+
+// launch starts an endpoint of flow i, answers the state with a started
+// event and follows the process; nil if it could not be started.
+func (r *runner) launch(i int, start func(int) (*process, error), started runloop.EventKind,
+	translate func(endpoint.Event) (runloop.Event, bool), exited runloop.EventKind) *process {
+	p, err := start(i)
+	r.state.Apply(runloop.Event{Kind: started, Flow: i, At: time.Now(), Err: err})
+	if err != nil {
+		return nil
+	}
+	go r.follow(i, p, translate, exited)
+	return p
+}
+
+// follow sends the run's events for process p of flow i until it exits,
+// and then its exit. It is all its goroutine does.
+func (r *runner) follow(i int, p *process, translate func(endpoint.Event) (runloop.Event, bool), exited runloop.EventKind) {
+	for ev := range p.events {
+		if e, ok := translate(ev); ok {
+			e.Flow, e.At = i, time.Now()
+			r.events <- e
+		}
+	}
+	r.events <- runloop.Event{Kind: exited, Flow: i, At: time.Now(), Exit: p.failure()}
+}
+
+// serverEvent and clientEvent are the run's events for an endpoint's;
+// the other kinds are not a server's or not a client's.
+func serverEvent(ev endpoint.Event) (runloop.Event, bool) {
+	switch ev.Kind {
+	case endpoint.EventReady:
+		return runloop.Event{Kind: runloop.ServerReady}, true
+	case endpoint.EventAccept:
+		return runloop.Event{Kind: runloop.ServerAccept, CC: ev.CC}, true
+	}
+	return runloop.Event{}, false
+}
+
+func clientEvent(ev endpoint.Event) (runloop.Event, bool) {
+	switch ev.Kind {
+	case endpoint.EventProgress:
+		return runloop.Event{Kind: runloop.ClientProgress, Bytes: ev.Bytes}, true
+	case endpoint.EventDone:
+		return runloop.Event{Kind: runloop.ClientDone, Done: runloop.Done{Bytes: ev.Bytes, Complete: ev.Complete, Error: ev.Error, Result: ev}}, true
+	}
+	return runloop.Event{}, false
+}
+
+// signal sends sig to p's process group unless p has exited (the group
+// may be gone and its id reused).
+func signal(p *process, sig syscall.Signal) {
+	if p == nil {
+		return
+	}
+	select {
+	case <-p.done:
+	default:
+		p.signal(sig)
 	}
 }
 
 // serverListen returns the listening address of flow i's server.
-func serverListen(f Flow, i int) string {
+func serverListen(f config.Flow, i int) string {
 	port := quicPortBase + i
 	if f.Proto == "tcp" {
 		port = tcpPortBase + i
@@ -165,74 +283,33 @@ func serverListen(f Flow, i int) string {
 	return netip.AddrPortFrom(topo.ServerAddr, uint16(port)).String()
 }
 
-func (r *runner) startServers(ctx context.Context) error {
+// startServer starts flow i's server in the server's namespace.
+func (r *runner) startServer(i int) (*process, error) {
 	srv, err := r.em.Net.Node("srv")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for _, f := range r.flows {
-		sc := endpoint.ServerConfig{
-			Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
-			Listen: serverListen(f.Flow, f.index), CertFile: r.certs.cert, KeyFile: r.certs.key,
-			CC: f.CC,
-		}
-		if f.Proto == "quic" {
-			sc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-server.sqlog")
-		}
-		if f.Size > 0 {
-			sc.Sizes = []int64{f.Size}
-		}
-		p, err := startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), filepath.Join(r.o.Out, "logs", f.Name+"-server.log"), r.scratch)
-		if err != nil {
-			return err
-		}
-		f.server = p
-		if err := waitReady(ctx, p, 15*time.Second); err != nil {
-			return fmt.Errorf("flow %s: server: %w", f.Name, err)
-		}
-		go f.followServer(p)
+	f := r.cfg.Flows[i]
+	sc := endpoint.ServerConfig{
+		Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
+		Listen: serverListen(f, i), CertFile: r.certs.cert, KeyFile: r.certs.key,
+		CC: f.CC,
 	}
-	return nil
+	if f.Proto == "quic" {
+		sc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-server.sqlog")
+	}
+	if f.Size > 0 {
+		sc.Sizes = []int64{f.Size}
+	}
+	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), filepath.Join(r.o.Out, "logs", f.Name+"-server.log"), r.scratch)
 }
 
-// waitReady waits for a server's ready event.
-func waitReady(ctx context.Context, p *process, timeout time.Duration) error {
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	for {
-		select {
-		case ev, ok := <-p.events:
-			if !ok {
-				return errors.New(p.failure())
-			}
-			if ev.Kind == endpoint.EventReady {
-				return nil
-			}
-		case <-t.C:
-			return fmt.Errorf("not ready after %v", timeout)
-		case <-ctx.Done():
-			return ErrInterrupted
-		}
-	}
-}
-
-// followServer records the congestion control the server's connections
-// use (the sender's, which is what a flow's cc means).
-func (f *flowRun) followServer(p *process) {
-	for ev := range p.events {
-		if ev.Kind == endpoint.EventAccept && ev.CC != "" {
-			f.mu.Lock()
-			f.serverCC = ev.CC
-			f.mu.Unlock()
-		}
-	}
-}
-
-// startClient starts flow f's client in the namespace of its path.
-func (r *runner) startClient(f *flowRun) error {
+// startClient starts flow i's client in the namespace of its path.
+func (r *runner) startClient(i int) (*process, error) {
+	f := r.cfg.Flows[i]
 	node, err := r.em.Net.Node(topo.ClientNode(f.Path))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	size := f.Size
 	if size == 0 {
@@ -240,7 +317,7 @@ func (r *runner) startClient(f *flowRun) error {
 	}
 	cc := endpoint.ClientConfig{
 		Impl: endpoint.Impl(f.ClientImpl), Proto: endpoint.Proto(f.Proto),
-		URL:    endpoint.BytesURL(serverListen(f.Flow, f.index), size),
+		URL:    endpoint.BytesURL(serverListen(f, i), size),
 		CAFile: r.certs.cert, Size: size, Duration: f.Duration,
 		RcvBuf:      endpoint.RcvBuf(f.RcvBuf),
 		RecvLog:     filepath.Join(r.o.Out, "flows", f.Name+".csv"),
@@ -256,155 +333,7 @@ func (r *runner) startClient(f *flowRun) error {
 			cc.CC = f.CC
 		}
 	}
-	p, err := startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), filepath.Join(r.o.Out, "logs", f.Name+"-client.log"), r.scratch)
-	if err != nil {
-		return err
-	}
-	f.mu.Lock()
-	f.client, f.started, f.lastBytes = p, true, time.Now()
-	f.mu.Unlock()
-	go r.follow(f, p)
-	return nil
-}
-
-// follow records a client's events until it exits.
-func (r *runner) follow(f *flowRun, p *process) {
-	for ev := range p.events {
-		f.mu.Lock()
-		switch ev.Kind {
-		case endpoint.EventProgress:
-			if ev.Bytes > f.bytes {
-				f.bytes, f.lastBytes = ev.Bytes, time.Now()
-			}
-		case endpoint.EventDone:
-			e := ev
-			f.done = &e
-			f.bytes = max(f.bytes, ev.Bytes)
-		}
-		f.mu.Unlock()
-	}
-	f.mu.Lock()
-	f.finished = true
-	if f.done == nil {
-		f.failure = "client " + p.failure()
-	} else if f.done.Error != "" && f.done.Error != "interrupted" {
-		f.failure = f.done.Error
-	} else if !f.done.Complete && f.done.Error == "" {
-		f.failure = "client " + p.failure()
-	}
-	f.mu.Unlock()
-}
-
-// deadline is when a run whose flows all have durations must be over; zero
-// when some flow is size-limited (then a stall watchdog guards the run).
-func (r *runner) deadline() time.Time {
-	var end time.Duration
-	for _, f := range r.cfg.Flows {
-		if f.Duration <= 0 {
-			return time.Time{}
-		}
-		end = max(end, f.Start+f.Duration)
-	}
-	return r.em.Epoch.Add(end + r.cfg.Grace)
-}
-
-// monitor starts clients on time, samples the links every 100 ms, prints
-// the live line every second and decides when the run is over.
-func (r *runner) monitor(ctx context.Context) error {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	deadline := r.deadline()
-	var lastStatus time.Time
-	for {
-		now := time.Now()
-		el := now.Sub(r.em.Epoch)
-		for _, f := range r.flows {
-			f.mu.Lock()
-			due := !f.started && el >= f.Start
-			f.mu.Unlock()
-			if due {
-				if err := r.startClient(f); err != nil {
-					return fmt.Errorf("flow %s: client: %w", f.Name, err)
-				}
-			}
-		}
-		r.sample(el)
-		allDone := true
-		for _, f := range r.flows {
-			f.mu.Lock()
-			finished, failure, stalled := f.finished, f.failure, f.started && !f.finished && now.Sub(f.lastBytes) > r.cfg.Grace
-			f.mu.Unlock()
-			if failure != "" {
-				return fmt.Errorf("flow %s: %s", f.Name, failure)
-			}
-			if stalled {
-				return fmt.Errorf("flow %s: no data for %v (run.grace)", f.Name, r.cfg.Grace)
-			}
-			if !finished {
-				allDone = false
-			}
-			select {
-			case <-f.server.done:
-				if !finished {
-					return fmt.Errorf("flow %s: server %s", f.Name, f.server.failure())
-				}
-			default:
-			}
-		}
-		if allDone {
-			return nil
-		}
-		if !deadline.IsZero() && now.After(deadline) {
-			return fmt.Errorf("run did not end within its flows' duration plus run.grace (%v)", r.cfg.Grace)
-		}
-		if r.o.Status != nil && now.Sub(lastStatus) >= time.Second {
-			lastStatus = now
-			fmt.Fprintln(r.o.Status, r.statusLine(now, deadline))
-		}
-		select {
-		case <-ctx.Done():
-			return ErrInterrupted
-		case err := <-r.em.Failed():
-			return err
-		case <-tick.C:
-		}
-	}
-}
-
-// stopAll interrupts clients (they report what they measured) and stops
-// servers (their qlog files end cleanly).
-func (r *runner) stopAll() {
-	var wg sync.WaitGroup
-	for _, f := range r.flows {
-		f.mu.Lock()
-		c := f.client
-		f.mu.Unlock()
-		if c != nil {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				select {
-				case <-c.done:
-				default:
-					c.signal(syscall.SIGINT)
-					select {
-					case <-c.done:
-					case <-time.After(5 * time.Second):
-						c.signal(syscall.SIGKILL)
-						<-c.done
-					}
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	for _, f := range r.flows {
-		if f.server != nil {
-			wg.Add(1)
-			go func() { defer wg.Done(); f.server.stop(5 * time.Second) }()
-		}
-	}
-	wg.Wait()
+	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), filepath.Join(r.o.Out, "logs", f.Name+"-client.log"), r.scratch)
 }
 
 var execLookPath = exec.LookPath

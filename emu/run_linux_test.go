@@ -5,21 +5,27 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runloop"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
 
 // testConfig is the throughput scenario over constant links with settings.
-func testConfig(t *testing.T, kv ...string) Config {
+func testConfig(t *testing.T, kv ...string) config.Config {
 	t.Helper()
 	sets := settings(t, append([]string{"link.trace=none"}, kv...)...)
-	c, err := Resolve("throughput", sets)
+	c, err := config.Resolve("throughput", sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +54,7 @@ func TestRunEndpointPairs(t *testing.T) {
 	}
 	cfg := testConfig(t, kv...)
 	out := t.TempDir()
-	id := NewRunID()
+	id := runstate.NewRunID()
 	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id})
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +93,7 @@ func TestRunFailsWhenServerKilled(t *testing.T) {
 	emutest.Exclusive(t)
 	cfg := testConfig(t, "flow.size=200MB", "run.grace=5s")
 	out := t.TempDir()
-	id := NewRunID()
+	id := runstate.NewRunID()
 	bin := emuBinary(t)
 	go func() {
 		// Kill the server once the client has received something.
@@ -112,7 +118,7 @@ func TestRunFailsWhenServerKilled(t *testing.T) {
 		t.Errorf("error does not name the flow: %v", err)
 	}
 	t.Logf("failed after %v with: %v", time.Since(start).Round(time.Millisecond), err)
-	if sum == nil || sum.Status != StatusFailed || sum.Flows[0].Bytes == 0 {
+	if sum == nil || sum.Status != results.StatusFailed || sum.Flows[0].Bytes == 0 {
 		t.Errorf("summary = %+v", sum)
 	}
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
@@ -128,7 +134,7 @@ func TestRunInterrupted(t *testing.T) {
 	emutest.Exclusive(t)
 	cfg := testConfig(t, "flow.size=500MB")
 	out := t.TempDir()
-	id := NewRunID()
+	id := runstate.NewRunID()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -139,7 +145,7 @@ func TestRunInterrupted(t *testing.T) {
 	if el := time.Since(start); el > 15*time.Second {
 		t.Errorf("interrupt took %v", el)
 	}
-	if sum.Status != StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
+	if sum.Status != results.StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
 		t.Errorf("summary after interrupt: %+v", sum.Flows[0])
 	}
 	noLeftovers(t, id)
@@ -154,7 +160,7 @@ func TestRunFairness(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	sets := settings(t, "link.trace=none", "flow.duration=4s")
-	cfg, err := Resolve("fairness", sets)
+	cfg, err := config.Resolve("fairness", sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,5 +185,30 @@ func TestRunFairness(t *testing.T) {
 	t.Logf("goodputs %.2f / %.2f / %.2f Mbit/s, JFI %.3f", sum.Flows[0].GoodputMbps, sum.Flows[1].GoodputMbps, sum.Flows[2].GoodputMbps, sum.JFI)
 	if sum.JFI < 1.0/3 || sum.JFI > 1 {
 		t.Errorf("JFI %v out of [1/3, 1]", sum.JFI)
+	}
+}
+
+// TestEndpointEvents: what the run loop hears of each endpoint's events;
+// a kind that is not the endpoint's own is not passed on.
+func TestEndpointEvents(t *testing.T) {
+	done := endpoint.Event{Kind: endpoint.EventDone, Bytes: 3e6, Seconds: 1.5, GoodputMbps: 16, Complete: true, CC: "cubic"}
+	for _, tc := range []struct {
+		name   string
+		follow func(endpoint.Event) (runloop.Event, bool)
+		in     endpoint.Event
+		want   runloop.Event
+		ok     bool
+	}{
+		{"ready", serverEvent, endpoint.ReadyEvent("10.0.0.1:4433"), runloop.Event{Kind: runloop.ServerReady}, true},
+		{"accept", serverEvent, endpoint.Event{Kind: endpoint.EventAccept, Remote: "10.0.1.2:5000", CC: "bbr"}, runloop.Event{Kind: runloop.ServerAccept, CC: "bbr"}, true},
+		{"progress of a server", serverEvent, endpoint.Event{Kind: endpoint.EventProgress, Bytes: 5}, runloop.Event{}, false},
+		{"progress", clientEvent, endpoint.Event{Kind: endpoint.EventProgress, T: 0.1, Bytes: 5000}, runloop.Event{Kind: runloop.ClientProgress, Bytes: 5000}, true},
+		{"done", clientEvent, done, runloop.Event{Kind: runloop.ClientDone, Done: runloop.Done{Bytes: 3e6, Complete: true, Result: done}}, true},
+		{"ready of a client", clientEvent, endpoint.ReadyEvent("10.0.0.1:4433"), runloop.Event{}, false},
+	} {
+		got, ok := tc.follow(tc.in)
+		if ok != tc.ok || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, %v; want %+v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
 	}
 }

@@ -6,6 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vishvananda/netlink"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -34,7 +38,7 @@ func mustNode(t testing.TB, n *topo.Net, name string) *topo.NodeNS {
 // flow and returns the delivered IP-layer rate.
 func measureShapedRate(t testing.TB, n *topo.Net, rate float64, d time.Duration) float64 {
 	gws, srv, cli := mustNode(t, n, "gws"), mustNode(t, n, "srv"), mustNode(t, n, "cli")
-	if _, err := NewShaper(gws, "l1", rate, QueueLimit{Packets: 100}); err != nil {
+	if _, err := link.NewShaper(gws, "l1", rate, config.QueueLimit{Packets: 100}); err != nil {
 		t.Fatal(err)
 	}
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1472)
@@ -53,9 +57,9 @@ func TestShaperRateFidelity(t *testing.T) {
 		n := buildNet(t, topo.Throughput(emutest.RunID(t)))
 		got := measureShapedRate(t, n, rate, 3*time.Second)
 		errPct := (got - rate) / rate * 100
-		t.Logf("configured %s, delivered %.3f Mbit/s (%+.2f%%)", FormatRate(rate), got/1e6, errPct)
+		t.Logf("configured %s, delivered %.3f Mbit/s (%+.2f%%)", config.FormatRate(rate), got/1e6, errPct)
 		if math.Abs(errPct) > 2 {
-			t.Errorf("rate %s: delivered %.3f Mbit/s, %+.2f%% off (tolerance 2%%)", FormatRate(rate), got/1e6, errPct)
+			t.Errorf("rate %s: delivered %.3f Mbit/s, %+.2f%% off (tolerance 2%%)", config.FormatRate(rate), got/1e6, errPct)
 		}
 		n.Close()
 	}
@@ -67,7 +71,7 @@ func TestShaperRateFidelity(t *testing.T) {
 func TestShaperChangeKeepsQdisc(t *testing.T) {
 	n := buildNet(t, topo.Throughput(emutest.RunID(t)))
 	gws := mustNode(t, n, "gws")
-	sh, err := NewShaper(gws, "l1", 20e6, QueueLimit{Time: 50 * time.Millisecond})
+	sh, err := link.NewShaper(gws, "l1", 20e6, config.QueueLimit{Time: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +92,7 @@ func TestShaperChangeKeepsQdisc(t *testing.T) {
 	}
 	found := false
 	for _, c := range classes {
-		if c.Attrs().Handle == classHandle {
+		if c.Attrs().Handle == netlink.MakeHandle(1, 1) {
 			found = true
 		}
 	}
@@ -109,7 +113,7 @@ func BenchmarkShaperRate(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	for _, rate := range []float64{5e6, 20e6, 100e6, 1e9} {
-		b.Run(FormatRate(rate), func(b *testing.B) {
+		b.Run(config.FormatRate(rate), func(b *testing.B) {
 			var got float64
 			for range b.N {
 				n := buildNet(b, topo.Throughput(emutest.RunID(b)))

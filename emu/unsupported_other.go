@@ -7,6 +7,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -17,7 +20,7 @@ var errUnsupported = errors.New("emu emulates networks only on Linux (network na
 
 // Emulation is a running emulated network (Linux only).
 type Emulation struct {
-	Config   Config
+	Config   config.Config
 	ID       string
 	Net      *topo.Net
 	Epoch    time.Time
@@ -25,16 +28,15 @@ type Emulation struct {
 	Warnings []string
 }
 
-func Start(context.Context, Config, StartOptions) (*Emulation, error) { return nil, errUnsupported }
-func (e *Emulation) Close() error                                     { return nil }
-func (e *Emulation) Nodes() []NodeInfo                                { return nil }
-func (e *Emulation) Failed() <-chan error                             { return nil }
-func Run(context.Context, Config, RunOptions) (*Summary, error)       { return nil, errUnsupported }
-func Calibrate(context.Context, Config, CalibrateOptions) (*Calibration, error) {
+func Start(context.Context, config.Config, StartOptions) (*Emulation, error) {
 	return nil, errUnsupported
 }
-func Doctor() DoctorReport {
-	return DoctorReport{CanRun: false, Checks: []Check{{Name: "linux", Required: true, Detail: errUnsupported.Error()}}}
+func (e *Emulation) Close() error               { return nil }
+func (e *Emulation) Nodes() []runstate.NodeInfo { return nil }
+func (e *Emulation) Failed() <-chan error       { return nil }
+func Run(context.Context, config.Config, RunOptions) (*results.Summary, error) {
+	return nil, errUnsupported
 }
-func Clean(bool) (CleanReport, error)                { return CleanReport{}, errUnsupported }
-func Down(context.Context, string) ([]string, error) { return nil, errUnsupported }
+func Calibrate(context.Context, config.Config, CalibrateOptions) (*results.Calibration, error) {
+	return nil, errUnsupported
+}

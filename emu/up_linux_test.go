@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -54,7 +55,7 @@ func runEmuPID(t *testing.T, args ...string) (string, int, int) {
 
 // runIDsOf returns the ids of the recorded runs owned by pid.
 func runIDsOf(pid int) []string {
-	states, _ := ListStates()
+	states, _ := runstate.ListStates()
 	var ids []string
 	for _, s := range states {
 		if s.PID == pid {

@@ -30,6 +30,13 @@ func build(t *testing.T, s Spec) *Net {
 // node dstNode received it, listening inside its namespace.
 func udpReach(t *testing.T, n *Net, srcNode, dstNode string, dst netip.Addr) error {
 	t.Helper()
+	return udpReachFrom(t, n, srcNode, netip.Addr{}, dstNode, dst)
+}
+
+// udpReachFrom is udpReach with the datagram sent from address src (zero:
+// the one routing picks).
+func udpReachFrom(t *testing.T, n *Net, srcNode string, src netip.Addr, dstNode string, dst netip.Addr) error {
+	t.Helper()
 	dn, _ := n.Node(dstNode)
 	sn, _ := n.Node(srcNode)
 	var conn *net.UDPConn
@@ -42,7 +49,11 @@ func udpReach(t *testing.T, n *Net, srcNode, dstNode string, dst netip.Addr) err
 	defer conn.Close()
 	port := conn.LocalAddr().(*net.UDPAddr).Port
 	if err := sn.Do(func() error {
-		c, err := net.Dial("udp4", netip.AddrPortFrom(dst, uint16(port)).String())
+		var laddr *net.UDPAddr
+		if src.IsValid() {
+			laddr = net.UDPAddrFromAddrPort(netip.AddrPortFrom(src, 0))
+		}
+		c, err := net.DialUDP("udp4", laddr, net.UDPAddrFromAddrPort(netip.AddrPortFrom(dst, uint16(port))))
 		if err != nil {
 			return err
 		}
@@ -93,6 +104,35 @@ func TestBuildFairnessRoutesEachPath(t *testing.T) {
 		}
 		if d := txPackets(t, n, "gwc", tc.link) - up0; d == 0 {
 			t.Errorf("%s uplink did not leave gwc on %s", tc.path, tc.link)
+		}
+	}
+}
+
+// TestBuildMPTCPClientRoutesEachAddressOverItsLink: the MPTCP client's
+// first address reaches the server over link1 and back, its second over
+// link2, so one subflow from each address uses one link.
+func TestBuildMPTCPClientRoutesEachAddressOverItsLink(t *testing.T) {
+	n := build(t, DC(emutest.RunID(t), DCOptions{Paths: []string{PathMPTCP}, Uplink: PathLink1}))
+	cli := ClientNode(PathMPTCP)
+	addrs := ClientAddrs(PathMPTCP)
+	if len(addrs) != 2 || addrs[0] != ClientAddr(PathMPTCP) {
+		t.Fatalf("MPTCP client addresses %v", addrs)
+	}
+	for i, link := range []string{"l1", "l2"} {
+		other := []string{"l2", "l1"}[i]
+		down0, up0 := txPackets(t, n, "gws", link), txPackets(t, n, "gwc", link)
+		downOther, upOther := txPackets(t, n, "gws", other), txPackets(t, n, "gwc", other)
+		if err := udpReach(t, n, "srv", cli, addrs[i]); err != nil {
+			t.Fatalf("downlink to %s: %v", addrs[i], err)
+		}
+		if err := udpReachFrom(t, n, cli, addrs[i], "srv", ServerAddr); err != nil {
+			t.Fatalf("uplink from %s: %v", addrs[i], err)
+		}
+		if txPackets(t, n, "gws", link) == down0 || txPackets(t, n, "gwc", link) == up0 {
+			t.Errorf("%s: traffic did not use %s", addrs[i], link)
+		}
+		if txPackets(t, n, "gws", other) != downOther || txPackets(t, n, "gwc", other) != upOther {
+			t.Errorf("%s: traffic also used %s", addrs[i], other)
 		}
 	}
 }

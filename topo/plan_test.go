@@ -27,6 +27,7 @@ func TestPlanGolden(t *testing.T) {
 		"throughput": Throughput("abc"),
 		"fairness":   Fairness("abc"),
 		"dc-uplink2": DC("abc", DCOptions{Paths: []string{PathDC}, Uplink: PathLink2}),
+		"mptcp":      DC("abc", DCOptions{Paths: []string{PathMPTCP, PathLink1, PathLink2}, Uplink: PathLink1}),
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := spec.Validate(); err != nil {

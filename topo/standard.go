@@ -11,6 +11,9 @@ const (
 	PathDC    = "dc"
 	PathLink1 = "link1"
 	PathLink2 = "link2"
+	// PathMPTCP is a client with one address per link, for Multipath TCP:
+	// a subflow from each address takes its own link.
+	PathMPTCP = "mptcp"
 )
 
 // Firewall marks the network-side PDCP proxy puts on a verdict; policy
@@ -39,6 +42,8 @@ const LinkMTU = 1520
 //	gwc  10.2.0.1/24 ─ cli  10.2.0.2/24   (DC client)
 //	gwc  10.2.1.1/24 ─ cli1 10.2.1.2/24   (client on link1 only)
 //	gwc  10.2.2.1/24 ─ cli2 10.2.2.2/24   (client on link2 only)
+//	gwc  10.2.3.1/24 ─ cmp  10.2.3.2/24   (MPTCP client: this address on link1,
+//	     10.2.4.1/24        10.2.4.2/24    this one on link2)
 var (
 	ServerAddr  = netip.MustParseAddr("10.0.0.1")
 	serverNet   = netip.MustParsePrefix("10.0.0.0/24")
@@ -47,14 +52,18 @@ var (
 	linkGWCAddr = [2]netip.Prefix{netip.MustParsePrefix("10.1.1.2/24"), netip.MustParsePrefix("10.1.2.2/24")}
 )
 
-// clientPlan is the node name and subnet of each path's client.
+// clientPlan is the node name and subnet of each path's client. A client
+// with a second subnet (link2Subnet) has an address in each, the first
+// routed over link1 and the second over link2.
 var clientPlan = []struct {
-	path, node string
-	subnet     netip.Prefix
+	path, node  string
+	subnet      netip.Prefix
+	link2Subnet netip.Prefix
 }{
-	{PathDC, "cli", netip.MustParsePrefix("10.2.0.0/24")},
-	{PathLink1, "cli1", netip.MustParsePrefix("10.2.1.0/24")},
-	{PathLink2, "cli2", netip.MustParsePrefix("10.2.2.0/24")},
+	{PathDC, "cli", netip.MustParsePrefix("10.2.0.0/24"), netip.Prefix{}},
+	{PathLink1, "cli1", netip.MustParsePrefix("10.2.1.0/24"), netip.Prefix{}},
+	{PathLink2, "cli2", netip.MustParsePrefix("10.2.2.0/24"), netip.Prefix{}},
+	{PathMPTCP, "cmp", netip.MustParsePrefix("10.2.3.0/24"), netip.MustParsePrefix("10.2.4.0/24")},
 }
 
 // ClientNode returns the node name of the client on a path.
@@ -75,6 +84,21 @@ func ClientAddr(path string) netip.Addr {
 		}
 	}
 	return netip.Addr{}
+}
+
+// ClientAddrs returns every address of the client on a path, in link
+// order: one for most paths, one per link (link1, link2) for PathMPTCP.
+func ClientAddrs(path string) []netip.Addr {
+	for _, c := range clientPlan {
+		if c.path == path {
+			out := []netip.Addr{hostAddr(c.subnet, 2)}
+			if c.link2Subnet.IsValid() {
+				out = append(out, hostAddr(c.link2Subnet, 2))
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // ClientSubnet returns the subnet of the client on a path.
@@ -156,9 +180,19 @@ func DC(runID string, o DCOptions) Spec {
 			uplinkTable = TableLink2
 		}
 		gwc.Rules = append(gwc.Rules, Rule{Priority: 200, From: c.subnet, Table: uplinkTable})
+		gwcAddrs := []netip.Prefix{netip.PrefixFrom(hostAddr(c.subnet, 1), 24)}
+		cliAddrs := []netip.Prefix{netip.PrefixFrom(hostAddr(c.subnet, 2), 24)}
+		if sub := c.link2Subnet; sub.IsValid() {
+			// The second address goes over link2 both ways: by source in
+			// gwc, by destination in gws.
+			gws.Routes = append(gws.Routes, Route{Dst: sub, Via: linkGWCAddr[1].Addr(), Dev: "l2"})
+			gwc.Rules = append(gwc.Rules, Rule{Priority: 200, From: sub, Table: TableLink2})
+			gwcAddrs = append(gwcAddrs, netip.PrefixFrom(hostAddr(sub, 1), 24))
+			cliAddrs = append(cliAddrs, netip.PrefixFrom(hostAddr(sub, 2), 24))
+		}
 		s.Links = append(s.Links, Link{Name: c.node,
-			A: End{Node: "gwc", Iface: c.node, Addrs: []netip.Prefix{netip.PrefixFrom(hostAddr(c.subnet, 1), 24)}},
-			B: End{Node: c.node, Iface: "gwc", Addrs: []netip.Prefix{netip.PrefixFrom(hostAddr(c.subnet, 2), 24)}}})
+			A: End{Node: "gwc", Iface: c.node, Addrs: gwcAddrs},
+			B: End{Node: c.node, Iface: "gwc", Addrs: cliAddrs}})
 		s.Nodes = append(s.Nodes, Node{Name: c.node, Role: RoleClient, Path: c.path,
 			Routes: []Route{{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: hostAddr(c.subnet, 1)}}})
 	}

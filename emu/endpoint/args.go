@@ -32,6 +32,9 @@ const (
 	FlagStampInterval    = "stamp-interval"
 	FlagNotSentLowat     = "notsent-lowat"
 	FlagOWDLog           = "owd-log"
+	FlagMPTCP            = "mptcp"
+	FlagTCPInfoLog       = "tcpinfo-log"
+	FlagTCPInfoInterval  = "tcpinfo-interval"
 )
 
 // ServerArgs is the argument list (without the program name) that runs the
@@ -57,6 +60,12 @@ func ServerArgs(cfg ServerConfig) []string {
 		}
 		a.str(FlagSizes, strings.Join(s, ","))
 	}
+	a.flag(FlagMPTCP, cfg.MPTCP)
+	a.str(FlagTCPInfoLog, cfg.TCPInfoLog)
+	a.dur(FlagTCPInfoInterval, cfg.TCPInfoInterval)
+	if !cfg.T0.IsZero() {
+		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
+	}
 	return a
 }
 
@@ -73,6 +82,7 @@ func ClientArgs(cfg ClientConfig) []string {
 	}
 	a.dur(FlagDuration, cfg.Duration)
 	a.str(FlagCC, cfg.CC)
+	a.flag(FlagMPTCP, cfg.MPTCP)
 	a.str(FlagRcvBuf, string(cfg.RcvBuf))
 	a.str(FlagQlog, cfg.QlogFile)
 	a.str(FlagRecvLog, cfg.RecvLog)
@@ -98,6 +108,12 @@ func (a *argList) str(flag, v string) {
 func (a *argList) int(flag string, v int64) {
 	if v != 0 {
 		a.str(flag, strconv.FormatInt(v, 10))
+	}
+}
+
+func (a *argList) flag(flag string, on bool) {
+	if on {
+		*a = append(*a, "--"+flag)
 	}
 }
 

@@ -2,6 +2,7 @@ package endpoint
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -28,5 +29,18 @@ func TestClientArgs(t *testing.T) {
 		"--t0=1700000000123456789", "--interval=100ms", "--handshake-timeout=10s", "--idle-timeout=5s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ClientArgs =\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestServerArgsTCPInfoMPTCP(t *testing.T) {
+	got := ServerArgs(ServerConfig{Proto: ProtoTCP, Listen: "10.0.0.1:443", CertFile: "c", KeyFile: "k", MPTCP: true,
+		TCPInfoLog: "/r/f1-tcpinfo.csv", TCPInfoInterval: 5 * time.Millisecond, T0: time.Unix(0, 1700000000123456789)})
+	want := []string{"endpoint", "server", "--proto=tcp", "--listen=10.0.0.1:443", "--cert=c", "--key=k",
+		"--mptcp", "--tcpinfo-log=/r/f1-tcpinfo.csv", "--tcpinfo-interval=5ms", "--t0=1700000000123456789"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ServerArgs =\n%q\nwant\n%q", got, want)
+	}
+	if c := ClientArgs(ClientConfig{Proto: ProtoTCP, URL: "https://10.0.0.1:443/bytes/1", CAFile: "c", MPTCP: true}); !slices.Contains(c, "--mptcp") {
+		t.Errorf("ClientArgs without --mptcp: %q", c)
 	}
 }

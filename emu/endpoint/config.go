@@ -100,6 +100,20 @@ type ServerConfig struct {
 	OnConn func(ConnInfo)
 	// Log receives child-process output and warnings; nil discards them.
 	Log io.Writer
+	// MPTCP makes the Go TCP server listen with Multipath TCP; a
+	// connection that is not MPTCP once accepted is closed and reported
+	// with ConnInfo.Error.
+	MPTCP bool
+	// TCPInfoLog, if set, receives the TCP_INFO samples of the first
+	// connection to the Go TCP server (results.TCPInfoHeader rows, one per
+	// subflow for MPTCP); later connections get numbered names like qlog.
+	TCPInfoLog string
+	// TCPInfoInterval is the sampling interval; zero means
+	// DefaultTCPInfoInterval.
+	TCPInfoInterval time.Duration
+	// T0 is the origin of the TCP_INFO log's times; zero means the
+	// server's start.
+	T0 time.Time
 }
 
 // ConnInfo describes an accepted connection.
@@ -107,6 +121,11 @@ type ConnInfo struct {
 	Remote string
 	// CC is the congestion controller in effect on the connection.
 	CC string
+	// MPTCP: the server listens with Multipath TCP.
+	MPTCP bool
+	// Error, if set, is why the server closed the connection at once (an
+	// MPTCP server's connection that fell back to plain TCP).
+	Error string
 }
 
 // ClientConfig describes one download.
@@ -127,6 +146,9 @@ type ClientConfig struct {
 	Duration time.Duration
 	// CC is the congestion controller of the client's socket or stack.
 	CC string
+	// MPTCP makes the TCP client connect with Multipath TCP and fail with
+	// ErrMPTCPFallback if the connection is or becomes plain TCP.
+	MPTCP bool
 	// RcvBuf applies to QUIC clients; empty means RcvBufDefault.
 	RcvBuf RcvBuf
 	// QlogFile receives the client's qlog (QUIC only); empty disables it.
@@ -248,6 +270,15 @@ func (c *ServerConfig) validate() error {
 			return fmt.Errorf("sizes: %d out of range [0, %d]", n, UnboundedSize)
 		}
 	}
+	if (c.MPTCP || c.TCPInfoLog != "") && c.Impl != ImplGo {
+		return fmt.Errorf("mptcp and tcpinfo-log: only the TCP server (%q) has them", ImplGo)
+	}
+	if c.TCPInfoInterval == 0 {
+		c.TCPInfoInterval = DefaultTCPInfoInterval
+	}
+	if c.TCPInfoInterval < time.Millisecond {
+		return fmt.Errorf("tcpinfo-interval %v: want at least 1ms", c.TCPInfoInterval)
+	}
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
@@ -286,6 +317,9 @@ func (c *ClientConfig) validate() error {
 	}
 	if c.Duration < 0 {
 		return fmt.Errorf("duration %v: negative", c.Duration)
+	}
+	if c.MPTCP && c.Impl != ImplGo {
+		return fmt.Errorf("mptcp: only the TCP client (%q) has it", ImplGo)
 	}
 	switch c.RcvBuf {
 	case "":

@@ -20,6 +20,7 @@
 //	    --listen IP:PORT --cert FILE --key FILE
 //	    [--cc C] [--qlog FILE] [--root DIR] [--sizes N,N,...]
 //	    [--keylog FILE] [--stamp-interval N] [--notsent-lowat N]
+//	    [--mptcp] [--tcpinfo-log FILE] [--tcpinfo-interval 10ms] [--t0 UNIXNANO]
 //
 // When it listens it prints {"event":"ready","addr":"IP:PORT"} (the actual
 // address; port 0 picks a free one). The Go servers then print one
@@ -29,13 +30,30 @@
 // then closes every connection (so each qlog file ends with the connection's
 // last event), and exits 0. Errors go to stderr with a non-zero exit status.
 //
+// --mptcp (go server) listens with Multipath TCP; the server fails at start
+// if the kernel made the listener plain TCP. Accept lines then carry
+// "mptcp":true, and a connection that is plain TCP once accepted (the client
+// did not offer MP_CAPABLE) is closed at once and reported as
+// {"event":"accept",...,"error":"MPTCP fell back to plain TCP: <why>","mptcp":true};
+// the reason comes from the namespace's MPTcpExt fallback counters.
+//
+// --tcpinfo-log FILE (go server) samples the sender's struct tcp_info of
+// every accepted connection every --tcpinfo-interval (default 10 ms; at
+// least 1 ms) from one goroutine per connection, which stops with the
+// connection after a last sample. Rows are results.TCPInfoHeader CSV, t_s
+// in seconds since --t0 (default: the server's start): one per sample for
+// TCP (subflow 0), one per subflow per sample for MPTCP (MPTCP_FULL_INFO;
+// subflow = the kernel's subflow id, from 1, with the subflow's addresses
+// and the congestion control sock_diag reports for the subflow itself).
+// The first connection writes FILE, later ones numbered names as for qlog.
+//
 // Client:
 //
 //	emu endpoint client --impl quic-go|ngtcp2|go --proto quic|tcp
 //	    --url https://IP:PORT/bytes/N --ca CERT [--size N] [--duration D]
 //	    [--cc C] [--rcvbuf default|large] [--qlog FILE] [--recv-log FILE]
 //	    [--t0 UNIXNANO] [--interval 100ms] [--handshake-timeout 10s]
-//	    [--idle-timeout 10s] [--owd-log FILE] [--keylog FILE]
+//	    [--idle-timeout 10s] [--mptcp] [--owd-log FILE] [--keylog FILE]
 //
 // It prints {"event":"progress","t":T,"bytes":B} every --interval, T in
 // seconds since --t0 (default: the client's start) and B the cumulative
@@ -58,6 +76,9 @@
 // body) set "error", complete=false, and a one-line reason on stderr. On
 // SIGTERM/SIGINT the client stops, prints the done line with what it
 // measured (complete=false, error "interrupted"), closes qlog, and exits 1.
+// --mptcp (go client) connects with Multipath TCP; a connection that is
+// plain TCP once connected, or is no longer MPTCP when the body has
+// arrived, fails the download with "MPTCP fell back to plain TCP: <why>".
 // --recv-log FILE writes "t_s,bytes" CSV rows (seconds since t0, cumulative
 // bytes): one per Read for the Go clients, one per size poll (every 100 ms)
 // for ngtcp2. --owd-log FILE writes a results.OWDHeader row per send
@@ -140,6 +161,10 @@
 // sender), the client on its socket before connect, and both read it back
 // with getsockopt and fail if the kernel refused. Empty means the kernel
 // default, read back and recorded. TCP keeps kernel buffer autotuning.
+// With --mptcp the option is set on the MPTCP socket: the kernel
+// (mptcp_setsockopt_sol_tcp_congestion) applies it to every subflow and to
+// subflows that join later; the TCP_INFO log records each subflow's
+// controller as the kernel reports it for that subflow.
 //
 // # Receive buffer (--rcvbuf, QUIC clients)
 //

@@ -13,7 +13,7 @@ import (
 // Event kinds printed on an endpoint's stdout, one JSON object per line.
 const (
 	EventReady    = "ready"    // server: listening; Addr
-	EventAccept   = "accept"   // server: connection accepted; Remote, CC
+	EventAccept   = "accept"   // server: connection accepted; Remote, CC, MPTCP, Error
 	EventProgress = "progress" // client: T, Bytes
 	EventDone     = "done"     // client, once at the end: the Result fields
 )
@@ -25,6 +25,7 @@ type Event struct {
 	Addr   string  // ready
 	Remote string  // accept
 	CC     string  // accept, done
+	MPTCP  bool    // accept: the server listens with MPTCP
 	T      float64 // progress: seconds since t0
 	Bytes  int64   // progress, done
 	// done:
@@ -48,6 +49,7 @@ type wireEvent struct {
 	Complete    *bool    `json:"complete,omitempty"`
 	Error       *string  `json:"error,omitempty"`
 	CC          *string  `json:"cc,omitempty"`
+	MPTCP       *bool    `json:"mptcp,omitempty"`
 	RcvBufBytes *int     `json:"rcvbuf_bytes,omitempty"`
 	// OWD is the done line's "owd_ms": {"p50","p95","p99","max","mean","n"}.
 	OWD *results.DelayStats `json:"owd_ms,omitempty"`
@@ -57,7 +59,9 @@ type wireEvent struct {
 // endpoint prints.
 func ReadyEvent(addr string) Event { return Event{Kind: EventReady, Addr: addr} }
 
-func AcceptEvent(c ConnInfo) Event { return Event{Kind: EventAccept, Remote: c.Remote, CC: c.CC} }
+func AcceptEvent(c ConnInfo) Event {
+	return Event{Kind: EventAccept, Remote: c.Remote, CC: c.CC, MPTCP: c.MPTCP, Error: c.Error}
+}
 
 func ProgressEvent(p Progress) Event {
 	return Event{Kind: EventProgress, T: p.T.Seconds(), Bytes: p.Bytes}
@@ -80,6 +84,12 @@ func (e Event) wire() wireEvent {
 		w.Addr = &e.Addr
 	case EventAccept:
 		w.Remote, w.CC = &e.Remote, &e.CC
+		if e.MPTCP {
+			w.MPTCP = &e.MPTCP
+		}
+		if e.Error != "" {
+			w.Error = &e.Error
+		}
 	case EventProgress:
 		w.T, w.Bytes = &e.T, &e.Bytes
 	case EventDone:
@@ -152,6 +162,12 @@ func ParseEvent(line []byte) (Event, error) {
 		need("cc", w.CC != nil)
 		if w.Remote != nil && w.CC != nil {
 			e.Remote, e.CC = *w.Remote, *w.CC
+		}
+		if w.MPTCP != nil {
+			e.MPTCP = *w.MPTCP
+		}
+		if w.Error != nil {
+			e.Error = *w.Error
 		}
 	case EventProgress:
 		need("t", w.T != nil)

@@ -26,6 +26,9 @@ func TestEventRoundTrip(t *testing.T) {
 	}{
 		{ReadyEvent("127.0.0.1:4433"), `{"event":"ready","addr":"127.0.0.1:4433"}`},
 		{AcceptEvent(ConnInfo{Remote: "127.0.0.1:5000", CC: "cubic"}), `{"event":"accept","remote":"127.0.0.1:5000","cc":"cubic"}`},
+		{AcceptEvent(ConnInfo{Remote: "10.2.4.2:5000", CC: "bbr", MPTCP: true}), `{"event":"accept","remote":"10.2.4.2:5000","cc":"bbr","mptcp":true}`},
+		{AcceptEvent(ConnInfo{Remote: "10.2.4.2:5000", CC: "bbr", MPTCP: true, Error: "MPTCP fell back to plain TCP: x"}),
+			`{"event":"accept","remote":"10.2.4.2:5000","error":"MPTCP fell back to plain TCP: x","cc":"bbr","mptcp":true}`},
 		{ProgressEvent(Progress{T: 1500 * time.Millisecond, Bytes: 42}), `{"event":"progress","t":1.5,"bytes":42}`},
 		{ProgressEvent(Progress{}), `{"event":"progress","t":0,"bytes":0}`},
 		{DoneEvent(Result{Bytes: 100, Seconds: 2, GoodputMbps: 0.0004, Complete: true, CC: "newreno", RcvBufBytes: 212992}, nil),

@@ -46,6 +46,8 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 			return serr
 		},
 	}
+	dialer.SetMultipathTCP(cfg.MPTCP)
+	var mpConn *net.TCPConn // the MPTCP connection, checked again at the end
 	var protos http.Protocols
 	protos.SetHTTP2(true)
 	tr := &http.Transport{
@@ -75,6 +77,11 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 				cc, err = setCongestion(fd, cfg.CC)
 				return err
 			})
+			if err == nil && cfg.MPTCP {
+				if err = checkMPTCP(c.(*net.TCPConn)); err == nil {
+					mpConn = c.(*net.TCPConn)
+				}
+			}
 			if err != nil {
 				c.Close()
 				return nil, err
@@ -109,6 +116,12 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 		reason = endError
 	}
 	now := time.Now()
+	if err == nil && mpConn != nil {
+		// A fallback after the handshake (an infinite mapping) counts too.
+		if err = checkMPTCP(mpConn); err != nil {
+			reason = endError
+		}
+	}
 	reason, err = classifyEnd(ctx, reqCtx, reason, err)
 	if resp != nil {
 		resp.Body.Close()
@@ -125,6 +138,10 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 func describeNet(err error, addr string, got int64) error {
 	if err == nil || errors.Is(err, errInterrupted) {
 		return err
+	}
+	var fe *fallbackError
+	if errors.As(err, &fe) { // not buried under net/http's dial wrapping
+		return fmt.Errorf("after %d bytes: %w", got, fe)
 	}
 	var ne net.Error
 	switch {

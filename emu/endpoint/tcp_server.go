@@ -24,6 +24,13 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 	if err != nil {
 		return err
 	}
+	keys, err := openKeyLog(cfg.KeyLogFile)
+	if err != nil {
+		return err
+	}
+	if keys != nil {
+		defer keys.Close()
+	}
 	var listenErr error
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		// Failing here, before "ready", is the clear error for a cc the
@@ -37,20 +44,24 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 		}
 		return listenErr
 	}}
+	lc.SetMultipathTCP(cfg.MPTCP)
+	logs, err := newTCPInfoLogs(cfg)
+	if err != nil {
+		return err
+	}
 	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	keys, err := openKeyLog(cfg.KeyLogFile)
-	if err != nil {
-		ln.Close()
-		return err
+	if cfg.MPTCP {
+		if err := checkMPTCPListener(ln); err != nil {
+			ln.Close()
+			return err
+		}
 	}
-	if keys != nil {
-		defer keys.Close()
-	}
-	cl := &ccListener{TCPListener: ln.(*net.TCPListener), cc: cfg.CC, lowat: cfg.NotSentLowat, onConn: cfg.accepted}
+	cl := &ccListener{TCPListener: ln.(*net.TCPListener), cc: cfg.CC, lowat: cfg.NotSentLowat, onConn: cfg.accepted, mptcp: cfg.MPTCP, logs: logs}
 	defer cl.Close()
+	defer logs.close() // after the connections, so every log has its last sample
 
 	var protos http.Protocols
 	protos.SetHTTP2(true) // HTTP/2 only: a client that cannot do it fails the handshake
@@ -91,9 +102,21 @@ type ccListener struct {
 	cc     string
 	lowat  int
 	onConn func(ConnInfo)
+	mptcp  bool
+	logs   *tcpInfoLogs // nil: no TCP_INFO logs
 }
 
 func (l *ccListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.accept()
+		if c != nil || err != nil {
+			return c, err
+		}
+	}
+}
+
+// accept returns nil, nil for a connection it closed and reported.
+func (l *ccListener) accept() (net.Conn, error) {
 	c, err := l.AcceptTCP()
 	if err != nil {
 		return nil, err
@@ -110,6 +133,15 @@ func (l *ccListener) Accept() (net.Conn, error) {
 		c.Close()
 		return nil, fmt.Errorf("accepted %s: %w", c.RemoteAddr(), err)
 	}
-	l.onConn(ConnInfo{Remote: c.RemoteAddr().String(), CC: got})
-	return c, nil
+	info := ConnInfo{Remote: c.RemoteAddr().String(), CC: got, MPTCP: l.mptcp}
+	if l.mptcp {
+		if err := checkAcceptedMPTCP(c); err != nil {
+			info.Error = err.Error()
+			l.onConn(info)
+			c.Close()
+			return nil, nil
+		}
+	}
+	l.onConn(info)
+	return l.logs.sample(c, got, l.mptcp)
 }

@@ -4,72 +4,68 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/dc-emu/emu/analysis"
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
-// Table is a sweep aggregated: per point, each metric's mean, standard
-// deviation, 95 % confidence interval and n over the point's runs that
-// ended ok (metrics.md §5: one value per run, Student's t).
-type Table struct {
-	Plan *Plan
-	// Metrics in column order: total goodput, each flow's goodput (flows
-	// in the order the plan's configurations name them), JFI, utilization.
-	Metrics []string
-	Rows    []Row
-	// Runs is every run of the plan and what became of it.
-	Runs []RunResult
+// AggregateOptions tune Aggregate.
+type AggregateOptions struct {
+	// Extra adds metrics of a counted run, read from its directory (emu
+	// analyze adds the qlog figures); nil adds none. An error names the run
+	// and fails the aggregation.
+	Extra func(runDir string, sum *results.Summary) (map[string]float64, error)
 }
-
-// Row is one point of the table.
-type Row struct {
-	Point *Point
-	// OK runs are in the statistics; Failed ones (failed or interrupted)
-	// and Missing ones (not run, or left by another plan) are not.
-	OK, Failed, Missing int
-	Stats               map[string]analysis.Stat
-}
-
-// RunResult is one run's status and metrics.
-type RunResult struct {
-	Run
-	Status  string // ok, failed, interrupted, missing
-	Error   string
-	Metrics map[string]float64
-}
-
-// Run statuses besides emu's.
-const statusMissing = "missing"
 
 // Aggregate reads the summary.json of every run of p under dir/runs and
-// summarizes each point.
-func Aggregate(dir string, p *Plan) (*Table, error) {
-	t := &Table{Plan: p}
+// summarizes each point. It is the one place that decides which runs count:
+// a run counts when its directory holds a summary.json with status ok, the
+// seed the plan gives it and its point's configuration. Every other run is
+// listed with why it does not count: missing (no summary, or a run of
+// another plan), failed (an unreadable summary, or the run failed) or
+// interrupted. sweep.csv, report.html and emu analyze's analysis.json all
+// come from this table.
+func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepTable, error) {
+	t := &results.SweepTable{Plan: p, Vary: []string{}, Runs: []results.RunResult{}, Warnings: []string{}}
+	for _, a := range p.Vary {
+		t.Vary = append(t.Vary, a.Key)
+	}
 	perPoint := map[string]map[string][]float64{}
 	for _, r := range p.Runs {
-		res := RunResult{Run: r}
-		sum, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+		res := results.RunResult{Run: r}
+		runDir := filepath.Join(dir, results.RunsDir, r.ID)
+		sum, err := results.ReadSummary(runDir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			res.Status = statusMissing
+			res.Status, res.Error = results.StatusMissing, "no summary.json in "+filepath.Join(results.RunsDir, r.ID)
 		case err != nil:
-			res.Status, res.Error = emu.StatusFailed, "unreadable summary.json: "+err.Error()
+			res.Status, res.Error = results.StatusFailed, "unreadable summary.json: "+err.Error()
 		case sum.Seed != r.Seed || !configMatches(p, r, sum.Config):
-			res.Status, res.Error = statusMissing, "the run directory holds a run of another plan"
-		case sum.Status != emu.StatusOK:
+			res.Status, res.Error = results.StatusMissing, "the run directory holds a run of another plan"
+		case sum.Status != results.StatusOK:
 			res.Status, res.Error = sum.Status, sum.Error
 			if res.Status == "" {
-				res.Status = emu.StatusFailed
+				res.Status = results.StatusFailed
 			}
 		default:
-			res.Status = emu.StatusOK
+			res.Status, res.Included = results.StatusOK, true
 			res.Metrics = RunMetrics(sum)
+			if o.Extra != nil {
+				extra, err := o.Extra(runDir, sum)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
+				}
+				for k, v := range extra {
+					if _, ok := res.Metrics[k]; !ok {
+						res.Metrics[k] = v
+					}
+				}
+			}
 			if perPoint[r.Point] == nil {
 				perPoint[r.Point] = map[string][]float64{}
 			}
@@ -82,32 +78,43 @@ func Aggregate(dir string, p *Plan) (*Table, error) {
 	t.Metrics = metricOrder(p, t.Runs)
 	for i := range p.Points {
 		pt := &p.Points[i]
-		row := Row{Point: pt, Stats: map[string]analysis.Stat{}}
+		row := results.SweepRow{Point: pt, ID: pt.ID, Labels: map[string]string{}, Params: pt.Params, Stats: map[string]results.Stat{}}
+		for _, a := range p.Vary {
+			row.Labels[a.Key] = p.Label(pt, a)
+		}
 		for _, r := range t.Runs {
 			if r.Point != pt.ID {
 				continue
 			}
 			switch r.Status {
-			case emu.StatusOK:
+			case results.StatusOK:
 				row.OK++
-			case statusMissing:
+			case results.StatusMissing:
 				row.Missing++
 			default:
 				row.Failed++
 			}
 		}
 		for _, m := range t.Metrics {
-			row.Stats[m] = analysis.Summarize(perPoint[pt.ID][m])
+			st := analysis.Summarize(perPoint[pt.ID][m])
+			row.Stats[m] = st
+			if row.OK > 0 && st.N < row.OK {
+				t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %s known in %d of %d runs", pt.ID, m, st.N, row.OK))
+			}
+		}
+		if row.OK < 2 {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %d usable runs, no confidence interval", pt.ID, row.OK))
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	sort.Strings(t.Warnings)
 	return t, nil
 }
 
 // metricOrder lists the metrics: total goodput, the flows' goodput in the
-// order the plan's configurations name the flows (then any other flow a
-// run reported), JFI, utilization.
-func metricOrder(p *Plan, runs []RunResult) []string {
+// order the plan's configurations name the flows (then any other metric a
+// run reported, sorted), JFI, utilization.
+func metricOrder(p *results.Plan, runs []results.RunResult) []string {
 	out := []string{MetricGoodput}
 	add := func(m string) {
 		if !slices.Contains(out, m) {
@@ -121,7 +128,7 @@ func metricOrder(p *Plan, runs []RunResult) []string {
 			if !ok {
 				name, ok = p.Base[k]
 			}
-			if !ok || name == unset {
+			if !ok || name == results.Unset {
 				break
 			}
 			add(flowMetric(name))
@@ -140,18 +147,8 @@ func metricOrder(p *Plan, runs []RunResult) []string {
 	return append(out, MetricJFI, MetricUtilization)
 }
 
-// Counts sums the rows' run counts.
-func (t *Table) Counts() (ok, failed, missing int) {
-	for _, r := range t.Rows {
-		ok += r.OK
-		failed += r.Failed
-		missing += r.Missing
-	}
-	return
-}
-
-// MaxFlows is the largest number of flows of any point.
-func (t *Table) MaxFlows() int {
+// MaxFlows is the largest number of flows of any point of t.
+func MaxFlows(t *results.SweepTable) int {
 	n := 0
 	for _, r := range t.Rows {
 		k := 0
@@ -167,20 +164,4 @@ func (t *Table) MaxFlows() int {
 
 func isFlowMetric(m string) bool {
 	return strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps")
-}
-
-// formatNum writes a number for the CSV: six significant digits, "" for
-// NaN (no value).
-func formatNum(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'g', 6, 64)
-}
-
-func (r RunResult) String() string {
-	if r.Error == "" {
-		return fmt.Sprintf("%s: %s", r.ID, r.Status)
-	}
-	return fmt.Sprintf("%s: %s: %s", r.ID, r.Status, r.Error)
 }

@@ -10,14 +10,15 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // independentStats computes mean, sample standard deviation and the 95 %
 // half-width by the formulas of metrics.md §5, with its t table, without
 // using the code under test.
 func independentStats(xs []float64) (mean, sd, ci float64) {
-	tTable := map[int]float64{1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+	tTable := map[int]float64{1: 12.7062047, 2: 4.30265273, 3: 3.18244631, 4: 2.77644511} // t(0.975, df), exact to 9 digits
 	for _, x := range xs {
 		mean += x
 	}
@@ -38,11 +39,11 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 	// One run of batch 500 fails: n drops to 3 there and its numbers stay
 	// out.
 	f := &fakeRunner{}
-	runner := func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+	runner := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		s, err := f.run(ctx, cfg, out)
 		if filepath.Base(out) == "p03-r2" {
-			rewriteSummary(t, filepath.Dir(filepath.Dir(out)), "p03-r2", func(s *emu.Summary) { s.Status = emu.StatusFailed })
-			s.Status = emu.StatusFailed
+			rewriteSummary(t, filepath.Dir(filepath.Dir(out)), "p03-r2", func(s *results.Summary) { s.Status = results.StatusFailed })
+			s.Status = results.StatusFailed
 		}
 		return s, err
 	}
@@ -52,7 +53,7 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 	if _, err := Finish(dir); err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(dir, CSVFile))
+	rows := readCSV(t, filepath.Join(dir, results.CSVFile))
 	header := rows[0]
 	col := func(name string) int {
 		i := slices.Index(header, name)
@@ -80,11 +81,11 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 			if r.Point != id {
 				continue
 			}
-			s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+			s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Status != emu.StatusOK {
+			if s.Status != results.StatusOK {
 				failed++
 				continue
 			}
@@ -151,14 +152,14 @@ func readCSV(t *testing.T, path string) [][]string {
 }
 
 func TestRunMetrics(t *testing.T) {
-	s := &emu.Summary{
+	s := &results.Summary{
 		Config: map[string]string{"dc.enabled": "true"},
-		Flows: []emu.FlowResult{
+		Flows: []results.FlowResult{
 			{Name: "dc", Path: "dc", GoodputMbps: 30},
 			{Name: "link2", Path: "link2", GoodputMbps: 6},
 		},
 		JFI: 0.7,
-		Links: []emu.LinkResult{
+		Links: []results.LinkResult{
 			{Name: "link1", Dir: "down", CapacityMbps: 20}, {Name: "link1", Dir: "up", CapacityMbps: 20},
 			{Name: "link2", Dir: "down", CapacityMbps: 20}, {Name: "link2", Dir: "up", CapacityMbps: 20},
 		},
@@ -168,13 +169,13 @@ func TestRunMetrics(t *testing.T) {
 		t.Errorf("metrics %v", m)
 	}
 	// A single-link path (satellite): the bottleneck is that link alone.
-	s.Flows = []emu.FlowResult{{Name: "dc", Path: "dc", GoodputMbps: 10}}
+	s.Flows = []results.FlowResult{{Name: "dc", Path: "dc", GoodputMbps: 10}}
 	s.Config["dc.enabled"] = "false"
 	s.Links[0].CapacityMbps = 50
 	if u := RunMetrics(s)[MetricUtilization]; u != 0.2 {
 		t.Errorf("utilization over link1 alone = %v, want 10/50", u)
 	}
-	if m := RunMetrics(&emu.Summary{}); !math.IsNaN(m[MetricGoodput]) || !math.IsNaN(m[MetricUtilization]) {
+	if m := RunMetrics(&results.Summary{}); !math.IsNaN(m[MetricGoodput]) || !math.IsNaN(m[MetricUtilization]) {
 		t.Errorf("no flows: %v", m)
 	}
 }

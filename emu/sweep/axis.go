@@ -5,22 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
-
-// Axis is one varied parameter. Key names it in plan.json and as a column of
-// sweep.csv: a dotted key of `emu config` (dc.batch), several keys that take
-// the same value joined by "+" (link.bw_ratio+dc.split: the split follows the
-// bandwidth ratio), or a name of a preset's own (rtt). Each value is a label
-// and the settings it stands for, applied on top of the base configuration.
-type Axis struct {
-	Key      string     `json:"key"`
-	Values   []string   `json:"values"`
-	Settings [][]string `json:"settings"`
-	// Default is the axis's value in the base configuration when it can be
-	// named (the column value of points that vary another axis); "" if not.
-	Default string `json:"default,omitempty"`
-}
 
 // Value is one labelled value of an axis built by Labeled.
 type Value struct {
@@ -30,8 +17,8 @@ type Value struct {
 
 // Labeled builds an axis whose values stand for other settings, e.g. an RTT
 // that sets each one-way delay to half of it.
-func Labeled(key string, values ...Value) Axis {
-	a := Axis{Key: key}
+func Labeled(key string, values ...Value) results.Axis {
+	a := results.Axis{Key: key}
 	for _, v := range values {
 		a.Values = append(a.Values, v.Label)
 		a.Settings = append(a.Settings, slices.Clone(v.Set))
@@ -41,33 +28,33 @@ func Labeled(key string, values ...Value) Axis {
 
 // ParseVary parses the --vary syntax KEY=V1,V2,… or KEY1+KEY2=V1,V2,… (every
 // key takes each value in turn). Values cannot contain commas.
-func ParseVary(s string) (Axis, error) {
+func ParseVary(s string) (results.Axis, error) {
 	keyPart, valPart, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(keyPart) == "" {
-		return Axis{}, fmt.Errorf("--vary %q: want KEY=V1,V2,… (or KEY1+KEY2=V1,V2,… to give several keys the same value)", s)
+		return results.Axis{}, fmt.Errorf("--vary %q: want KEY=V1,V2,… (or KEY1+KEY2=V1,V2,… to give several keys the same value)", s)
 	}
 	var keys []string
 	for k := range strings.SplitSeq(keyPart, "+") {
 		k = strings.TrimSpace(k)
 		if k == "" || strings.ContainsAny(k, " \t,=") {
-			return Axis{}, fmt.Errorf("--vary %q: %q is not a key", s, k)
+			return results.Axis{}, fmt.Errorf("--vary %q: %q is not a key", s, k)
 		}
 		if err := varyable(k); err != nil {
-			return Axis{}, fmt.Errorf("--vary %s: %w", keyPart, err)
+			return results.Axis{}, fmt.Errorf("--vary %s: %w", keyPart, err)
 		}
 		if slices.Contains(keys, k) {
-			return Axis{}, fmt.Errorf("--vary %q: key %s appears twice", s, k)
+			return results.Axis{}, fmt.Errorf("--vary %q: key %s appears twice", s, k)
 		}
 		keys = append(keys, k)
 	}
-	a := Axis{Key: strings.Join(keys, "+")}
+	a := results.Axis{Key: strings.Join(keys, "+")}
 	for v := range strings.SplitSeq(valPart, ",") {
 		v = strings.TrimSpace(v)
 		if v == "" {
-			return Axis{}, fmt.Errorf("--vary %s: empty value in %q", a.Key, valPart)
+			return results.Axis{}, fmt.Errorf("--vary %s: empty value in %q", a.Key, valPart)
 		}
 		if slices.Contains(a.Values, v) {
-			return Axis{}, fmt.Errorf("--vary %s: value %s appears twice", a.Key, v)
+			return results.Axis{}, fmt.Errorf("--vary %s: value %s appears twice", a.Key, v)
 		}
 		set := make([]string, len(keys))
 		for i, k := range keys {
@@ -90,7 +77,7 @@ func varyable(key string) error {
 // check validates an axis built in code or read from a plan: a key, at least
 // one value, one settings list per value, no duplicate labels, well-formed
 // settings.
-func (a Axis) check() error {
+func checkAxis(a results.Axis) error {
 	if a.Key == "" {
 		return fmt.Errorf("an axis has no key")
 	}
@@ -108,7 +95,7 @@ func (a Axis) check() error {
 			return fmt.Errorf("--vary %s=%s: sets nothing", a.Key, v)
 		}
 		for _, s := range a.Settings[i] {
-			st, err := emu.ParseSetting(s)
+			st, err := config.ParseSetting(s)
 			if err != nil {
 				return fmt.Errorf("--vary %s=%s: %w", a.Key, v, err)
 			}
@@ -121,10 +108,10 @@ func (a Axis) check() error {
 }
 
 // parseSettings turns "key=value" strings into settings.
-func parseSettings(ss []string) ([]emu.Setting, error) {
-	out := make([]emu.Setting, 0, len(ss))
+func parseSettings(ss []string) ([]config.Setting, error) {
+	out := make([]config.Setting, 0, len(ss))
 	for _, s := range ss {
-		st, err := emu.ParseSetting(s)
+		st, err := config.ParseSetting(s)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +121,7 @@ func parseSettings(ss []string) ([]emu.Setting, error) {
 }
 
 // formatSettings is the inverse of parseSettings.
-func formatSettings(ss []emu.Setting) []string {
+func formatSettings(ss []config.Setting) []string {
 	out := make([]string, 0, len(ss))
 	for _, s := range ss {
 		out = append(out, s.Key+"="+s.Value)

@@ -11,14 +11,15 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Runner does one run: it builds the network of cfg, runs its flows, writes
 // a complete run directory at out (which it may create) and returns the
 // run's summary, also when the run failed (status failed) or was
 // interrupted because ctx ended (status interrupted). The CLI passes emu.Run.
-type Runner func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error)
+type Runner func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error)
 
 // Options tune Execute.
 type Options struct {
@@ -72,7 +73,7 @@ func (o *Outcome) Complete() bool {
 // failed, written here if the runner did not) and the sweep goes on. p must
 // come from NewPlan (it carries the resolved configurations), and dir must
 // have been prepared for it (Prepare).
-func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, error) {
+func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outcome, error) {
 	if o.Runner == nil {
 		return nil, errors.New("sweep: no runner")
 	}
@@ -86,7 +87,7 @@ func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, err
 	}
 	runs := o.Shard.Runs(p)
 	out := &Outcome{Runs: len(runs)}
-	var todo []Run
+	var todo []results.Run
 	for _, r := range runs {
 		if completed(dir, p, r) {
 			out.Skipped++
@@ -112,7 +113,7 @@ func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, err
 		if !ok || pt.Config.Scenario == "" {
 			return out, fmt.Errorf("sweep: run %s: point %s has no resolved configuration (the plan must come from NewPlan)", r.ID, r.Point)
 		}
-		runDir := filepath.Join(dir, RunsDir, r.ID)
+		runDir := filepath.Join(dir, results.RunsDir, r.ID)
 		if err := os.RemoveAll(runDir); err != nil {
 			return out, fmt.Errorf("sweep: clear %s: %w", runDir, err)
 		}
@@ -128,13 +129,13 @@ func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, err
 			return out, err
 		}
 		pr.finish(r, status, msg, sum, took)
-		if status == emu.StatusOK {
+		if status == results.StatusOK {
 			out.OK++
 			inARow = 0
 			continue
 		}
 		out.Failures = append(out.Failures, Failure{Run: r.ID, Status: status, Error: msg})
-		if status == emu.StatusInterrupted {
+		if status == results.StatusInterrupted {
 			out.Interrupted = true
 			return out, nil
 		}
@@ -147,14 +148,14 @@ func Execute(ctx context.Context, dir string, p *Plan, o Options) (*Outcome, err
 }
 
 // outcomeOf reads a run's status from what the runner returned.
-func outcomeOf(ctx context.Context, sum *emu.Summary, err error) (status, msg string) {
+func outcomeOf(ctx context.Context, sum *results.Summary, err error) (status, msg string) {
 	switch {
-	case sum != nil && sum.Status == emu.StatusOK && err == nil:
-		return emu.StatusOK, ""
-	case ctx.Err() != nil || errors.Is(err, context.Canceled) || (sum != nil && sum.Status == emu.StatusInterrupted):
-		status = emu.StatusInterrupted
+	case sum != nil && sum.Status == results.StatusOK && err == nil:
+		return results.StatusOK, ""
+	case ctx.Err() != nil || errors.Is(err, context.Canceled) || (sum != nil && sum.Status == results.StatusInterrupted):
+		status = results.StatusInterrupted
 	default:
-		status = emu.StatusFailed
+		status = results.StatusFailed
 	}
 	switch {
 	case err != nil:
@@ -171,16 +172,16 @@ func outcomeOf(ctx context.Context, sum *emu.Summary, err error) (status, msg st
 // runner wrote no summary.json (it failed before it could), or wrote one
 // that contradicts the error it returned, a summary with the status and
 // error is written.
-func record(runDir string, r Run, cfg *emu.Config, sum *emu.Summary, status, msg string, started time.Time, took time.Duration) error {
+func record(runDir string, r results.Run, cfg *config.Config, sum *results.Summary, status, msg string, started time.Time, took time.Duration) error {
 	path := filepath.Join(runDir, "summary.json")
-	onDisk, err := emu.ReadSummary(runDir)
+	onDisk, err := results.ReadSummary(runDir)
 	if err == nil && onDisk.Status == status {
 		return nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		msg = fmt.Sprintf("%s (and its summary.json is unreadable: %v)", msg, err)
 	}
-	rec := emu.Summary{}
+	rec := results.Summary{}
 	if sum != nil {
 		rec = *sum
 	}
@@ -195,22 +196,22 @@ func record(runDir string, r Run, cfg *emu.Config, sum *emu.Summary, status, msg
 		rec.DurationS = took.Seconds()
 	}
 	if rec.Config == nil {
-		rec.Config = emu.Values(cfg)
+		rec.Config = config.Values(cfg)
 	}
 	rec.Seed = r.Seed
 	rec.Status, rec.Error = status, msg
 	if err := os.MkdirAll(runDir, 0o755); err != nil {
 		return fmt.Errorf("sweep: record run %s: %w", r.ID, err)
 	}
-	return writeJSON(path, &rec)
+	return results.WriteJSON(path, &rec)
 }
 
 // completed reports whether dir holds run r with status ok, its seed and
 // the configuration the plan gives its point (a run left by an earlier,
 // different plan does not count).
-func completed(dir string, p *Plan, r Run) bool {
-	sum, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
-	if err != nil || sum.Status != emu.StatusOK || sum.Seed != r.Seed {
+func completed(dir string, p *results.Plan, r results.Run) bool {
+	sum, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
+	if err != nil || sum.Status != results.StatusOK || sum.Seed != r.Seed {
 		return false
 	}
 	return configMatches(p, r, sum.Config)
@@ -218,7 +219,7 @@ func completed(dir string, p *Plan, r Run) bool {
 
 // configMatches compares a run's recorded configuration with the plan's,
 // key by key where both have the key.
-func configMatches(p *Plan, r Run, got map[string]string) bool {
+func configMatches(p *results.Plan, r results.Run, got map[string]string) bool {
 	pt, ok := p.Point(r.Point)
 	if !ok {
 		return false
@@ -231,7 +232,7 @@ func configMatches(p *Plan, r Run, got map[string]string) bool {
 		if k == "run.seed" {
 			want, ok = fmt.Sprint(r.Seed), true
 		}
-		if ok && want != v && want != unset {
+		if ok && want != v && want != results.Unset {
 			return false
 		}
 	}

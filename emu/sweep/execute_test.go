@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
-func prepared(t *testing.T, p *Plan) string {
+func prepared(t *testing.T, p *results.Plan) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := Prepare(dir, p, false); err != nil {
@@ -38,8 +39,8 @@ func TestExecuteThenResume(t *testing.T) {
 		t.Errorf("runs done in order %v", got)
 	}
 	for _, r := range p.Runs {
-		s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
-		if err != nil || s.Seed != r.Seed || s.Status != emu.StatusOK {
+		s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
+		if err != nil || s.Seed != r.Seed || s.Status != results.StatusOK {
 			t.Errorf("%s: summary %+v, %v", r.ID, s, err)
 		}
 	}
@@ -52,12 +53,12 @@ func TestExecuteThenResume(t *testing.T) {
 	}
 
 	// A lost run and a failed one are redone, and only they.
-	if err := os.RemoveAll(filepath.Join(dir, RunsDir, "p02-r1")); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, results.RunsDir, "p02-r1")); err != nil {
 		t.Fatal(err)
 	}
-	rewriteSummary(t, dir, "p03-r2", func(s *emu.Summary) { s.Status, s.Error = emu.StatusFailed, "boom" })
+	rewriteSummary(t, dir, "p03-r2", func(s *results.Summary) { s.Status, s.Error = results.StatusFailed, "boom" })
 	// A run of another plan (other seed) in the right place is redone too.
-	rewriteSummary(t, dir, "p01-r1", func(s *emu.Summary) { s.Seed++ })
+	rewriteSummary(t, dir, "p01-r1", func(s *results.Summary) { s.Seed++ })
 	f3 := &fakeRunner{}
 	out, err = Execute(context.Background(), dir, p, Options{Runner: f3.run})
 	if err != nil || out.Skipped != 3 || out.OK != 3 {
@@ -68,15 +69,15 @@ func TestExecuteThenResume(t *testing.T) {
 	}
 }
 
-func rewriteSummary(t *testing.T, dir, run string, change func(*emu.Summary)) {
+func rewriteSummary(t *testing.T, dir, run string, change func(*results.Summary)) {
 	t.Helper()
-	rd := filepath.Join(dir, RunsDir, run)
-	s, err := emu.ReadSummary(rd)
+	rd := filepath.Join(dir, results.RunsDir, run)
+	s, err := results.ReadSummary(rd)
 	if err != nil {
 		t.Fatal(err)
 	}
 	change(s)
-	if err := writeJSON(filepath.Join(rd, "summary.json"), s); err != nil {
+	if err := results.WriteJSON(filepath.Join(rd, "summary.json"), s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,8 +87,8 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 	dir := prepared(t, p)
 	// Runs of batch 500 fail; a runner that returns no summary at all is
 	// covered by p01-r2 failing before it writes anything.
-	f := &fakeRunner{fail: func(c emu.Config) bool { return c.DC.Batch == 500 }}
-	runner := func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+	f := &fakeRunner{fail: func(c config.Config) bool { return c.DC.Batch == 500 }}
+	runner := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		if filepath.Base(out) == "p01-r2" {
 			return nil, errors.New("network: add veth: file exists")
 		}
@@ -100,11 +101,11 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 	if out.OK != 1 || len(out.Failures) != 3 || out.Complete() {
 		t.Fatalf("outcome %+v", out)
 	}
-	s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, "p01-r2"))
-	if err != nil || s.Status != emu.StatusFailed || !strings.Contains(s.Error, "add veth") || s.Seed != p.Runs[2].Seed {
+	s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, "p01-r2"))
+	if err != nil || s.Status != results.StatusFailed || !strings.Contains(s.Error, "add veth") || s.Seed != p.Runs[2].Seed {
 		t.Fatalf("the sweep did not record the failure: %+v, %v", s, err)
 	}
-	tab, err := Aggregate(dir, p)
+	tab, err := Aggregate(dir, p, AggregateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 func TestGiveUpAfterRepeatedFailures(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150"), Repeat: 3})
 	dir := prepared(t, p)
-	f := &fakeRunner{fail: func(emu.Config) bool { return true }}
+	f := &fakeRunner{fail: func(config.Config) bool { return true }}
 	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run, GiveUpAfter: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +167,7 @@ func TestInterruptCurrentRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Interrupted || out.OK != 2 || len(out.Failures) != 1 || out.Failures[0].Status != emu.StatusInterrupted {
+	if !out.Interrupted || out.OK != 2 || len(out.Failures) != 1 || out.Failures[0].Status != results.StatusInterrupted {
 		t.Fatalf("outcome %+v", out)
 	}
 	f2 := &fakeRunner{}
@@ -188,7 +189,7 @@ func TestPrepareRefusesAnotherPlan(t *testing.T) {
 		t.Errorf("the same plan was refused: %v", err)
 	}
 	other := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2,
-		Settings: []emu.Setting{{Key: "flow.size", Value: "2MB"}}})
+		Settings: []config.Setting{{Key: "flow.size", Value: "2MB"}}})
 	err := Prepare(dir, other, false)
 	if !errors.Is(err, ErrPlanChanged) || !strings.Contains(err.Error(), "flows.0.size=100MB, now 2MB") || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("changed plan: %v", err)

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/analysis"
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // fakeRunner stands in for emu.Run: it writes a run directory whose
@@ -20,18 +21,18 @@ import (
 type fakeRunner struct {
 	mu    sync.Mutex
 	calls []string // run directory names, in call order
-	fail  func(cfg emu.Config) bool
+	fail  func(cfg config.Config) bool
 	// during is called while the run is "running", e.g. to press Ctrl-C.
 	during func(ctx context.Context)
 }
 
 // fakeGoodput is flow i's goodput in a run: it falls with the batch size
 // and varies with the seed.
-func fakeGoodput(cfg emu.Config, i int) float64 {
+func fakeGoodput(cfg config.Config, i int) float64 {
 	return 40 - float64(cfg.DC.Batch)/25 + float64(cfg.Seed%997)/99.7 - float64(i)*3
 }
 
-func (f *fakeRunner) run(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+func (f *fakeRunner) run(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 	f.mu.Lock()
 	f.calls = append(f.calls, filepath.Base(out))
 	f.mu.Unlock()
@@ -41,30 +42,30 @@ func (f *fakeRunner) run(ctx context.Context, cfg emu.Config, out string) (*emu.
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	s := &emu.Summary{
-		Run: filepath.Base(out), Scenario: cfg.Scenario, Status: emu.StatusOK, Seed: cfg.Seed,
-		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), DurationS: 12.5, Config: emu.Values(&cfg),
+	s := &results.Summary{
+		Run: filepath.Base(out), Scenario: cfg.Scenario, Status: results.StatusOK, Seed: cfg.Seed,
+		Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), DurationS: 12.5, Config: config.Values(&cfg),
 	}
 	var gp []float64
 	for i, fl := range cfg.Flows {
 		g := fakeGoodput(cfg, i)
 		gp = append(gp, g)
-		s.Flows = append(s.Flows, emu.FlowResult{Name: fl.Name, Path: fl.Path, Proto: fl.Proto, GoodputMbps: g, Complete: true})
+		s.Flows = append(s.Flows, results.FlowResult{Name: fl.Name, Path: fl.Path, Proto: fl.Proto, GoodputMbps: g, Complete: true})
 	}
 	s.JFI = analysis.JFI(gp)
 	for i, l := range cfg.Links {
 		name := []string{"link1", "link2"}[i]
 		s.Links = append(s.Links,
-			emu.LinkResult{Name: name, Dir: "down", CapacityMbps: l.Down.Rate / 1e6},
-			emu.LinkResult{Name: name, Dir: "up", CapacityMbps: l.Up.Rate / 1e6})
+			results.LinkResult{Name: name, Dir: "down", CapacityMbps: l.Down.Rate / 1e6},
+			results.LinkResult{Name: name, Dir: "up", CapacityMbps: l.Up.Rate / 1e6})
 	}
 	var err error
 	switch {
 	case ctx.Err() != nil:
-		s.Status, s.Error = emu.StatusInterrupted, "run interrupted"
+		s.Status, s.Error = results.StatusInterrupted, "run interrupted"
 		err = ctx.Err()
 	case f.fail != nil && f.fail(cfg):
-		s.Status, s.Error = emu.StatusFailed, "flow dc: client exited"
+		s.Status, s.Error = results.StatusFailed, "flow dc: client exited"
 		err = errFake
 	}
 	b, _ := json.MarshalIndent(s, "", "  ")
@@ -87,7 +88,7 @@ func (e fakeErr) Error() string { return string(e) }
 const errFake = fakeErr("flow dc: client exited")
 
 // testPlan resolves a spec or fails the test.
-func testPlan(t *testing.T, s Spec) *Plan {
+func testPlan(t *testing.T, s Spec) *results.Plan {
 	t.Helper()
 	if s.Scenario == "" {
 		s.Scenario = "throughput"
@@ -102,9 +103,9 @@ func testPlan(t *testing.T, s Spec) *Plan {
 	return p
 }
 
-func axes(t *testing.T, vs ...string) []Axis {
+func axes(t *testing.T, vs ...string) []results.Axis {
 	t.Helper()
-	var out []Axis
+	var out []results.Axis
 	for _, v := range vs {
 		a, err := ParseVary(v)
 		if err != nil {

@@ -14,7 +14,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dc-emu/emu/analysis"
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Figure is one rendered figure of a sweep.
@@ -32,9 +33,9 @@ type Figure struct {
 // index when points have several flows, and the goodput utilization of the
 // bottleneck. Along a grid, each combination of the other axes' values is
 // its own line. The x axis is categorical: the values in the order given.
-func Figures(t *Table) ([]Figure, error) {
+func Figures(t *results.SweepTable) ([]Figure, error) {
 	var figs []Figure
-	multi := t.MaxFlows() > 1
+	multi := MaxFlows(t) > 1
 	units := keyUnits(t.Plan.Scenario)
 	for _, a := range t.Plan.Vary {
 		groups := groupsAlong(t, a)
@@ -84,10 +85,10 @@ type figSpec struct {
 // every other axis, by their value on this one.
 type group struct {
 	name   string
-	points map[string]*Row // axis value → row
+	points map[string]*results.SweepRow // axis value → row
 }
 
-func groupsAlong(t *Table, a Axis) []group {
+func groupsAlong(t *results.SweepTable, a results.Axis) []group {
 	var out []group
 	index := map[string]int{}
 	for i := range t.Rows {
@@ -110,7 +111,7 @@ func groupsAlong(t *Table, a Axis) []group {
 		if !ok {
 			gi = len(out)
 			index[name] = gi
-			out = append(out, group{name: name, points: map[string]*Row{}})
+			out = append(out, group{name: name, points: map[string]*results.SweepRow{}})
 		}
 		out[gi].points[v] = r
 	}
@@ -124,7 +125,7 @@ type line struct {
 	errs  plotter.YErrors
 }
 
-func drawFigure(t *Table, a Axis, groups []group, s figSpec, xlabel string) (*Figure, error) {
+func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec, xlabel string) (*Figure, error) {
 	var lines []line
 	series := func(label, metric string, g group) line {
 		l := line{label: label}
@@ -270,11 +271,11 @@ func newPlot(title, xLabel, yLabel string) *plot.Plot {
 // labels.
 func keyUnits(scenario string) map[string]string {
 	m := map[string]string{}
-	cfg, err := emu.DefaultConfig(scenario)
+	cfg, err := config.DefaultConfig(scenario)
 	if err != nil {
 		return m
 	}
-	for _, p := range emu.Params(&cfg) {
+	for _, p := range config.Params(&cfg) {
 		m[p.Key] = p.Unit
 	}
 	return m

@@ -6,33 +6,35 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Finish aggregates the runs of the sweep in dir (whatever exists: a
 // partial sweep gives a partial table) and writes sweep.csv, figures/ (SVG
 // and PNG) and report.html. Figures left from an earlier aggregation that
 // no longer apply are removed.
-func Finish(dir string) (*Table, error) {
-	p, err := ReadPlan(dir)
+func Finish(dir string) (*results.SweepTable, error) {
+	p, err := results.ReadPlan(dir)
 	if err != nil {
 		return nil, err
 	}
-	t, err := Aggregate(dir, p)
+	t, err := Aggregate(dir, p, AggregateOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var csv bytes.Buffer
-	if err := WriteCSV(&csv, t); err != nil {
+	if err := results.WriteSweepCSV(&csv, t); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, CSVFile), csv.Bytes()); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, results.CSVFile), csv.Bytes()); err != nil {
 		return nil, err
 	}
 	figs, err := Figures(t)
 	if err != nil {
 		return nil, err
 	}
-	figDir := filepath.Join(dir, FiguresDir)
+	figDir := filepath.Join(dir, results.FiguresDir)
 	if err := os.MkdirAll(figDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -40,7 +42,7 @@ func Finish(dir string) (*Table, error) {
 	for _, f := range figs {
 		for ext, b := range map[string][]byte{".svg": f.SVG, ".png": f.PNG} {
 			keep[f.Name+ext] = true
-			if err := writeFile(filepath.Join(figDir, f.Name+ext), b); err != nil {
+			if err := results.WriteFile(filepath.Join(figDir, f.Name+ext), b); err != nil {
 				return nil, err
 			}
 		}
@@ -61,7 +63,7 @@ func Finish(dir string) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, ReportFile), html); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, results.ReportFile), html); err != nil {
 		return nil, err
 	}
 	return t, nil

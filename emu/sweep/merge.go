@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // MergeResult says what Merge took from where.
@@ -36,9 +36,9 @@ func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("merge: no sweep directories given")
 	}
-	plans := make([]*Plan, len(inputs))
+	plans := make([]*results.Plan, len(inputs))
 	for i, in := range inputs {
-		p, err := ReadPlan(in)
+		p, err := results.ReadPlan(in)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
@@ -97,8 +97,8 @@ func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 }
 
 // attempted reports whether dir holds a summary of run r (any status).
-func attempted(dir string, r Run) bool {
-	s, err := emu.ReadSummary(filepath.Join(dir, RunsDir, r.ID))
+func attempted(dir string, r results.Run) bool {
+	s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
 	return err == nil && s.Seed == r.Seed
 }
 
@@ -110,8 +110,8 @@ func sameDir(a, b string) bool {
 
 // copyRun replaces to/runs/id with a copy of from/runs/id.
 func copyRun(from, to, id string) error {
-	src := filepath.Join(from, RunsDir, id)
-	dst := filepath.Join(to, RunsDir, id)
+	src := filepath.Join(from, results.RunsDir, id)
+	dst := filepath.Join(to, results.RunsDir, id)
 	if err := os.RemoveAll(dst); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Two shards run separately and merged give the same sweep.csv as one run
@@ -46,13 +48,13 @@ func TestShardsMergeToTheWholeSweep(t *testing.T) {
 	if _, err := Finish(merged); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := os.ReadFile(filepath.Join(whole, CSVFile))
-	got, _ := os.ReadFile(filepath.Join(merged, CSVFile))
+	want, _ := os.ReadFile(filepath.Join(whole, results.CSVFile))
+	got, _ := os.ReadFile(filepath.Join(merged, results.CSVFile))
 	if len(want) == 0 || !bytes.Equal(got, want) {
 		t.Errorf("merged sweep.csv differs from the whole sweep's:\n%s\nwant\n%s", got, want)
 	}
-	wantHTML, _ := os.ReadFile(filepath.Join(whole, ReportFile))
-	gotHTML, _ := os.ReadFile(filepath.Join(merged, ReportFile))
+	wantHTML, _ := os.ReadFile(filepath.Join(whole, results.ReportFile))
+	gotHTML, _ := os.ReadFile(filepath.Join(merged, results.ReportFile))
 	if !bytes.Equal(gotHTML, wantHTML) {
 		t.Error("merged report.html differs from the whole sweep's")
 	}
@@ -94,7 +96,7 @@ func TestMergeReportsGapsAndRefusesOtherSweeps(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "different sweeps") || !strings.Contains(err.Error(), other) {
 		t.Errorf("merge of different sweeps: %v", err)
 	}
-	if _, err := Merge(t.TempDir(), []string{t.TempDir()}, false); err == nil || !strings.Contains(err.Error(), PlanFile) {
+	if _, err := Merge(t.TempDir(), []string{t.TempDir()}, false); err == nil || !strings.Contains(err.Error(), results.PlanFile) {
 		t.Errorf("merge of a non-sweep: %v", err)
 	}
 }

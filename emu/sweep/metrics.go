@@ -5,7 +5,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Metric names: one value per run, aggregated per point. They follow the
@@ -44,7 +45,7 @@ func metricLabel(m string) string {
 
 // RunMetrics returns the metrics of one run from its summary. A metric the
 // run cannot give (no flows, no link capacities) is NaN.
-func RunMetrics(s *emu.Summary) map[string]float64 {
+func RunMetrics(s *results.Summary) map[string]float64 {
 	m := map[string]float64{
 		MetricGoodput:     math.NaN(),
 		MetricJFI:         math.NaN(),
@@ -68,14 +69,14 @@ func RunMetrics(s *emu.Summary) map[string]float64 {
 
 // bottleneckMbps is the summed downlink capacity of the links the run's
 // flows use.
-func bottleneckMbps(s *emu.Summary) float64 {
+func bottleneckMbps(s *results.Summary) float64 {
 	used := map[string]bool{}
 	for _, f := range s.Flows {
 		switch f.Path {
-		case emu.PathDC:
-			used[emu.PathLink1] = true
+		case config.PathDC:
+			used[config.PathLink1] = true
 			if s.Config["dc.enabled"] != "false" {
-				used[emu.PathLink2] = true
+				used[config.PathLink2] = true
 			}
 		default:
 			used[f.Path] = true

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func TestParseVary(t *testing.T) {
@@ -54,7 +57,7 @@ func FuzzParseVary(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if err := a.check(); err != nil {
+		if err := checkAxis(a); err != nil {
 			t.Fatalf("ParseVary(%q) gave an axis that fails its own check: %v", s, err)
 		}
 	})
@@ -231,6 +234,30 @@ func TestSeeds(t *testing.T) {
 		pt, _ := a.Point(r.Point)
 		if got := bySeed[pt.Labels["dc.batch"]+"/"+string(rune('0'+r.Repeat))]; got != r.Seed {
 			t.Errorf("batch %s repeat %d: seed %d in the larger plan, %d before", pt.Labels["dc.batch"], r.Repeat, got, r.Seed)
+		}
+	}
+}
+
+// TestPlanRateAndTraceConflict: the configuration's rule that a trace and
+// an explicit rate never compete holds for a sweep's base and its points.
+func TestPlanRateAndTraceConflict(t *testing.T) {
+	axis, err := ParseVary("link1.down.rate=10mbit,20mbit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewPlan(Spec{Scenario: "throughput", Repeat: 1, Axes: []results.Axis{axis},
+		Settings: []config.Setting{{Key: "link1.trace", Value: "StaticA"}}})
+	if err == nil || !strings.Contains(err.Error(), "link1.trace=StaticA") || !strings.Contains(err.Error(), "link1.down.rate=10mbit") {
+		t.Errorf("plan: %v, want an error naming both keys", err)
+	}
+	// Without an explicit trace the varied rate makes link1 constant-rate.
+	p, err := NewPlan(Spec{Scenario: "throughput", Repeat: 1, Axes: []results.Axis{axis}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pt := range p.Points {
+		if pt.Config.Links[0].Trace != "" || pt.Params["link1.trace"] != "none" {
+			t.Errorf("point %s: link1 trace %q, params %v", pt.ID, pt.Config.Links[0].Trace, pt.Params)
 		}
 	}
 }

@@ -10,63 +10,24 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-)
 
-// Files and directories of a sweep directory (docs/results.md).
-const (
-	PlanFile   = "plan.json"
-	RunsDir    = "runs"
-	CSVFile    = "sweep.csv"
-	FiguresDir = "figures"
-	ReportFile = "report.html"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // ErrPlanChanged is returned by Prepare when the directory holds a
 // different plan.
 var ErrPlanChanged = errors.New("the directory holds a different sweep")
 
-// ReadPlan reads dir/plan.json.
-func ReadPlan(dir string) (*Plan, error) {
-	path := filepath.Join(dir, PlanFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParsePlan(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
-}
-
-// ParsePlan decodes and checks a plan.json: its version, that ids are
-// unique directory names and that every run's point exists.
-func ParsePlan(b []byte) (*Plan, error) {
-	var p Plan
-	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, err
-	}
-	if err := p.check(); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-// WritePlan writes dir/plan.json atomically.
-func WritePlan(dir string, p *Plan) error {
-	return writeJSON(filepath.Join(dir, PlanFile), p)
-}
-
 // Prepare makes dir the sweep directory of p: it creates dir and runs/ and
 // writes plan.json, or, when dir already has one, checks that it is the
 // same plan (so a rerun resumes it) and fails with ErrPlanChanged, saying
 // what differs, unless force is set; then the new plan replaces it and runs
 // that no longer match are redone.
-func Prepare(dir string, p *Plan, force bool) error {
-	if err := os.MkdirAll(filepath.Join(dir, RunsDir), 0o755); err != nil {
+func Prepare(dir string, p *results.Plan, force bool) error {
+	if err := os.MkdirAll(filepath.Join(dir, results.RunsDir), 0o755); err != nil {
 		return fmt.Errorf("sweep directory: %w", err)
 	}
-	old, err := ReadPlan(dir)
+	old, err := results.ReadPlan(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil && !force:
@@ -78,15 +39,15 @@ func Prepare(dir string, p *Plan, force bool) error {
 		}
 		if !force {
 			return fmt.Errorf("%w: %s: %s; use another --out, or --force to replace the plan (runs that no longer match it are redone)",
-				ErrPlanChanged, filepath.Join(dir, PlanFile), d)
+				ErrPlanChanged, filepath.Join(dir, results.PlanFile), d)
 		}
 	}
-	return WritePlan(dir, p)
+	return results.WritePlan(dir, p)
 }
 
 // PlanDiff says how plan b differs from plan a, or "" when they are the
 // same sweep (the preset name alone does not count).
-func PlanDiff(a, b *Plan) string {
+func PlanDiff(a, b *results.Plan) string {
 	switch {
 	case a.Scenario != b.Scenario:
 		return fmt.Sprintf("scenario %s, now %s", a.Scenario, b.Scenario)
@@ -125,7 +86,7 @@ func orUnset(v string, ok bool) string {
 	return v
 }
 
-func describeAxes(axes []Axis) string {
+func describeAxes(axes []results.Axis) string {
 	if len(axes) == 0 {
 		return "nothing"
 	}
@@ -143,37 +104,4 @@ func jsonEqual(a, b any) bool {
 	x, errX := json.Marshal(a)
 	y, errY := json.Marshal(b)
 	return errX == nil && errY == nil && bytes.Equal(x, y)
-}
-
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeFile(path, append(b, '\n'))
-}
-
-// writeFile writes b to path atomically (temporary file, then rename), so a
-// reader or a concurrent shard never sees half a file.
-func writeFile(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func TestParsePlan(t *testing.T) {
@@ -12,7 +14,7 @@ func TestParsePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ParsePlan(b)
+	got, err := results.ParsePlan(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func TestParsePlan(t *testing.T) {
 		{`{"version": 1, "points": [], "runs": []}`, "no runs"},
 		{`{"version": 1, "runs": [{"id": "r", "seed": -1}]}`, "cannot unmarshal"},
 	} {
-		if _, err := ParsePlan([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := results.ParsePlan([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParsePlan(%s) error %v, want %q", tc.json, err, tc.want)
 		}
 	}
@@ -41,17 +43,17 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte(`{"version": 1, "grid": true, "vary": [{"key": "a", "values": ["x", "y"]}], "points": [{"id": "p1", "labels": {"a": "x"}}], "runs": [{"id": "r", "point": "p1"}]}`))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ParsePlan(b)
+		p, err := results.ParsePlan(b)
 		if err != nil {
 			return
 		}
 		dir := t.TempDir()
-		tab, err := Aggregate(dir, p)
+		tab, err := Aggregate(dir, p, AggregateOptions{})
 		if err != nil {
 			return
 		}
 		var sb strings.Builder
-		if err := WriteCSV(&sb, tab); err != nil {
+		if err := results.WriteSweepCSV(&sb, tab); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := Figures(tab); err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // progress prints one line when a run starts (runs done of the total, the
@@ -26,7 +26,7 @@ func (pr *progress) printf(format string, args ...any) {
 	}
 }
 
-func (pr *progress) begin(p *Plan, s Shard, skipped int) {
+func (pr *progress) begin(p *results.Plan, s Shard, skipped int) {
 	where := ""
 	if s.N > 1 {
 		where = fmt.Sprintf(", shard %s", s)
@@ -38,7 +38,7 @@ func (pr *progress) begin(p *Plan, s Shard, skipped int) {
 	pr.printf("\n")
 }
 
-func (pr *progress) start(r Run, point string) {
+func (pr *progress) start(r results.Run, point string) {
 	eta := "ETA after the first run"
 	if pr.ran > 0 {
 		left := time.Duration(pr.total-pr.done) * (pr.spent / time.Duration(pr.ran))
@@ -47,12 +47,12 @@ func (pr *progress) start(r Run, point string) {
 	pr.printf("[%d/%d] %s: %s, seed %d (%s)\n", pr.done+1, pr.total, r.ID, point, r.Seed, eta)
 }
 
-func (pr *progress) finish(r Run, status, msg string, sum *emu.Summary, took time.Duration) {
+func (pr *progress) finish(r results.Run, status, msg string, sum *results.Summary, took time.Duration) {
 	pr.done++
 	pr.ran++
 	pr.spent += took
 	line := fmt.Sprintf("[%d/%d] %s %s in %s", pr.done, pr.total, r.ID, status, took.Round(100*time.Millisecond))
-	if status == emu.StatusOK && sum != nil {
+	if status == results.StatusOK && sum != nil {
 		var parts []string
 		total := 0.0
 		for _, f := range sum.Flows {

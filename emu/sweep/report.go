@@ -8,13 +8,15 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // WriteReport renders report.html: self-contained (figures inlined as SVG
 // data, styles inline, no external resources), with the run counts, the
 // figures, the table of sweep.csv, the failed runs, the plan and the base
 // configuration.
-func WriteReport(t *Table, figs []Figure) ([]byte, error) {
+func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 	ok, failed, missing := t.Counts()
 	d := reportData{
 		Title:    reportTitle(t.Plan),
@@ -48,9 +50,9 @@ func WriteReport(t *Table, figs []Figure) ([]byte, error) {
 			st := r.Stats[m]
 			c := reportCell{}
 			if st.N > 0 {
-				c.Mean = formatNum(st.Mean)
-				c.CI = formatNum(st.CI95)
-				c.SD = formatNum(st.SD)
+				c.Mean = results.FormatNumber(st.Mean)
+				c.CI = results.FormatNumber(st.CI95)
+				c.SD = results.FormatNumber(st.SD)
 			}
 			c.N = st.N
 			row.Cells = append(row.Cells, c)
@@ -58,7 +60,7 @@ func WriteReport(t *Table, figs []Figure) ([]byte, error) {
 		d.Rows = append(d.Rows, row)
 	}
 	for _, r := range t.Runs {
-		if r.Status != "ok" && r.Status != statusMissing {
+		if r.Status != "ok" && r.Status != results.StatusMissing {
 			d.FailedRuns = append(d.FailedRuns, r)
 		}
 	}
@@ -80,7 +82,7 @@ func WriteReport(t *Table, figs []Figure) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func reportTitle(p *Plan) string {
+func reportTitle(p *results.Plan) string {
 	switch {
 	case p.Preset != "":
 		if pr, ok := LookupPreset(p.Preset); ok {
@@ -103,16 +105,16 @@ func joinParams(m map[string]string) string {
 
 type reportData struct {
 	Title               string
-	Plan                *Plan
+	Plan                *results.Plan
 	Method              string
 	OK, Failed, Missing int
 	Settings            []string
 	Figures             []reportFigure
 	Axes, Metrics       []string
 	Rows                []reportRow
-	FailedRuns          []RunResult
+	FailedRuns          []results.RunResult
 	Points              []reportPoint
-	Runs                []RunResult
+	Runs                []results.RunResult
 	Base                [][2]string
 }
 

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func TestReportAndFigures(t *testing.T) {
@@ -18,10 +20,10 @@ func TestReportAndFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A stale figure from an earlier aggregation goes away.
-	if err := os.MkdirAll(filepath.Join(dir, FiguresDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, results.FiguresDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(dir, FiguresDir, "goodput-old.svg")
+	stale := filepath.Join(dir, results.FiguresDir, "goodput-old.svg")
 	if err := os.WriteFile(stale, []byte("<svg/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -34,17 +36,17 @@ func TestReportAndFigures(t *testing.T) {
 	// Per axis: goodput, per-flow goodput, JFI, utilization; SVG and PNG.
 	for _, axis := range []string{"dc.batch", "dc.split"} {
 		for _, kind := range []string{"goodput", "flows", "jfi", "utilization"} {
-			svg, err := os.ReadFile(filepath.Join(dir, FiguresDir, kind+"-"+axis+".svg"))
+			svg, err := os.ReadFile(filepath.Join(dir, results.FiguresDir, kind+"-"+axis+".svg"))
 			if err != nil || !bytes.Contains(svg, []byte("<svg")) {
 				t.Errorf("%s-%s.svg: %v", kind, axis, err)
 			}
-			png, err := os.ReadFile(filepath.Join(dir, FiguresDir, kind+"-"+axis+".png"))
+			png, err := os.ReadFile(filepath.Join(dir, results.FiguresDir, kind+"-"+axis+".png"))
 			if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
 				t.Errorf("%s-%s.png: %v", kind, axis, err)
 			}
 		}
 	}
-	html, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	html, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}

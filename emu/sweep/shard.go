@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Shard selects a deterministic part of a plan: shard I of N (1 ≤ I ≤ N).
@@ -37,15 +39,15 @@ func (s Shard) String() string {
 }
 
 // Runs returns the runs of p in this shard, in plan order.
-func (s Shard) Runs(p *Plan) []Run {
+func (s Shard) Runs(p *results.Plan) []results.Run {
 	if s.N <= 1 {
-		return append([]Run(nil), p.Runs...)
+		return append([]results.Run(nil), p.Runs...)
 	}
 	index := map[string]int{}
 	for i, pt := range p.Points {
 		index[pt.ID] = i
 	}
-	var out []Run
+	var out []results.Run
 	for _, r := range p.Runs {
 		if (index[r.Point]+r.Repeat-1)%s.N == s.I-1 {
 			out = append(out, r)

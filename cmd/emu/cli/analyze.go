@@ -5,17 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"text/tabwriter"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep"
 )
 
 type analyzeFlags struct {
@@ -108,7 +108,7 @@ func analyzeQlogFile(e *env, path string, f analyzeFlags) error {
 		return err
 	}
 	if f.out != "" {
-		if err := analyzeWriteJSON(f.out, a); err != nil {
+		if err := results.WriteJSON(f.out, a); err != nil {
 			return err
 		}
 	}
@@ -129,7 +129,7 @@ func analyzeQlogFile(e *env, path string, f analyzeFlags) error {
 	if f.json {
 		return analyzePrintJSON(e.stdout, a)
 	}
-	analyzePrintQlog(e.stdout, a)
+	analysis.WriteQlog(e.stdout, a)
 	return nil
 }
 
@@ -145,7 +145,7 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 	if out == "" {
 		out = filepath.Join(dir, "analysis.json")
 	}
-	if err := analyzeWriteJSON(out, ra); err != nil {
+	if err := results.WriteJSON(out, ra); err != nil {
 		return err
 	}
 	if !f.noPlot {
@@ -176,26 +176,36 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 	if f.json {
 		return analyzePrintJSON(e.stdout, ra)
 	}
-	analyzePrintRun(e.stdout, ra)
+	analysis.WriteRun(e.stdout, ra)
 	fmt.Fprintf(e.stdout, "\nwrote %s\n", out)
 	return nil
 }
 
 func analyzeSweepDir(e *env, dir string, f analyzeFlags) error {
-	sa, err := analysis.AnalyzeSweep(os.DirFS(dir), analysis.RunOptions{Bin: f.bin, SkipQlog: f.skipQlog})
+	plan, err := results.ReadPlan(dir)
+	if err != nil {
+		return err
+	}
+	// The sweep's own aggregation decides which runs count; the analysis
+	// adds each counted run's qlog figures to its metrics.
+	runs := map[string]*analysis.RunAnalysis{}
+	extra := func(runDir string, _ *results.Summary) (map[string]float64, error) {
+		ra, err := analysis.AnalyzeRun(os.DirFS(runDir), analysis.RunOptions{Bin: f.bin, SkipQlog: f.skipQlog})
+		if err != nil {
+			return nil, err
+		}
+		runs[runDir] = ra
+		return analysis.RunMetrics(ra), nil
+	}
+	t, err := sweep.Aggregate(dir, plan, sweep.AggregateOptions{Extra: extra})
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	for _, w := range sa.Warnings {
+	for _, w := range t.Warnings {
 		fmt.Fprintf(e.stderr, "emu: warning: %s\n", w)
 	}
-	ids := make([]string, 0, len(sa.RunAnalyses))
-	for id := range sa.RunAnalyses {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		if err := analyzeWriteJSON(filepath.Join(dir, "runs", id, "analysis.json"), sa.RunAnalyses[id]); err != nil {
+	for _, runDir := range slices.Sorted(maps.Keys(runs)) {
+		if err := results.WriteJSON(filepath.Join(runDir, "analysis.json"), runs[runDir]); err != nil {
 			return err
 		}
 	}
@@ -203,37 +213,15 @@ func analyzeSweepDir(e *env, dir string, f analyzeFlags) error {
 	if out == "" {
 		out = filepath.Join(dir, "analysis.json")
 	}
-	if err := analyzeWriteJSON(out, sa); err != nil {
+	if err := results.WriteJSON(out, t); err != nil {
 		return err
 	}
 	if f.json {
-		return analyzePrintJSON(e.stdout, sa)
+		return analyzePrintJSON(e.stdout, t)
 	}
-	analyzePrintSweep(e.stdout, sa)
+	sweep.WriteAnalysis(e.stdout, t)
 	fmt.Fprintf(e.stdout, "\nwrote %s\n", out)
 	return nil
-}
-
-// analyzeWriteJSON writes v indented to path through a temporary file, so
-// an interrupted write never leaves half an analysis.json.
-func analyzeWriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".analysis-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func analyzePrintJSON(w io.Writer, v any) error {
@@ -319,194 +307,4 @@ func analyzeSameFile(a, b string) (bool, error) {
 		return false, err
 	}
 	return os.SameFile(fa, fb), nil
-}
-
-// Table cells: "-" for unknown values.
-func anFloat(v analysis.NullFloat, prec int) string {
-	if !v.Valid() {
-		return "-"
-	}
-	return fmt.Sprintf("%.*f", prec, float64(v))
-}
-
-func anInt(v *int64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprint(*v)
-}
-
-func anKB(v *int64) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", float64(*v)/1000)
-}
-
-func anPercent(v analysis.NullFloat) string {
-	if !v.Valid() {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", 100*float64(v))
-}
-
-func analyzePrintRun(w io.Writer, ra *analysis.RunAnalysis) {
-	name := ra.Run
-	if name == "" {
-		name = "(no summary.json)"
-	}
-	fmt.Fprintf(w, "run %s: scenario %s, status %s, seed %s, %s s\n\n", name, orDash(ra.Scenario), orDash(ra.Status), orDash(ra.Seed), anFloat(ra.DurationS, 1))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "flow\tgoodput\tmean sRTT\tp95 sRTT\tmax cwnd\tlost\treordered\tbytes received\t")
-	fmt.Fprintln(tw, "\tMbit/s\tms\tms\tkB\tpackets\tpackets\tB\t")
-	for _, f := range ra.Flows {
-		reord := anInt(f.ReorderedPackets)
-		if f.ReorderedPackets != nil && f.ReorderedRatio.Valid() {
-			reord += fmt.Sprintf(" (%.2f%%)", 100*float64(f.ReorderedRatio))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", f.Name, anFloat(f.GoodputMbps, 2), anFloat(f.MeanSRTTMs, 3),
-			anFloat(f.P95SRTTMs, 3), anKB(f.MaxCwndBytes), anInt(f.PacketsLost), reord, anInt(f.BytesReceived))
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\nJFI %s over the flows' goodput", anFloat(ra.JFI, 3))
-	if ra.JFIActive.Valid() {
-		fmt.Fprintf(w, "; %s while all flows are active (%s-%s s)", anFloat(ra.JFIActive, 3),
-			anFloat(ra.ActiveWindowS[0], 1), anFloat(ra.ActiveWindowS[1], 1))
-	}
-	fmt.Fprintln(w)
-	if len(ra.Links) > 0 {
-		fmt.Fprintln(w)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "link\tcapacity\tthroughput\tutilization\t")
-		fmt.Fprintln(tw, "\tMbit/s\tMbit/s\t\t")
-		for _, l := range ra.Links {
-			fmt.Fprintf(tw, "%s %s\t%s\t%s\t%s\t\n", l.Name, l.Dir, anFloat(l.CapacityMbps, 2), anFloat(l.ThroughputMbps, 2), anPercent(l.Utilization))
-		}
-		tw.Flush()
-		var dirs []string
-		for d, u := range ra.Utilization {
-			dirs = append(dirs, d+" "+anPercent(u))
-		}
-		sort.Strings(dirs)
-		fmt.Fprintf(w, "link utilization: %s\n", strings.Join(dirs, ", "))
-	}
-	dirs := make([]string, 0, len(ra.PDCP))
-	for d := range ra.PDCP {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
-		p := ra.PDCP[d]
-		fmt.Fprintf(w, "PDCP %s: %d repairs (PDUs put back in order), %d held, %d delivered on t-Reordering expiry, %d duplicates discarded, %d out of window, max buffer %d\n",
-			d, p.Repairs, p.Held, p.ExpiredDeliveries, p.DuplicatesDiscarded, p.OutOfWindow, p.MaxBuffer)
-	}
-}
-
-func analyzePrintQlog(w io.Writer, a *analysis.ConnAnalysis) {
-	t := a.Totals
-	fmt.Fprintf(w, "%s: %s %s, %d events over %.1f ms", a.File, a.Producer, orDash(a.Vantage), a.Events, a.DurationMs)
-	if !a.WallClock.IsZero() {
-		fmt.Fprintf(w, ", started %s", a.WallClock.Format(time.RFC3339Nano))
-	}
-	fmt.Fprintln(w)
-	if a.Truncated != "" {
-		fmt.Fprintln(w, "(cut short: figures cover the complete records only)")
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "bytes received\t%d B of stream data (unique)\n", t.BytesReceived)
-	fmt.Fprintf(tw, "goodput\t%s Mbit/s first to last stream byte (%s to %s ms); QUIC packets %s Mbit/s\n",
-		anFloat(t.GoodputMbps, 1), anFloat(t.FirstByteMs, 2), anFloat(t.LastByteMs, 2), anFloat(t.ThroughputMbps, 1))
-	fmt.Fprintf(tw, "packets\t%d sent (%d B), %d received (%d B), %d lost, %d spurious losses\n",
-		t.PacketsSent, t.PacketBytesSent, t.PacketsReceived, t.PacketBytesReceived, t.PacketsLost, t.SpuriousLosses)
-	fmt.Fprintf(tw, "max cwnd\t%d B\n", t.MaxCwndBytes)
-	fmt.Fprintf(tw, "smoothed RTT\tmean %s ms, p95 %s ms over %d samples; min RTT %s ms, max latest RTT %s ms\n",
-		anFloat(t.MeanSRTTMs, 3), anFloat(t.P95SRTTMs, 3), t.RTTSamples, anFloat(t.MinRTTMs, 3), anFloat(t.MaxLatestRTT, 3))
-	r := a.Reordering
-	fmt.Fprintf(tw, "reordered\t%d of %d 1-RTT packets (%.2f%%), max extent %d, max late %.2f ms, %d at distance ≥ 3\n",
-		r.Reordered, r.Received, 100*r.Ratio, r.MaxExtent, r.MaxLateMs, r.DistanceGE3)
-	fmt.Fprintf(tw, "congestion\t%d entries into recovery, %d state changes logged\n", t.CongestionEvents, len(a.CongestionStates))
-	tw.Flush()
-	for _, n := range a.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-}
-
-// analyzeSweepColumns picks the metrics a sweep table shows.
-func analyzeSweepColumns(names []string) []string {
-	var cols []string
-	for _, n := range names {
-		if (strings.HasPrefix(n, "flow.") && strings.HasSuffix(n, ".goodput_mbps")) || n == "jfi" ||
-			(strings.HasPrefix(n, "link.") && strings.HasSuffix(n, ".utilization")) ||
-			(strings.HasPrefix(n, "pdcp.") && strings.HasSuffix(n, ".repairs")) {
-			cols = append(cols, n)
-		}
-	}
-	return cols
-}
-
-func analyzePrintSweep(w io.Writer, sa *analysis.SweepAnalysis) {
-	counts := map[string]int{}
-	for _, r := range sa.Runs {
-		counts[r.Status]++
-	}
-	var parts []string
-	for s, n := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", n, s))
-	}
-	sort.Strings(parts)
-	fmt.Fprintf(w, "sweep: %d points, %d runs (%s); varied %s\n", len(sa.Points), len(sa.Runs), strings.Join(parts, ", "), orDash(strings.Join(sa.Vary, ", ")))
-	fmt.Fprintln(w, "cells: mean ± 95 % CI half-width over the runs with status ok")
-	fmt.Fprintln(w)
-	cols := analyzeSweepColumns(sa.MetricNames())
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{"point"}
-	header = append(header, sa.Vary...)
-	header = append(header, "runs")
-	header = append(header, cols...)
-	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
-	for _, p := range sa.Points {
-		row := []string{p.ID}
-		for _, k := range sa.Vary {
-			row = append(row, fmt.Sprint(p.Params[k]))
-		}
-		row = append(row, fmt.Sprint(p.Runs))
-		for _, c := range cols {
-			st, ok := p.Metrics[c]
-			if !ok {
-				st = analysis.Summarize(nil)
-			}
-			row = append(row, anStat(st))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	tw.Flush()
-	for _, r := range sa.Runs {
-		if !r.Included {
-			fmt.Fprintf(w, "left out: %s (%s) %s\n", r.ID, r.Status, r.Reason)
-		}
-	}
-}
-
-// anStat prints mean ± CI half-width with as many decimals as the
-// half-width's two significant digits need.
-func anStat(st analysis.Stat) string {
-	switch {
-	case st.N == 0:
-		return "-"
-	case st.N < 2 || math.IsNaN(st.CI95):
-		return fmt.Sprintf("%.4g (n=1)", st.Mean)
-	}
-	dec := 3
-	if st.CI95 > 0 {
-		dec = min(max(1-int(math.Floor(math.Log10(st.CI95))), 0), 6)
-	}
-	return fmt.Sprintf("%.*f ± %.*f", dec, st.Mean, dec, st.CI95)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

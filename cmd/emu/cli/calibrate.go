@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func newCalibrateCmd(e *env) *cobra.Command {
@@ -53,7 +54,7 @@ deviation, as the paper's Table 2 does. --set changes the link (e.g.
 				enc.SetIndent("", "  ")
 				return enc.Encode(cal)
 			}
-			emu.WriteCalibration(e.stdout, cal)
+			results.WriteCalibration(e.stdout, cal)
 			return nil
 		},
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/runstate"
 )
 
 func newCleanCmd(e *env) *cobra.Command {
@@ -22,7 +22,7 @@ With --all it also removes emu-* namespaces that have no state file.`,
 			if err := requireRoot("clean"); err != nil {
 				return err
 			}
-			rep, err := emu.Clean(all)
+			rep, err := runstate.Clean(all)
 			for _, ns := range rep.Namespaces {
 				fmt.Fprintf(e.stdout, "removed namespace %s\n", ns)
 			}

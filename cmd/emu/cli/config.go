@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
 )
 
 // scenarioFlags are the flags every command that builds a configuration
@@ -24,7 +24,7 @@ func (f *scenarioFlags) register(c *cobra.Command, defaultTrace bool) {
 	c.Flags().StringArrayVar(&f.sets, "set", nil, "set a parameter, key=value (repeatable; emu config lists the keys)")
 	help := "bandwidth trace for both links: shipped name or file path; none for constant rates"
 	if defaultTrace {
-		help += " (default: the shipped LTE trace " + emu.DefaultTrace + ")"
+		help += " (default: the shipped LTE trace " + config.DefaultTrace + ")"
 	}
 	c.Flags().StringVar(&f.trace, "trace", "", help)
 	c.Flags().Uint64Var(&f.seed, "seed", 0, "random seed (0 = pick one; recorded in the results)")
@@ -32,16 +32,16 @@ func (f *scenarioFlags) register(c *cobra.Command, defaultTrace bool) {
 
 // settings turns the flags into ordered settings; --trace and --seed are
 // shorthands for link.trace and run.seed.
-func (f *scenarioFlags) settings() ([]emu.Setting, error) {
-	var out []emu.Setting
+func (f *scenarioFlags) settings() ([]config.Setting, error) {
+	var out []config.Setting
 	if f.trace != "" {
-		out = append(out, emu.Setting{Key: "link.trace", Value: f.trace})
+		out = append(out, config.Setting{Key: "link.trace", Value: f.trace})
 	}
 	if f.seed != 0 {
-		out = append(out, emu.Setting{Key: "run.seed", Value: fmt.Sprint(f.seed)})
+		out = append(out, config.Setting{Key: "run.seed", Value: fmt.Sprint(f.seed)})
 	}
 	for _, s := range f.sets {
-		st, err := emu.ParseSetting(s)
+		st, err := config.ParseSetting(s)
 		if err != nil {
 			return nil, usagef("--set %v", err)
 		}
@@ -52,14 +52,14 @@ func (f *scenarioFlags) settings() ([]emu.Setting, error) {
 
 // resolve builds and validates the configuration; configuration errors are
 // usage errors (exit status 2) that name the key.
-func (f *scenarioFlags) resolve() (emu.Config, error) {
+func (f *scenarioFlags) resolve() (config.Config, error) {
 	sets, err := f.settings()
 	if err != nil {
-		return emu.Config{}, err
+		return config.Config{}, err
 	}
-	c, err := emu.Resolve(f.scenario, sets)
+	c, err := config.Resolve(f.scenario, sets)
 	if err != nil {
-		return emu.Config{}, usageError{err}
+		return config.Config{}, usageError{err}
 	}
 	return c, nil
 }
@@ -82,7 +82,7 @@ flows.N.size flow N (adding flows up to N).`,
 			if err != nil {
 				return err
 			}
-			params := emu.Params(&cfg)
+			params := config.Params(&cfg)
 			if asJSON {
 				type row struct {
 					Key   string `json:"key"`
@@ -94,7 +94,7 @@ flows.N.size flow N (adding flows up to N).`,
 				for _, p := range params {
 					rows = append(rows, row{p.Key, p.Get(&cfg), p.Unit, p.Doc})
 				}
-				for _, d := range emu.DerivedKeys() {
+				for _, d := range config.DerivedKeys() {
 					rows = append(rows, row{Key: d[0], Doc: d[1]})
 				}
 				enc := json.NewEncoder(e.stdout)
@@ -106,7 +106,7 @@ flows.N.size flow N (adding flows up to N).`,
 			for _, p := range params {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Key, p.Get(&cfg), p.Unit, p.Doc)
 			}
-			for _, d := range emu.DerivedKeys() {
+			for _, d := range config.DerivedKeys() {
 				fmt.Fprintf(tw, "%s\t\t\t%s\n", d[0], d[1])
 			}
 			return tw.Flush()

@@ -41,3 +41,25 @@ func TestConfigBadInputIsUsageError(t *testing.T) {
 		t.Errorf("extra argument: exit %d, want 2", code)
 	}
 }
+
+// TestExplicitTraceAndRateIsUsageError: a trace and a rate given for the
+// same direction stop emu up (and every command that resolves a
+// configuration) with exit status 2, naming both keys, before anything is
+// built.
+func TestExplicitTraceAndRateIsUsageError(t *testing.T) {
+	for _, cmd := range []string{"up", "run", "config"} {
+		code, _, errOut := runEmu(t, cmd, "--set", "link1.trace=StaticA", "--set", "link1.down.rate=20mbit")
+		if code != 2 || !strings.Contains(errOut, "link1.trace=StaticA") || !strings.Contains(errOut, "link1.down.rate=20mbit") {
+			t.Errorf("emu %s: exit %d, %q; want 2 naming both keys", cmd, code, errOut)
+		}
+	}
+	code, out, _ := runEmu(t, "config", "--scenario", "fairness", "--set", "link1.down.rate=20mbit")
+	if code != 0 || !strings.Contains(out, "link1.trace") {
+		t.Fatalf("config: exit %d", code)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && (f[0] == "link1.trace" && f[1] != "none" || f[0] == "link2.down.rate" && f[1] != "trace") {
+			t.Errorf("config line %q", line)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/host"
 )
 
 func newDoctorCmd(e *env) *cobra.Command {
@@ -24,7 +24,7 @@ controls and the ngtcp2 binaries. It prints which backend each feature will
 use and exits non-zero if emu cannot run at all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r := emu.Doctor()
+			r := host.Doctor()
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")

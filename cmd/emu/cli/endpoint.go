@@ -81,7 +81,10 @@ func newEndpointClientCmd(e *env) *cobra.Command {
 
 type serverFlags struct {
 	impl, proto, listen, cert, key, cc, qlog, root, sizes, keylog string
-	stampInterval                                                 int64
+	mptcp                                                         bool
+	tcpinfoLog                                                    string
+	tcpinfoInterval                                               time.Duration
+	t0, stampInterval                                             int64
 	lowat                                                         int
 }
 
@@ -98,6 +101,10 @@ func (f *serverFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.keylog, endpoint.FlagKeyLog, "", "append the TLS secrets of every connection to this file (SSLKEYLOGFILE format)")
 	fs.Int64Var(&f.stampInterval, endpoint.FlagStampInterval, 0, "bytes between the send stamps of /bytes/N (default 65536; -1: no stamps; Go servers only)")
 	fs.IntVar(&f.lowat, endpoint.FlagNotSentLowat, 0, "TCP_NOTSENT_LOWAT of the TCP server's sockets in bytes (default 16384; -1: the kernel's)")
+	fs.BoolVar(&f.mptcp, endpoint.FlagMPTCP, false, "listen with Multipath TCP (go server)")
+	fs.StringVar(&f.tcpinfoLog, endpoint.FlagTCPInfoLog, "", "CSV file of TCP_INFO samples per connection (go server)")
+	fs.DurationVar(&f.tcpinfoInterval, endpoint.FlagTCPInfoInterval, 0, "TCP_INFO sampling interval (0: 10ms)")
+	fs.Int64Var(&f.t0, endpoint.FlagT0, 0, "origin of logged times, Unix nanoseconds (default: start)")
 }
 
 func (f *serverFlags) config() (endpoint.ServerConfig, error) {
@@ -105,6 +112,13 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), Listen: f.listen,
 		CertFile: f.cert, KeyFile: f.key, CC: f.cc, QlogFile: f.qlog, Root: f.root,
 		KeyLogFile: f.keylog, StampInterval: f.stampInterval, NotSentLowat: f.lowat,
+		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval,
+	}
+	if f.t0 < 0 {
+		return cfg, usagef("emu endpoint server: --%s %d: negative", endpoint.FlagT0, f.t0)
+	}
+	if f.t0 != 0 {
+		cfg.T0 = time.Unix(0, f.t0)
 	}
 	if f.sizes != "" {
 		for _, s := range strings.Split(f.sizes, ",") {
@@ -122,6 +136,7 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 }
 
 type clientFlags struct {
+	mptcp                                                           bool
 	impl, proto, url, ca, cc, rcvbuf, qlog, recvLog, owdLog, keylog string
 	size, t0                                                        int64
 	duration, interval, handshake, idle                             time.Duration
@@ -136,6 +151,7 @@ func (f *clientFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.duration, endpoint.FlagDuration, 0, "stop after this long and count the bytes received within it")
 	fs.StringVar(&f.cc, endpoint.FlagCC, "", "congestion control: newreno (quic-go), cubic|reno|bbr|bbr2 (ngtcp2), a kernel name (tcp)")
 	fs.StringVar(&f.rcvbuf, endpoint.FlagRcvBuf, "", "QUIC receive buffer: default or large")
+	fs.BoolVar(&f.mptcp, endpoint.FlagMPTCP, false, "connect with Multipath TCP and fail if it falls back (tcp)")
 	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file (QUIC)")
 	fs.StringVar(&f.recvLog, endpoint.FlagRecvLog, "", "CSV file of t_s,bytes for every read")
 	fs.StringVar(&f.owdLog, endpoint.FlagOWDLog, "", "CSV file of t_s,offset,owd_ms for every send stamp read (Go clients)")
@@ -151,7 +167,7 @@ func (f *clientFlags) config() (endpoint.ClientConfig, error) {
 		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), URL: f.url, CAFile: f.ca,
 		Size: f.size, Duration: f.duration, CC: f.cc, RcvBuf: endpoint.RcvBuf(f.rcvbuf),
 		QlogFile: f.qlog, RecvLog: f.recvLog, OWDLog: f.owdLog, KeyLogFile: f.keylog, Interval: f.interval,
-		HandshakeTimeout: f.handshake, IdleTimeout: f.idle,
+		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp,
 	}
 	if f.t0 < 0 {
 		return cfg, usagef("emu endpoint client: --%s %d: negative", endpoint.FlagT0, f.t0)

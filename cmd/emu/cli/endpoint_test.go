@@ -42,11 +42,24 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, scfg) {
 		t.Errorf("server config through flags:\n%+v\nwant\n%+v", got, scfg)
 	}
+	tcfg := endpoint.ServerConfig{Impl: endpoint.ImplGo, Proto: endpoint.ProtoTCP, Listen: "10.1.2.3:443",
+		CertFile: cert, KeyFile: key, MPTCP: true, TCPInfoLog: dir + "/f1-tcpinfo.csv",
+		TCPInfoInterval: 5 * time.Millisecond, T0: time.Unix(0, 1700000000123456789)}
+	var tf serverFlags
+	fs = pflag.NewFlagSet("server", pflag.ContinueOnError)
+	tf.bind(fs)
+	args = endpoint.ServerArgs(tcfg)
+	if err := fs.Parse(args[2:]); err != nil {
+		t.Fatalf("server flags %q: %v", args, err)
+	}
+	if got, err := tf.config(); err != nil || !reflect.DeepEqual(got, tcfg) {
+		t.Errorf("TCP server config through flags (%v):\n%+v\nwant\n%+v", err, got, tcfg)
+	}
 
 	ccfg := endpoint.ClientConfig{Impl: endpoint.ImplGo, Proto: endpoint.ProtoTCP, URL: "https://10.1.2.3:4433/bytes/1000",
 		CAFile: cert, Size: 1000, Duration: 3 * time.Minute, CC: "cubic", RcvBuf: endpoint.RcvBufLarge,
 		QlogFile: dir + "/c.sqlog", RecvLog: dir + "/r.csv", OWDLog: dir + "/owd.csv", KeyLogFile: dir + "/c.keys", T0: time.Unix(0, 1700000000123456789),
-		Interval: 50 * time.Millisecond, HandshakeTimeout: 3 * time.Second, IdleTimeout: 7 * time.Second}
+		Interval: 50 * time.Millisecond, HandshakeTimeout: 3 * time.Second, IdleTimeout: 7 * time.Second, MPTCP: true}
 	var cf clientFlags
 	fs = pflag.NewFlagSet("client", pflag.ContinueOnError)
 	cf.bind(fs)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func newRunCmd(e *env) *cobra.Command {
@@ -45,6 +46,7 @@ and the PDCP repairs.
 			if !quiet {
 				o.Status = e.stderr
 				fmt.Fprintf(e.stderr, "emu: %s scenario, %d flow(s), results in %s\n", cfg.Scenario, len(cfg.Flows), out)
+				fmt.Fprintf(e.stderr, "emu: rates: %s\n", cfg.RateSources())
 			}
 			sum, err := emu.Run(e.ctx, cfg, o)
 			if sum != nil {
@@ -53,7 +55,7 @@ and the PDCP repairs.
 					enc.SetIndent("", "  ")
 					enc.Encode(sum)
 				} else {
-					emu.WriteReport(e.stdout, sum, out)
+					results.WriteReport(e.stdout, sum, out)
 				}
 			}
 			if errors.Is(err, emu.ErrInterrupted) {

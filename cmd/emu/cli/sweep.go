@@ -9,17 +9,16 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -35,7 +34,7 @@ func emuRunner(e *env, verbose bool) (sweep.Runner, error) {
 	if err := requireRoot("sweep"); err != nil {
 		return nil, err
 	}
-	return func(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+	return func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		log := &prefixWriter{w: e.stderr, prefix: "  " + filepath.Base(out) + ": "}
 		defer log.Flush()
 		o := emu.RunOptions{Out: out, Log: log}
@@ -92,7 +91,7 @@ recorded and left out of the statistics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.listPresets {
-				return listPresets(e.stdout)
+				return sweep.WritePresets(e.stdout)
 			}
 			plan, err := f.plan(cmd)
 			if err != nil {
@@ -105,7 +104,7 @@ recorded and left out of the statistics.`,
 				}
 			}
 			if f.dryRun {
-				return printPlan(e.stdout, plan, shard)
+				return sweep.WritePlan(e.stdout, plan, shard)
 			}
 			runner, err := newRunner(e, f.verbose)
 			if err != nil {
@@ -136,7 +135,7 @@ recorded and left out of the statistics.`,
 
 // plan builds the sweep's plan from the preset and the flags; every error
 // is a usage error (exit status 2) naming the key.
-func (f *sweepFlags) plan(cmd *cobra.Command) (*sweep.Plan, error) {
+func (f *sweepFlags) plan(cmd *cobra.Command) (*results.Plan, error) {
 	spec := sweep.Spec{Scenario: f.sf.scenario, Repeat: f.repeat}
 	if f.preset != "" {
 		pr, ok := sweep.LookupPreset(f.preset)
@@ -185,7 +184,7 @@ func (f *sweepFlags) plan(cmd *cobra.Command) (*sweep.Plan, error) {
 
 // sweepName names the default output directory: the preset, else the
 // varied keys.
-func sweepName(p *sweep.Plan) string {
+func sweepName(p *results.Plan) string {
 	if p.Preset != "" {
 		return p.Preset
 	}
@@ -202,7 +201,7 @@ func sweepName(p *sweep.Plan) string {
 // runSweep executes the plan (or its shard) in out and aggregates it. The
 // first interrupt (which also cancels e.ctx) lets the current run finish;
 // a second one interrupts it.
-func runSweep(e *env, plan *sweep.Plan, out string, shard sweep.Shard, runner sweep.Runner, force bool) error {
+func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner sweep.Runner, force bool) error {
 	if err := sweep.Prepare(out, plan, force); err != nil {
 		if errors.Is(err, sweep.ErrPlanChanged) {
 			return usageError{err}
@@ -245,8 +244,8 @@ func runSweep(e *env, plan *sweep.Plan, out string, shard sweep.Shard, runner sw
 	})
 	table, finErr := sweep.Finish(out)
 	if table != nil {
-		printSweepTable(e.stdout, table)
-		fmt.Fprintf(e.stdout, "\nresults: %s, %s, %s/\n", filepath.Join(out, sweep.CSVFile), filepath.Join(out, sweep.ReportFile), filepath.Join(out, sweep.FiguresDir))
+		sweep.WriteSummary(e.stdout, table)
+		fmt.Fprintf(e.stdout, "\nresults: %s, %s, %s/\n", filepath.Join(out, results.CSVFile), filepath.Join(out, results.ReportFile), filepath.Join(out, results.FiguresDir))
 	}
 	if execErr != nil {
 		return errors.Join(execErr, finErr)
@@ -267,173 +266,6 @@ func runSweep(e *env, plan *sweep.Plan, out string, shard sweep.Shard, runner sw
 		return fmt.Errorf("%d of %d runs failed and are left out of the statistics; the same command with --out %s retries them", len(outcome.Failures), outcome.Runs, out)
 	}
 	return nil
-}
-
-// printSweepTable prints the gist of sweep.csv: per point the total goodput
-// (and JFI when points have several flows) as mean ± 95 % CI.
-func printSweepTable(w io.Writer, t *sweep.Table) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "POINT")
-	for _, a := range t.Plan.Vary {
-		fmt.Fprintf(tw, "\t%s", strings.ToUpper(a.Key))
-	}
-	multi := t.MaxFlows() > 1
-	fmt.Fprint(tw, "\tRUNS OK\tGOODPUT (Mbit/s)")
-	if multi {
-		fmt.Fprint(tw, "\tJFI")
-	}
-	fmt.Fprintln(tw, "\tUTILIZATION")
-	for _, r := range t.Rows {
-		fmt.Fprint(tw, r.Point.ID)
-		for _, a := range t.Plan.Vary {
-			fmt.Fprintf(tw, "\t%s", t.Plan.Label(r.Point, a))
-		}
-		fmt.Fprintf(tw, "\t%d/%d", r.OK, r.OK+r.Failed+r.Missing)
-		fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[sweep.MetricGoodput], "%.2f"))
-		if multi {
-			fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[sweep.MetricJFI], "%.3f"))
-		}
-		fmt.Fprintf(tw, "\t%s\n", meanCI(r.Stats[sweep.MetricUtilization], "%.3f"))
-	}
-	tw.Flush()
-}
-
-func meanCI(s analysis.Stat, format string) string {
-	if s.N == 0 {
-		return "–"
-	}
-	if s.N < 2 {
-		return fmt.Sprintf(format, s.Mean)
-	}
-	return fmt.Sprintf(format+" ± "+format, s.Mean, s.CI95)
-}
-
-// printPlan prints what --dry-run resolved: the points, what each changes
-// from the base, and the runs of this shard with their seeds.
-func printPlan(w io.Writer, p *sweep.Plan, shard sweep.Shard) error {
-	method := "one axis at a time"
-	if p.Grid {
-		method = "grid"
-	}
-	fmt.Fprintf(w, "plan: %s × %s = %s (%s), scenario %s, base seed %d\n",
-		plural(len(p.Points), "point"), plural(p.Repeat, "repeat"), plural(len(p.Runs), "run"), method, p.Scenario, p.Seed)
-	if len(p.Settings) > 0 {
-		fmt.Fprintf(w, "base: %s\n", strings.Join(p.Settings, " "))
-	}
-	runs := shard.Runs(p)
-	seeds := map[string][]string{}
-	for _, r := range runs {
-		seeds[r.Point] = append(seeds[r.Point], fmt.Sprintf("r%d=%d", r.Repeat, r.Seed))
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "POINT\tVALUES\tCHANGES FROM THE BASE")
-	for i := range p.Points {
-		pt := &p.Points[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", pt.ID, p.Describe(pt), joinSorted(pt.Params))
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "runs of shard %s: %d\n", shard, len(runs))
-	for i := range p.Points {
-		if s := seeds[p.Points[i].ID]; len(s) > 0 {
-			fmt.Fprintf(w, "  %s seeds %s\n", p.Points[i].ID, strings.Join(s, " "))
-		}
-	}
-	return nil
-}
-
-func joinSorted(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, k+"="+m[k])
-	}
-	if len(parts) == 0 {
-		return "(the base)"
-	}
-	return strings.Join(parts, " ")
-}
-
-// listPresets prints the preset table: name, figure, what is varied and
-// set, and why the sizes are what they are.
-func listPresets(w io.Writer) error {
-	for i, pr := range sweep.Presets() {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		points := 1
-		method := "one axis at a time"
-		if pr.Grid {
-			method = "grid"
-			for _, a := range pr.Axes {
-				points *= len(a.Values)
-			}
-		} else {
-			points = 0
-			for _, a := range pr.Axes {
-				points += len(a.Values)
-			}
-		}
-		fmt.Fprintf(w, "%s — %s\n", pr.Name, pr.Figure)
-		fmt.Fprintf(w, "    %s\n", pr.Title)
-		fmt.Fprintf(w, "    scenario %s, %s × %s (%s)\n", pr.Scenario, plural(points, "point"), plural(pr.Repeat, "repeat"), method)
-		fmt.Fprintf(w, "    set   %s\n", strings.Join(pr.Settings, " "))
-		for _, a := range pr.Axes {
-			fmt.Fprintf(w, "    vary  %s\n", describeAxis(a))
-		}
-		for _, line := range wrap(pr.Notes, 84) {
-			fmt.Fprintf(w, "    %s\n", line)
-		}
-	}
-	return nil
-}
-
-// describeAxis writes an axis in --vary syntax when it is one, else as
-// labels with the settings they stand for.
-func describeAxis(a sweep.Axis) string {
-	keys := strings.Split(a.Key, "+")
-	plain := true
-	for i, v := range a.Values {
-		if len(a.Settings[i]) != len(keys) {
-			plain = false
-			break
-		}
-		for j, k := range keys {
-			if a.Settings[i][j] != k+"="+v {
-				plain = false
-			}
-		}
-	}
-	if plain {
-		return a.Key + "=" + strings.Join(a.Values, ",")
-	}
-	var parts []string
-	for i, v := range a.Values {
-		parts = append(parts, v+" ("+strings.Join(a.Settings[i], " ")+")")
-	}
-	return a.Key + ": " + strings.Join(parts, ", ")
-}
-
-func wrap(s string, width int) []string {
-	var lines []string
-	var cur strings.Builder
-	for _, word := range strings.Fields(s) {
-		if cur.Len() > 0 && cur.Len()+1+len(word) > width {
-			lines = append(lines, cur.String())
-			cur.Reset()
-		}
-		if cur.Len() > 0 {
-			cur.WriteByte(' ')
-		}
-		cur.WriteString(word)
-	}
-	if cur.Len() > 0 {
-		lines = append(lines, cur.String())
-	}
-	return lines
 }
 
 func newSweepMergeCmd(e *env) *cobra.Command {
@@ -471,8 +303,8 @@ they are. Fails if any run failed.`,
 			if err != nil {
 				return fmt.Errorf("aggregate %s: %w", out, err)
 			}
-			printSweepTable(e.stdout, t)
-			fmt.Fprintf(e.stdout, "\nresults: %s, %s\n", filepath.Join(out, sweep.CSVFile), filepath.Join(out, sweep.ReportFile))
+			sweep.WriteSummary(e.stdout, t)
+			fmt.Fprintf(e.stdout, "\nresults: %s, %s\n", filepath.Join(out, results.CSVFile), filepath.Join(out, results.ReportFile))
 			if len(res.Failed) > 0 {
 				return fmt.Errorf("%d runs failed in every shard that did them: %s", len(res.Failed), abbreviate(res.Failed, 12))
 			}
@@ -482,13 +314,6 @@ they are. Fails if any run failed.`,
 	c.Flags().StringVar(&out, "out", "", "sweep directory to merge into (required)")
 	c.Flags().BoolVar(&force, "force", false, "replace a different plan in --out")
 	return c
-}
-
-func abbreviate(ids []string, n int) string {
-	if len(ids) <= n {
-		return strings.Join(ids, " ")
-	}
-	return strings.Join(ids[:n], " ") + fmt.Sprintf(" … (%d more)", len(ids)-n)
 }
 
 // prefixWriter writes complete lines to w, each with a prefix.
@@ -525,10 +350,9 @@ func (p *prefixWriter) Flush() {
 	}
 }
 
-// plural writes a count with its noun, "1 point", "2 points".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+func abbreviate(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, " ")
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return strings.Join(ids[:n], " ") + fmt.Sprintf(" … (%d more)", len(ids)-n)
 }

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -89,8 +89,8 @@ func TestSweepIntegration(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range plan.Runs {
-		s, err := emu.ReadSummary(filepath.Join(merged, "runs", r.ID))
-		if err != nil || s.Seed != r.Seed || s.Status != emu.StatusOK {
+		s, err := results.ReadSummary(filepath.Join(merged, "runs", r.ID))
+		if err != nil || s.Seed != r.Seed || s.Status != results.StatusOK {
 			t.Errorf("merged run %s: %+v %v (want seed %d, the whole plan's)", r.ID, s, err, r.Seed)
 		}
 	}
@@ -98,7 +98,7 @@ func TestSweepIntegration(t *testing.T) {
 }
 
 // checkSweepCSV recomputes every cell of dir/sweep.csv from the runs'
-// summary.json files (metrics.md §5, t(0.975, 1) = 12.706 for two runs).
+// summary.json files (metrics.md §5, t(0.975, 1) = 12.7062047 for two runs).
 func checkSweepCSV(t *testing.T, dir string, runs int) {
 	t.Helper()
 	fh, err := os.Open(filepath.Join(dir, "sweep.csv"))
@@ -122,11 +122,11 @@ func checkSweepCSV(t *testing.T, dir string, runs int) {
 	for _, row := range rows[1:] {
 		var gp, jfi, util []float64
 		for r := 1; ; r++ {
-			s, err := emu.ReadSummary(filepath.Join(dir, "runs", fmt.Sprintf("%s-r%d", row[0], r)))
+			s, err := results.ReadSummary(filepath.Join(dir, "runs", fmt.Sprintf("%s-r%d", row[0], r)))
 			if err != nil {
 				break
 			}
-			if s.Status != emu.StatusOK {
+			if s.Status != results.StatusOK {
 				t.Errorf("%s-r%d: %s: %s", row[0], r, s.Status, s.Error)
 				continue
 			}
@@ -151,7 +151,7 @@ func checkSweepCSV(t *testing.T, dir string, runs int) {
 				sd += (x - mean) * (x - mean) / float64(len(xs)-1)
 			}
 			sd = math.Sqrt(sd)
-			ci := 12.706 * sd / math.Sqrt(2)
+			ci := 12.7062047 * sd / math.Sqrt(2)
 			for suffix, want := range map[string]float64{"_mean": mean, "_sd": sd, "_ci95": ci, "_n": float64(len(xs))} {
 				got, err := strconv.ParseFloat(row[col(metric+suffix)], 64)
 				if err != nil || math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {

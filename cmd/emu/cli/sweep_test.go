@@ -15,7 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -52,7 +53,7 @@ type fakeRun struct {
 	during func(run string)
 }
 
-func (f *fakeRun) run(ctx context.Context, cfg emu.Config, out string) (*emu.Summary, error) {
+func (f *fakeRun) run(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 	id := filepath.Base(out)
 	f.mu.Lock()
 	f.calls = append(f.calls, id)
@@ -60,18 +61,18 @@ func (f *fakeRun) run(ctx context.Context, cfg emu.Config, out string) (*emu.Sum
 	if f.during != nil {
 		f.during(id)
 	}
-	s := &emu.Summary{Run: id, Scenario: cfg.Scenario, Status: emu.StatusOK, Seed: cfg.Seed,
-		Started: time.Unix(0, 0).UTC(), Config: emu.Values(&cfg), JFI: 1}
+	s := &results.Summary{Run: id, Scenario: cfg.Scenario, Status: results.StatusOK, Seed: cfg.Seed,
+		Started: time.Unix(0, 0).UTC(), Config: config.Values(&cfg), JFI: 1}
 	for _, fl := range cfg.Flows {
-		s.Flows = append(s.Flows, emu.FlowResult{Name: fl.Name, Path: fl.Path,
+		s.Flows = append(s.Flows, results.FlowResult{Name: fl.Name, Path: fl.Path,
 			GoodputMbps: 40 - float64(cfg.DC.Batch)/20 + float64(cfg.Seed%100)/50})
 	}
 	for i, l := range cfg.Links {
-		s.Links = append(s.Links, emu.LinkResult{Name: fmt.Sprintf("link%d", i+1), Dir: "down", CapacityMbps: l.Down.Rate / 1e6})
+		s.Links = append(s.Links, results.LinkResult{Name: fmt.Sprintf("link%d", i+1), Dir: "down", CapacityMbps: l.Down.Rate / 1e6})
 	}
 	var err error
 	if id == f.fail {
-		s.Status, s.Error = emu.StatusFailed, "flow dc: server exited"
+		s.Status, s.Error = results.StatusFailed, "flow dc: server exited"
 		err = errors.New(s.Error)
 	}
 	if mkErr := os.MkdirAll(out, 0o755); mkErr != nil {
@@ -99,7 +100,7 @@ func TestSweepListPresets(t *testing.T) {
 		"batch — Fig. 4a (throughput)", "batch-fairness — Fig. 5a (fairness)",
 		"vary  dc.batch=25,50,100,150,300,500", "vary  link.bw_ratio+dc.split=1:1,2:1,3:1,4:1,5:1",
 		"lte-batch — Fig. 20", "satellite —", "rtt: 100ms (link1.delay=50ms)", "lfn —",
-		"scenario throughput, 6 points × 10 repeats (one axis at a time)",
+		"scenario throughput, 18 points × 10 repeats (grid)", "scenario fairness, 6 points × 10 repeats (one axis at a time)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--list-presets lacks %q", want)
@@ -146,10 +147,10 @@ func TestSweepDryRun(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"plan: 6 points × 2 repeats = 12 runs (one axis at a time), scenario throughput, base seed 1",
-		"base: link.trace=none flow.size=50MB",
-		"p01    dc.batch=25   dc.batch=25", "p03    dc.batch=100  (the base)",
-		"runs of shard 1/2: 6",
+		"plan: 18 points × 2 repeats = 36 runs (grid), scenario throughput, base seed 1",
+		"base: link.trace=none link.queue=100ms flow.size=50MB",
+		"p01    dc.batch=25 stack=quic-default   dc.batch=25", "p07    dc.batch=100 stack=quic-default  (the base)",
+		"runs of shard 1/2: 18",
 		"p01 seeds r1=",
 	} {
 		if !strings.Contains(out, want) {
@@ -213,8 +214,8 @@ func TestSweepCtrlCStopsAfterTheCurrentRun(t *testing.T) {
 	if code != 1 || f.count() != 2 || !strings.Contains(errs, "stopped after 2 of 6 runs") {
 		t.Fatalf("exit %d after %d runs:\n%s", code, f.count(), errs)
 	}
-	s, err := emu.ReadSummary(filepath.Join(dir, "runs", "p02-r1"))
-	if err != nil || s.Status != emu.StatusOK {
+	s, err := results.ReadSummary(filepath.Join(dir, "runs", "p02-r1"))
+	if err != nil || s.Status != results.StatusOK {
 		t.Errorf("the current run was not finished: %+v %v", s, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "sweep.csv")); err != nil {

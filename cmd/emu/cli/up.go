@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -65,6 +66,7 @@ emu down. Run any tool inside a node with emu exec, e.g.
 				}
 			} else {
 				printNodes(e, em.ID, nodes)
+				fmt.Fprintf(e.stdout, "rates: %s\n", em.Config.RateSources())
 			}
 			select {
 			case <-e.ctx.Done():
@@ -81,7 +83,7 @@ emu down. Run any tool inside a node with emu exec, e.g.
 	return c
 }
 
-func printNodes(e *env, id string, nodes []emu.NodeInfo) {
+func printNodes(e *env, id string, nodes []runstate.NodeInfo) {
 	fmt.Fprintf(e.stdout, "emulation %s is up\n\n", id)
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tROLE\tPATH\tADDRESSES\tNAMESPACE")
@@ -112,7 +114,7 @@ cli2, or a full namespace name) and exits with its status.`,
 			if err := requireRoot("exec"); err != nil {
 				return err
 			}
-			_, node, err := emu.FindNode(args[0], run)
+			_, node, err := runstate.FindNode(args[0], run)
 			if err != nil {
 				return err
 			}
@@ -131,7 +133,7 @@ func newAddrCmd(e *env) *cobra.Command {
 		Short: "Print a node's IP address",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, node, err := emu.FindNode(args[0], run)
+			_, node, err := runstate.FindNode(args[0], run)
 			if err != nil {
 				return err
 			}
@@ -157,7 +159,7 @@ func newDownCmd(e *env) *cobra.Command {
 			if err := requireRoot("down"); err != nil {
 				return err
 			}
-			stopped, err := emu.Down(e.ctx, run)
+			stopped, err := runstate.Down(e.ctx, run)
 			for _, id := range stopped {
 				fmt.Fprintf(e.stdout, "stopped %s\n", id)
 			}

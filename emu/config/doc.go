@@ -1,0 +1,13 @@
+// Package config is an experiment's configuration and its one key grammar.
+// Config is plain data with the paper's testbed as defaults
+// (DefaultConfig); every parameter has a dotted key (Params, listed by emu
+// config) with a unit parser and printer; shorter keys set several at once
+// (link.delay, link1.rate, flow.size) and derived keys set several from one
+// value (link.bw_ratio, link.delay_ratio, flows.count). Resolve applies
+// settings in order of specificity, enforces that an explicitly set rate
+// and a trace never silently compete, and Validate reports every problem at
+// once, each naming its key.
+//
+// The package is pure: it reads no file and touches no kernel object, so
+// emu, emu/sweep, analysis and the CLI can all use it anywhere.
+package config

@@ -1,0 +1,27 @@
+// Package dcproxy runs the PDCP proxies of Dual Connectivity: the pure
+// package pdcp on NFQUEUEs in the gateway namespaces, one loop each on a
+// thread of its own (SCHED_FIFO, 1 ns timer slack).
+//
+// Transmit (network side of the downlink, device side of a split uplink):
+// every packet of a DC client's traffic is queued with a full copy; the
+// proxy numbers it, inserts the PDCP shim and gives an accept verdict with
+// the rewritten packet and a mark; policy routing turns the mark into the
+// link. A duplicate goes out through a raw socket carrying the other link's
+// mark (a verdict cannot duplicate).
+//
+// Receive: PDUs from both links are queued (after the delay lines, at a
+// later priority of the same hook); the proxy strips the shim and gives the
+// verdicts in COUNT order. Holding a packet is not giving its verdict yet,
+// so the packet waits in the kernel; only its decapsulated bytes are copied
+// to a slot here, because the verdict must carry them.
+//
+// Foreign packets (not IP, too short, no shim on the receive side) follow
+// package pdcp's rule: the transmit proxy passes them unchanged on link1;
+// the receive proxy only sees protocol 253 (its rule says so) and drops a
+// malformed PDU.
+//
+// Each loop owns its queue, its pdcp state and its counters; it publishes a
+// copy of the counters under a mutex every 50 ms and when it stops, which
+// is all Snapshot reads. The package does not choose queue numbers, install
+// queue rules or decide which traffic is DC traffic: package emu does.
+package dcproxy

@@ -1,0 +1,342 @@
+package dcproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/pdcp"
+	"github.com/dc-emu/emu/topo"
+)
+
+// proxyCopyRange is how much of each packet the proxies' queues copy: the
+// kernel segments GSO packets before these queues (no F_GSO), so a packet
+// is at most a link MTU (1520 bytes); a larger one would be copied short
+// and its verdict would truncate it, so Send/Decap see the full length and
+// refuse it.
+const proxyCopyRange = slotSize
+
+// Clock is the monotonic time the pdcp code sees. Both halves of a
+// direction share one, so hold times compare across them.
+type Clock struct{ start time.Time }
+
+// NewClock starts a clock at zero now.
+func NewClock() Clock { return Clock{start: time.Now()} }
+
+func (c Clock) now() time.Duration { return time.Since(c.start) }
+
+// Tx is the transmit proxy of one direction.
+type Tx struct {
+	q      *nfq.Queue
+	sender *pdcp.Sender
+	sched  pdcp.Scheduler
+	raw    int // raw socket for duplicates (-1 if none)
+	clock  Clock
+	buf    []byte
+
+	// Published by the loop for Snapshot, and link updates for the loop.
+	mu       sync.Mutex
+	counters pdcp.TxCounters
+	dupErrs  uint64 // duplicates the raw socket refused
+	links    [2]pdcp.LinkState
+	linksNew bool
+}
+
+// Rx is the receive proxy of one direction.
+type Rx struct {
+	q     *nfq.Queue
+	recv  *pdcp.Receiver
+	bits  int
+	clock Clock
+	slots slotPool
+
+	// Published by the loop for Snapshot.
+	mu        sync.Mutex
+	counters  pdcp.RxCounters
+	buffered  int
+	malformed uint64
+}
+
+func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
+	split, err := pdcp.ParseSplit(dc.Split)
+	if err != nil {
+		return nil, err
+	}
+	active := 0
+	if dc.Active == config.PathLink2 {
+		active = 1
+	}
+	return pdcp.NewScheduler(pdcp.SchedulerConfig{Kind: dc.Scheduler, Batch: dc.Batch, Split: split, Active: active})
+}
+
+// openTx opens the transmit proxy's queue in node and, for duplication, a
+// raw socket whose packets carry MarkLink2.
+func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, error) {
+	sched, err := newScheduler(dc)
+	if err != nil {
+		return nil, err
+	}
+	sender, err := pdcp.NewSender(dc.SNBits, sched)
+	if err != nil {
+		return nil, err
+	}
+	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: proxyCopyRange, Batch: 128})
+	if err != nil {
+		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
+	}
+	t := &Tx{q: q, sender: sender, sched: sched, raw: -1, clock: clock, buf: make([]byte, 0, 1<<16)}
+	if dc.Scheduler == pdcp.KindDuplicate {
+		err := node.Do(func() error {
+			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.IPPROTO_RAW)
+			if err != nil {
+				return err
+			}
+			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_MARK, int(topo.MarkLink2)); err != nil {
+				unix.Close(fd)
+				return err
+			}
+			t.raw = fd
+			return nil
+		})
+		if err != nil {
+			q.Close()
+			return nil, fmt.Errorf("%s: pdcp duplicate socket: %w", node.NSName, err)
+		}
+	}
+	return t, nil
+}
+
+func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, error) {
+	recv, err := pdcp.NewReceiver(dc.SNBits, dc.TReordering)
+	if err != nil {
+		return nil, err
+	}
+	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: proxyCopyRange, Batch: 128})
+	if err != nil {
+		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
+	}
+	return &Rx{q: q, recv: recv, bits: dc.SNBits, clock: clock}, nil
+}
+
+// setLink updates what the scheduler knows of link i (rate changes of a
+// trace, queue backlog); the loop applies it before its next packet.
+func (t *Tx) SetLink(i int, s pdcp.LinkState) {
+	t.mu.Lock()
+	t.links[i], t.linksNew = s, true
+	t.mu.Unlock()
+}
+
+// run is the transmit loop; it owns the queue, the sender and the scheduler.
+func (t *Tx) Run(ctx context.Context) error {
+	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	pkts := make([]nfq.Packet, 128)
+	var sa unix.SockaddrInet4
+	var dupErrs uint64 // the loop's own; published with the counters
+	lastPublish := time.Time{}
+	defer func() { t.publish(dupErrs) }()
+	for ctx.Err() == nil {
+		n, err := t.q.Recv(pkts, time.Now().Add(100*time.Millisecond))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		t.mu.Lock()
+		if t.linksNew {
+			t.sched.SetLinkState(0, t.links[0])
+			t.sched.SetLinkState(1, t.links[1])
+			t.linksNew = false
+		}
+		t.mu.Unlock()
+		now := t.clock.now()
+		for i := range n {
+			p := &pkts[i]
+			pdu, to, err := t.sender.Send(t.buf[:0], p.Payload, now)
+			if err != nil {
+				t.q.AcceptWithMark(p.ID, topo.MarkLink1)
+				continue
+			}
+			switch {
+			case to == pdcp.Link1:
+				t.q.AcceptModified(p.ID, topo.MarkLink2, pdu)
+			case to == pdcp.BothLinks && t.raw >= 0 && len(pdu) >= 20:
+				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
+				copy(sa.Addr[:], pdu[16:20])
+				if unix.Sendto(t.raw, pdu, 0, &sa) != nil {
+					dupErrs++
+				}
+			default:
+				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
+			}
+		}
+		if err := t.q.Flush(); err != nil && ctx.Err() == nil {
+			return err
+		}
+		if time.Since(lastPublish) > 50*time.Millisecond {
+			lastPublish = time.Now()
+			t.publish(dupErrs)
+		}
+	}
+	return nil
+}
+
+// publish copies the loop's counters for Snapshot.
+func (t *Tx) publish(dupErrs uint64) {
+	t.mu.Lock()
+	t.counters, t.dupErrs = t.sender.Counters, dupErrs
+	t.mu.Unlock()
+}
+
+// Close releases the queue and the duplicate socket; Run must have returned.
+func (t *Tx) Close() {
+	t.q.Close()
+	if t.raw >= 0 {
+		unix.Close(t.raw)
+	}
+}
+
+// run is the receive loop; it owns the queue and the receiver.
+func (r *Rx) Run(ctx context.Context) error {
+	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+	if err != nil {
+		return err
+	}
+	defer restore()
+	pkts := make([]nfq.Packet, 128)
+	deliver := r.deliver // one method value for the loop's lifetime: no allocation per packet
+	var malformed uint64 // the loop's own; published with the counters
+	lastPublish := time.Time{}
+	defer func() { r.publish(malformed) }()
+	for ctx.Err() == nil {
+		wake := time.Now().Add(100 * time.Millisecond)
+		if d, ok := r.recv.Deadline(); ok {
+			wake = r.clock.start.Add(d)
+		}
+		n, err := r.q.Recv(pkts, wake)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		now := r.clock.now()
+		if d, ok := r.recv.Deadline(); ok && now >= d {
+			r.recv.Expire(now, deliver)
+		}
+		for i := range n {
+			p := &pkts[i]
+			sn, sdu, err := pdcp.Decap(p.Payload, r.bits)
+			if err == nil && len(sdu) > slotSize {
+				err = errOversize
+			}
+			if err != nil {
+				if pdcp.IsForeign(err) {
+					r.q.Accept(p.ID)
+				} else {
+					malformed++
+					r.q.Drop(p.ID)
+				}
+				continue
+			}
+			slot := r.slots.put(sdu)
+			switch r.recv.Receive(sn, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
+			case pdcp.DiscardDuplicate, pdcp.DiscardOld:
+				r.slots.free(slot)
+				r.q.Drop(p.ID)
+			}
+		}
+		if err := r.q.Flush(); err != nil && ctx.Err() == nil {
+			return err
+		}
+		if time.Since(lastPublish) > 50*time.Millisecond {
+			lastPublish = time.Now()
+			r.publish(malformed)
+		}
+	}
+	// Deliver what is held, so nothing stays queued in the kernel.
+	r.recv.Flush(r.clock.now(), deliver)
+	r.q.Flush()
+	return nil
+}
+
+// publish copies the loop's counters for Snapshot.
+func (r *Rx) publish(malformed uint64) {
+	r.mu.Lock()
+	r.counters, r.buffered, r.malformed = r.recv.Counters, r.recv.Buffered(), malformed
+	r.mu.Unlock()
+}
+
+// Close releases the queue; Run must have returned.
+func (r *Rx) Close() { r.q.Close() }
+
+func (r *Rx) deliver(h pdcp.Handle, _ pdcp.Reason) {
+	r.q.AcceptModified(h.ID, 0, r.slots.get(h.Aux))
+	r.slots.free(h.Aux)
+}
+
+// errOversize marks a PDU larger than a slot (GRO merged packets on the
+// link, which emu never enables); it is dropped and counted as malformed.
+var errOversize = errors.New("pdcp: PDU larger than a receive slot")
+
+// slotPool holds the decapsulated bytes of packets the receiver buffers,
+// in fixed slots that grow in chunks and are reused: no allocation per
+// packet once the pool has grown to the largest backlog.
+type slotPool struct {
+	data  []byte
+	lens  []uint16
+	freeL []uint32
+}
+
+const (
+	slotSize  = 2048
+	slotChunk = 1024
+)
+
+func (s *slotPool) put(b []byte) uint32 {
+	if len(s.freeL) == 0 {
+		base := uint32(len(s.lens))
+		s.data = append(s.data, make([]byte, slotChunk*slotSize)...)
+		s.lens = append(s.lens, make([]uint16, slotChunk)...)
+		for i := uint32(slotChunk); i > 0; i-- {
+			s.freeL = append(s.freeL, base+i-1)
+		}
+	}
+	i := s.freeL[len(s.freeL)-1]
+	s.freeL = s.freeL[:len(s.freeL)-1]
+	n := copy(s.data[int(i)*slotSize:int(i+1)*slotSize], b)
+	s.lens[i] = uint16(n)
+	return i
+}
+
+func (s *slotPool) get(i uint32) []byte {
+	return s.data[int(i)*slotSize : int(i)*slotSize+int(s.lens[i])]
+}
+
+func (s *slotPool) free(i uint32) { s.freeL = append(s.freeL, i) }
+
+// Snapshot returns the counters the loop last published (every 50 ms and
+// when it stops) and how many duplicates the raw socket refused.
+func (t *Tx) Snapshot() (pdcp.TxCounters, uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.counters, t.dupErrs
+}
+
+// Snapshot returns the counters the loop last published, the packets it
+// holds and the malformed PDUs it dropped.
+func (r *Rx) Snapshot() (pdcp.RxCounters, int, uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.counters, r.buffered, r.malformed
+}

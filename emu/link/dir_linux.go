@@ -1,0 +1,194 @@
+package link
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/delayline"
+	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/replay"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/topo"
+	"github.com/dc-emu/emu/tracefmt"
+)
+
+// Dir is one direction of one link, in the order a packet meets its parts:
+// the rate limiter where the packet leaves a gateway (Shaper), the trace
+// player that drives the limiter's rate (Player, nil for a constant rate),
+// and the delay line where the packet arrives at the other gateway (Line
+// and Loop, nil without delay, jitter or loss).
+type Dir struct {
+	Name  string // link1.down
+	Link  int    // 0 for link1, 1 for link2
+	Up    bool
+	Shape config.Shape
+
+	Shaper *Shaper
+	Player *replay.Player
+	Line   *delayline.Line
+	Loop   *delayline.Loop
+}
+
+// NewDir installs the rate limiter of a direction on iface of node, at the
+// trace's first rate when a player drives it.
+func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape config.Shape, player *replay.Player) (*Dir, error) {
+	d := &Dir{Name: name, Link: link, Up: up, Shape: shape, Player: player}
+	rate := shape.Rate
+	if player != nil {
+		_, rate, _, _ = player.At(0)
+	}
+	var err error
+	if d.Shaper, err = NewShaper(node, iface, rate, shape.Queue); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// NeedsDelayLine reports whether the direction delays, jitters or drops
+// packets, configured or carried by its trace.
+func (d *Dir) NeedsDelayLine() bool {
+	return d.Shape.HasImpairments() || d.Player != nil && (d.Player.Trace.HasDelay || d.Player.Trace.HasLoss)
+}
+
+// StartDelayLine binds NFQUEUE num in node (the gateway where the direction
+// arrives) and starts the delay line on it, seeded from the run's seed so
+// each direction draws its own loss and jitter and a run repeats exactly.
+func (d *Dir) StartDelayLine(node *topo.NodeNS, num uint16, runSeed uint64) error {
+	line, err := delayline.New(dirSeed(runSeed, d.Name), delayParams(d.Shape))
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Name, err)
+	}
+	q, err := nfq.Open(delayline.QueueConfig(int(node.NS), num))
+	if err != nil {
+		return fmt.Errorf("%s: delay line queue %d in %s: %w", d.Name, num, node.NSName, err)
+	}
+	d.Line = line
+	d.Loop = delayline.Start(q, line)
+	return nil
+}
+
+// WaitDelayLine returns when ctx ends (nil) or the delay line's loop stops
+// on its own (its error).
+func (d *Dir) WaitDelayLine(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-d.Loop.Done():
+		return d.Loop.Err()
+	}
+}
+
+// delayParams turns a direction's shape into delay line parameters.
+func delayParams(s config.Shape) delayline.Params {
+	return delayline.Params{
+		Delay:      s.Delay,
+		Jitter:     s.Jitter.StdDev(s.Delay),
+		JitterCorr: s.JitterCorr,
+		Loss:       s.Loss,
+		Reorder:    s.Reorder,
+	}
+}
+
+// dirSeed derives a direction's seed from the run's.
+func dirSeed(seed uint64, name string) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%s", seed, name)
+	return h.Sum64()
+}
+
+// Play applies the trace's rate changes (and delay and loss, when the trace
+// carries them) to the direction, each at its time since epoch, calling
+// changed after each one (the PDCP schedulers follow the links' rates). It
+// returns when ctx ends or a trace that does not loop has ended.
+func (d *Dir) Play(ctx context.Context, epoch time.Time, changed func()) error {
+	for {
+		el := time.Since(epoch)
+		st, rate, next, ok := d.Player.Drive(el) // not At: see Drive on outages
+		set := d.Shaper.SetRate
+		if d.Player.Rate(st) == 0 && rate > 0 {
+			set = d.Shaper.Hold
+		}
+		if err := set(rate); err != nil {
+			return err
+		}
+		d.applyTraceImpairments(st)
+		changed()
+		if !ok || !sleepUntil(ctx, epoch.Add(next)) {
+			return nil
+		}
+	}
+}
+
+// applyTraceImpairments sets a trace step's delay and loss on the delay
+// line when the trace carries them.
+func (d *Dir) applyTraceImpairments(st tracefmt.Step) {
+	if d.Line == nil || !(d.Player.Trace.HasDelay || d.Player.Trace.HasLoss) {
+		return
+	}
+	s := d.Shape
+	if d.Player.Trace.HasDelay {
+		s.Delay = st.Delay
+	}
+	if d.Player.Trace.HasLoss {
+		s.Loss = st.Loss
+	}
+	d.Line.SetParams(delayParams(s))
+}
+
+// sleepUntil waits for deadline in nanosleep rather than on a Go timer: the
+// runtime's timers fire up to a millisecond or two late here (it sleeps in
+// epoll with millisecond timeouts), a fifth of a 10 ms Mahimahi window, and
+// HTB turns a rate change that comes after the class's next send into a
+// lost window (the replay tests measure both). It wakes at least every
+// 20 ms to see ctx end, and reports whether it reached the deadline.
+func sleepUntil(ctx context.Context, deadline time.Time) bool {
+	for ctx.Err() == nil {
+		d := time.Until(deadline)
+		if d <= 0 {
+			return true
+		}
+		ts := unix.NsecToTimespec(int64(min(d, 20*time.Millisecond)))
+		_ = unix.Nanosleep(&ts, nil) // EINTR only cuts the nap short
+	}
+	return false
+}
+
+// Capacity returns the direction's mean capacity (bit/s) over [from, to)
+// since the epoch.
+func (d *Dir) Capacity(from, to time.Duration) float64 {
+	if d.Player != nil {
+		return d.Player.MeanRate(from, to)
+	}
+	return d.Shape.Rate
+}
+
+// Counters reads the direction's rate limiter and delay line counters, for
+// counters.json.
+func (d *Dir) Counters() results.LinkCounters {
+	c := results.LinkCounters{RateBps: d.Shaper.Rate()}
+	if st, err := d.Shaper.Stats(); err == nil {
+		c.Qdisc = &results.QdiscCounters{Bytes: st.Bytes, Packets: st.Packets, Drops: st.Drops,
+			BacklogBytes: st.BacklogBytes, BacklogPackets: st.BacklogPackets}
+	}
+	if d.Loop != nil {
+		s := d.Loop.Snapshot()
+		c.DelayLine = &results.DelayLineCounters{In: s.In, Lost: s.Lost, Released: s.Released, Overflow: s.Overflow,
+			LateUs: map[string]float64{
+				"p50": float64(s.Late.Quantile(0.5).Microseconds()),
+				"p99": float64(s.Late.Quantile(0.99).Microseconds()),
+			}}
+	}
+	return c
+}
+
+// Close stops the delay line; the trace player stops with Play's context.
+func (d *Dir) Close() {
+	if d.Loop != nil {
+		d.Loop.Close()
+	}
+}

@@ -1,0 +1,40 @@
+package reproduce
+
+import (
+	"math"
+	"testing"
+)
+
+// ReadReport takes any bytes without panicking, and what it accepts
+// encodes again.
+func FuzzReadReport(f *testing.F) {
+	b, err := testReport().JSON()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"version": 1, "findings": [{"checks": [{"numbers": [{"mean": null}]}]}]}`))
+	f.Add([]byte(`{"version": 1, "counts": {"holds": -1}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rep, err := ReadReport(b)
+		if err != nil {
+			return
+		}
+		if _, err := rep.JSON(); err != nil {
+			t.Fatalf("an accepted report does not encode: %v", err)
+		}
+	})
+}
+
+// parsePercent accepts exactly the percentages 0–100 %.
+func FuzzParsePercent(f *testing.F) {
+	for _, s := range []string{"0%", "0.08%", "5%", "100%", "101%", "-1%", "NaN%", "1e1%", "5", "%"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := parsePercent(s)
+		if err == nil && (math.IsNaN(p) || p < 0 || p > 1) {
+			t.Fatalf("%q: %v accepted", s, p)
+		}
+	})
+}

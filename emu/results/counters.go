@@ -1,0 +1,37 @@
+package results
+
+// Counters is a run's counters.json: the raw counters behind the summary,
+// per PDCP direction and per link direction ("link1.down", …).
+type Counters struct {
+	PDCP  map[string]PDCPCounters `json:"pdcp"`
+	Links map[string]LinkCounters `json:"links"`
+}
+
+// LinkCounters are one link direction's counters at the end of a run.
+type LinkCounters struct {
+	// RateBps is the rate limiter's capacity at the end (0 in an outage).
+	RateBps   float64            `json:"rate_bps"`
+	Qdisc     *QdiscCounters     `json:"qdisc,omitempty"`
+	DelayLine *DelayLineCounters `json:"delay_line,omitempty"`
+}
+
+// QdiscCounters are the rate limiter's kernel counters: what the HTB class
+// sent (Ethernet frames) and what its bfifo leaf dropped and holds.
+type QdiscCounters struct {
+	Bytes          uint64 `json:"bytes"`
+	Packets        uint64 `json:"packets"`
+	Drops          uint64 `json:"drops"`
+	BacklogBytes   uint64 `json:"backlog_bytes"`
+	BacklogPackets uint64 `json:"backlog_packets"`
+}
+
+// DelayLineCounters are one delay line's counters: packets in, dropped at
+// random, released, and dropped by the kernel before the line saw them
+// (Overflow), with release lateness quantiles in microseconds.
+type DelayLineCounters struct {
+	In       uint64             `json:"in"`
+	Lost     uint64             `json:"lost"`
+	Released uint64             `json:"released"`
+	Overflow uint64             `json:"overflow"`
+	LateUs   map[string]float64 `json:"late_us"`
+}

@@ -1,0 +1,165 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Summary is a run's summary.json (docs/results.md): what the terminal
+// summary prints, what sweeps aggregate, traceable to the run's seed and
+// configuration.
+type Summary struct {
+	Run       string                  `json:"run"`
+	Scenario  string                  `json:"scenario"`
+	Status    string                  `json:"status"` // ok, failed, interrupted
+	Error     string                  `json:"error,omitempty"`
+	Seed      uint64                  `json:"seed"`
+	Started   time.Time               `json:"started"`
+	DurationS float64                 `json:"duration_s"`
+	Config    map[string]string       `json:"config"`
+	Versions  Versions                `json:"versions"`
+	Flows     []FlowResult            `json:"flows"`
+	JFI       float64                 `json:"jfi"`
+	Links     []LinkResult            `json:"links"`
+	PDCP      map[string]PDCPCounters `json:"pdcp,omitempty"`
+	Warnings  []string                `json:"warnings,omitempty"`
+}
+
+// Run statuses.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusInterrupted = "interrupted"
+)
+
+// FlowResult is one flow's totals.
+type FlowResult struct {
+	Name        string  `json:"name"`
+	Path        string  `json:"path"`
+	Proto       string  `json:"proto"`
+	ServerImpl  string  `json:"server_impl"`
+	ClientImpl  string  `json:"client_impl"`
+	CC          string  `json:"cc"`
+	RcvBuf      string  `json:"rcvbuf"`
+	StartS      float64 `json:"start_s"`
+	Bytes       int64   `json:"bytes"`
+	Seconds     float64 `json:"seconds"`
+	GoodputMbps float64 `json:"goodput_mbps"`
+	Complete    bool    `json:"complete"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// LinkResult is one link direction's capacity and use over the run.
+type LinkResult struct {
+	Name string `json:"name"` // link1, link2
+	Dir  string `json:"dir"`  // down, up
+	// RateSource is "trace" when the direction's rate followed Trace, else
+	// "constant".
+	RateSource     string  `json:"rate_source"`
+	Trace          string  `json:"trace,omitempty"`
+	CapacityMbps   float64 `json:"capacity_mbps"`
+	ThroughputMbps float64 `json:"throughput_mbps"`
+	Utilization    float64 `json:"utilization"`
+	Drops          uint64  `json:"queue_drops"`
+}
+
+// Files of a run directory (docs/results.md).
+const (
+	SummaryFile    = "summary.json"
+	ConfigFile     = "config.json"
+	CountersFile   = "counters.json"
+	TimeseriesFile = "timeseries.csv"
+)
+
+// ReadSummary reads a run directory's summary.json. Syntax and type errors
+// name the file, line and column.
+func ReadSummary(dir string) (*Summary, error) {
+	path := filepath.Join(dir, SummaryFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := DecodeJSON(b, path, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// WriteJSON writes v as indented JSON to path atomically: a reader sees the
+// old file or the whole new one, never half of it. Every JSON file emu
+// writes goes through it.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFile(path, append(b, '\n'))
+}
+
+// WriteFile writes b to path atomically, through a temporary file in the
+// same directory that is renamed over path (and removed if anything fails).
+func WriteFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Versions records what produced a result, so every figure can be traced to
+// the software that measured it.
+type Versions struct {
+	Emu    string `json:"emu"`
+	Go     string `json:"go"`
+	Kernel string `json:"kernel"`
+	QuicGo string `json:"quic_go"`
+	Ngtcp2 string `json:"ngtcp2,omitempty"`
+}
+
+// PDCPCounters is the summary of one direction's proxies (docs/results.md).
+type PDCPCounters struct {
+	TxLink1             uint64             `json:"tx_link1"`
+	TxLink2             uint64             `json:"tx_link2"`
+	TxPassed            uint64             `json:"tx_passed"`
+	Received            uint64             `json:"received"`
+	Delivered           uint64             `json:"delivered"`
+	Reordered           uint64             `json:"reordered"`
+	Held                uint64             `json:"held"`
+	ExpiredDeliveries   uint64             `json:"expired_deliveries"`
+	Expiries            uint64             `json:"expiries"`
+	GivenUp             uint64             `json:"given_up"`
+	DuplicatesDiscarded uint64             `json:"duplicates_discarded"`
+	OutOfWindow         uint64             `json:"out_of_window"`
+	Malformed           uint64             `json:"malformed"`
+	MaxBuffer           int                `json:"max_buffer"`
+	HoldMs              map[string]float64 `json:"hold_ms"`
+}
+
+// ConfigRecord is a run's config.json: the resolved configuration as
+// dotted keys with their values, written before the flows start.
+type ConfigRecord struct {
+	Run      string            `json:"run"`
+	ID       string            `json:"id"`
+	Scenario string            `json:"scenario"`
+	Seed     uint64            `json:"seed"`
+	Started  time.Time         `json:"started"`
+	Params   map[string]string `json:"params"`
+	Versions Versions          `json:"versions"`
+	Backends map[string]string `json:"backends"`
+}

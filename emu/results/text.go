@@ -1,0 +1,73 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+)
+
+// WriteReport prints a run's summary for the terminal: per-flow goodput,
+// the flows' JFI, link utilization and the PDCP repairs.
+func WriteReport(w io.Writer, s *Summary, dir string) {
+	fmt.Fprintf(w, "\nrun %s: %s in %.1f s (scenario %s, seed %d)\n", s.Run, s.Status, s.DurationS, s.Scenario, s.Seed)
+	if s.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", s.Error)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nFLOW\tPATH\tPROTO\tSERVER→CLIENT\tCC\tBYTES\tTIME\tGOODPUT")
+	for _, f := range s.Flows {
+		state := ""
+		if !f.Complete {
+			state = " (incomplete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s→%s\t%s\t%s\t%.2f s\t%.2f Mbit/s%s\n",
+			f.Name, f.Path, f.Proto, f.ServerImpl, f.ClientImpl, f.CC, HumanBytes(f.Bytes), f.Seconds, f.GoodputMbps, state)
+	}
+	tw.Flush()
+	if len(s.Flows) > 1 {
+		fmt.Fprintf(w, "Jain's fairness index over %d flows: %.3f\n", len(s.Flows), s.JFI)
+	}
+	if len(s.Links) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "\nLINK\tRATE\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS")
+		for _, l := range s.Links {
+			src := l.RateSource
+			if l.Trace != "" {
+				src = "trace " + l.Trace
+			}
+			fmt.Fprintf(tw, "%s.%s\t%s\t%.2f Mbit/s\t%.2f Mbit/s\t%.1f%%\t%d\n", l.Name, l.Dir, src, l.CapacityMbps, l.ThroughputMbps, 100*l.Utilization, l.Drops)
+		}
+		tw.Flush()
+	}
+	dirs := make([]string, 0, len(s.PDCP))
+	for d := range s.PDCP {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		if c, ok := s.PDCP[d]; ok {
+			fmt.Fprintf(w, "\nPDCP %s: %d PDUs on link1, %d on link2; %d reordered and repaired, %d held (max %d at once, hold p95 %.1f ms), %d delivered past a gap on expiry, %d duplicates and %d late/out-of-window discarded\n",
+				d, c.TxLink1, c.TxLink2, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.ExpiredDeliveries, c.DuplicatesDiscarded, c.OutOfWindow)
+		}
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	if dir != "" {
+		fmt.Fprintf(w, "\nresults: %s   (emu analyze %s for plots)\n", dir, dir)
+	}
+}
+
+// HumanBytes prints a byte count with an SI unit for people.
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}

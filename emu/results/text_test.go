@@ -1,0 +1,35 @@
+package results
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+)
+
+// TestWriteReportGolden pins the terminal summary of a fairness run: the
+// flow table, JFI, the links with where their rate came from, PDCP and
+// warnings.
+func TestWriteReportGolden(t *testing.T) {
+	s := &Summary{
+		Run: "20261201T000000Z-fairness", Scenario: "fairness", Status: StatusOK, Seed: 42,
+		Started: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), DurationS: 61.2,
+		Flows: []FlowResult{
+			{Name: "dc", Path: "dc", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 86_000_000, Seconds: 60, GoodputMbps: 11.467, Complete: true},
+			{Name: "link1", Path: "link1", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 99_500_000, Seconds: 60, GoodputMbps: 13.267, Complete: true},
+			{Name: "link2", Path: "link2", Proto: "tcp", ServerImpl: "go", ClientImpl: "go", CC: "cubic", Bytes: 1500, Seconds: 60, GoodputMbps: 0.0002},
+		},
+		JFI: 0.663,
+		Links: []LinkResult{
+			{Name: "link1", Dir: "down", RateSource: "constant", CapacityMbps: 20, ThroughputMbps: 19.1, Utilization: 0.955, Drops: 12},
+			{Name: "link2", Dir: "down", RateSource: "trace", Trace: "StaticA", CapacityMbps: 4.525, ThroughputMbps: 4.3, Utilization: 0.95},
+		},
+		PDCP: map[string]PDCPCounters{"down": {TxLink1: 5000, TxLink2: 4000, Reordered: 300, Held: 310, MaxBuffer: 40,
+			HoldMs: map[string]float64{"p95": 12.5}}},
+		Warnings: []string{"12-bit SNs can wrap during a 200ms t-Reordering stall above 61 Mbit/s"},
+	}
+	var b bytes.Buffer
+	WriteReport(&b, s, "results/20261201T000000Z-fairness")
+	emutest.Golden(t, "report.golden", b.Bytes())
+}

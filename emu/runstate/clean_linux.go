@@ -1,0 +1,68 @@
+package runstate
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dc-emu/emu/topo"
+)
+
+// Clean removes what runs whose owner process is gone left behind: their
+// namespaces (with any process still inside, every veth, qdisc, queue and
+// rule in them) and their state files. Live runs are not touched. With all,
+// it also removes emu-* namespaces that have no state file at all and no
+// live run (left by a run killed before it could write one, or by a killed
+// test).
+func Clean(all bool) (CleanReport, error) {
+	var rep CleanReport
+	var errs []error
+	states, err := ListStates()
+	if err != nil {
+		return rep, err
+	}
+	known := map[string]bool{}
+	live := map[string]bool{}
+	for _, s := range states {
+		known[s.ID] = true
+		if s.Alive() {
+			live[s.ID] = true
+		}
+	}
+	names, err := topo.ListNamespaces()
+	if err != nil {
+		return rep, err
+	}
+	failed := map[string]bool{}
+	for _, name := range names {
+		id, ok := runIDOf(name)
+		if !ok {
+			continue
+		}
+		switch {
+		case live[id]:
+			continue
+		case !known[id] && !all:
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s (no state file; emu clean --all removes it)", name))
+			continue
+		}
+		if err := topo.DeleteNamespace(name); err != nil {
+			errs = append(errs, err)
+			failed[id] = true
+			continue
+		}
+		rep.Namespaces = append(rep.Namespaces, name)
+	}
+	for _, s := range states {
+		// A state file goes only with all of its run's namespaces: it is
+		// what lets the next emu clean find them.
+		if live[s.ID] || failed[s.ID] {
+			continue
+		}
+		if err := RemoveState(s.ID); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		rep.Runs = append(rep.Runs, s.ID)
+	}
+	return rep, errors.Join(errs...)
+}

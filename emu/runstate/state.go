@@ -1,0 +1,180 @@
+package runstate
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// StateDir holds one file per live run. A run writes its file before it
+// creates any namespace, so `emu clean` can always find what a killed run
+// left: the namespaces listed in a state file whose owner process is gone.
+const StateDir = "/run/emu"
+
+// RunState is what a running emulation tells other emu commands (exec,
+// addr, down, clean) about itself.
+type RunState struct {
+	ID      string     `json:"id"`
+	PID     int        `json:"pid"`
+	PIDTime uint64     `json:"pid_start"` // owner's start time in clock ticks, against PID reuse
+	Command string     `json:"command"`   // up, run, sweep, calibrate
+	Started time.Time  `json:"started"`
+	Nodes   []NodeInfo `json:"nodes"`
+}
+
+// NodeInfo describes a node for users: `emu up` prints it, `emu exec`
+// finds namespaces through it.
+type NodeInfo struct {
+	Name      string   `json:"name"`
+	Namespace string   `json:"namespace"`
+	Role      string   `json:"role"`
+	Addrs     []string `json:"addrs"`
+	Path      string   `json:"path,omitempty"`
+}
+
+// NewRunID returns a fresh random run id.
+func NewRunID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func statePath(id string) string { return filepath.Join(StateDir, id+".json") }
+
+// WriteState records a run as owned by this process.
+func WriteState(s RunState) error {
+	if err := os.MkdirAll(StateDir, 0o755); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	s.PID = os.Getpid()
+	s.PIDTime = procStartTime(s.PID)
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := statePath(s.ID) + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return os.Rename(tmp, statePath(s.ID))
+}
+
+// RemoveState forgets a run.
+func RemoveState(id string) error {
+	err := os.Remove(statePath(id))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// ListStates returns every recorded run, oldest first.
+func ListStates() ([]RunState, error) {
+	ents, err := os.ReadDir(StateDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []RunState
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(StateDir, e.Name()))
+		if err != nil {
+			continue
+		}
+		var s RunState
+		if json.Unmarshal(b, &s) != nil || s.ID == "" {
+			// A state file cut short by a crash still names its run.
+			s = RunState{ID: strings.TrimSuffix(e.Name(), ".json")}
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out, nil
+}
+
+// Alive reports whether the run's owner process still exists (and is the
+// same process, not a reused PID).
+func (s RunState) Alive() bool {
+	if s.PID <= 0 {
+		return false
+	}
+	st := procStartTime(s.PID)
+	return st != 0 && (s.PIDTime == 0 || st == s.PIDTime)
+}
+
+// procStartTime returns a process's start time (field 22 of
+// /proc/PID/stat), or 0 if there is no such process.
+func procStartTime(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may contain spaces; fields resume after ')'.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
+
+// FindNode resolves a node name for `emu exec` and `emu addr`: a full
+// namespace name, or a short node name (srv, cli, …) of the only live run
+// (or of run id when given).
+func FindNode(name, runID string) (RunState, NodeInfo, error) {
+	states, err := ListStates()
+	if err != nil {
+		return RunState{}, NodeInfo{}, err
+	}
+	var live []RunState
+	for _, s := range states {
+		if s.Alive() && (runID == "" || s.ID == runID) {
+			live = append(live, s)
+		}
+	}
+	for _, s := range live {
+		for _, n := range s.Nodes {
+			if n.Namespace == name {
+				return s, n, nil
+			}
+		}
+	}
+	if len(live) == 0 {
+		if runID != "" {
+			return RunState{}, NodeInfo{}, fmt.Errorf("no running emulation with id %q (emu up starts one)", runID)
+		}
+		return RunState{}, NodeInfo{}, errors.New("no running emulation (start one with emu up)")
+	}
+	if len(live) > 1 {
+		var ids []string
+		for _, s := range live {
+			ids = append(ids, s.ID)
+		}
+		return RunState{}, NodeInfo{}, fmt.Errorf("%d emulations are running (%s): choose one with --run", len(live), strings.Join(ids, ", "))
+	}
+	var names []string
+	for _, n := range live[0].Nodes {
+		if n.Name == name {
+			return live[0], n, nil
+		}
+		names = append(names, n.Name)
+	}
+	return RunState{}, NodeInfo{}, fmt.Errorf("no node %q in run %s (nodes: %s)", name, live[0].ID, strings.Join(names, ", "))
+}
