@@ -117,15 +117,7 @@ func TestCaptureUDP(t *testing.T) {
 		}
 		sent[i][1] = time.Now().UnixNano()
 	}
-	sa, err := ca.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := cb.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("va: %+v; vb: %+v", sa, sb)
+	sa, sb := closeBoth(t, ca, cb)
 	for _, side := range []struct {
 		name string
 		path string
@@ -168,6 +160,20 @@ func TestCaptureUDP(t *testing.T) {
 			}
 		}
 	}
+}
+
+// closeBoth ends the captures of va and vb and returns their counts.
+func closeBoth(t *testing.T, ca, cb *Capture) (sa, sb Stats) {
+	t.Helper()
+	var err error
+	if sa, err = ca.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sb, err = cb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("va: %+v; vb: %+v", sa, sb)
+	return sa, sb
 }
 
 // udpPair is a socket bound to dst in b and one connected to it from a,
@@ -256,15 +262,7 @@ func TestCaptureGSO(t *testing.T) {
 	if n := <-got; n != tcpBytes {
 		t.Fatalf("receiver got %d bytes", n)
 	}
-	sa, err := ca.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sb, err := cb.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("va: %+v; vb: %+v", sa, sb)
+	sa, sb := closeBoth(t, ca, cb)
 	if sa.Split == 0 {
 		t.Error("no super-packet on the sending side: GSO off on this veth?")
 	}
