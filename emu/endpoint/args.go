@@ -28,6 +28,10 @@ const (
 	FlagInterval         = "interval"
 	FlagHandshakeTimeout = "handshake-timeout"
 	FlagIdleTimeout      = "idle-timeout"
+	FlagKeyLog           = "keylog"
+	FlagStampInterval    = "stamp-interval"
+	FlagNotSentLowat     = "notsent-lowat"
+	FlagOWDLog           = "owd-log"
 	FlagMPTCP            = "mptcp"
 	FlagTCPInfoLog       = "tcpinfo-log"
 	FlagTCPInfoInterval  = "tcpinfo-interval"
@@ -46,6 +50,9 @@ func ServerArgs(cfg ServerConfig) []string {
 	a.str(FlagCC, cfg.CC)
 	a.str(FlagQlog, cfg.QlogFile)
 	a.str(FlagRoot, cfg.Root)
+	a.str(FlagKeyLog, cfg.KeyLogFile)
+	a.int(FlagStampInterval, cfg.StampInterval)
+	a.int(FlagNotSentLowat, int64(cfg.NotSentLowat))
 	if len(cfg.Sizes) > 0 {
 		s := make([]string, len(cfg.Sizes))
 		for i, n := range cfg.Sizes {
@@ -79,6 +86,8 @@ func ClientArgs(cfg ClientConfig) []string {
 	a.str(FlagRcvBuf, string(cfg.RcvBuf))
 	a.str(FlagQlog, cfg.QlogFile)
 	a.str(FlagRecvLog, cfg.RecvLog)
+	a.str(FlagOWDLog, cfg.OWDLog)
+	a.str(FlagKeyLog, cfg.KeyLogFile)
 	if !cfg.T0.IsZero() {
 		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
 	}
@@ -93,6 +102,12 @@ type argList []string
 func (a *argList) str(flag, v string) {
 	if v != "" {
 		*a = append(*a, "--"+flag+"="+v)
+	}
+}
+
+func (a *argList) int(flag string, v int64) {
+	if v != 0 {
+		a.str(flag, strconv.FormatInt(v, 10))
 	}
 }
 

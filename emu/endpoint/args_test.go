@@ -9,9 +9,11 @@ import (
 
 func TestServerArgs(t *testing.T) {
 	got := ServerArgs(ServerConfig{Impl: ImplNgtcp2, Proto: ProtoQUIC, Listen: "10.0.0.1:4433",
-		CertFile: "/r/cert.pem", KeyFile: "/r/key.pem", CC: "bbr", QlogFile: "/r/q/f-server.sqlog", Sizes: []int64{100, 5}})
+		CertFile: "/r/cert.pem", KeyFile: "/r/key.pem", CC: "bbr", QlogFile: "/r/q/f-server.sqlog", Sizes: []int64{100, 5},
+		KeyLogFile: "/r/k/server.keys", StampInterval: NoStamps, NotSentLowat: 4096})
 	want := []string{"endpoint", "server", "--impl=ngtcp2", "--proto=quic", "--listen=10.0.0.1:4433",
-		"--cert=/r/cert.pem", "--key=/r/key.pem", "--cc=bbr", "--qlog=/r/q/f-server.sqlog", "--sizes=100,5"}
+		"--cert=/r/cert.pem", "--key=/r/key.pem", "--cc=bbr", "--qlog=/r/q/f-server.sqlog", "--keylog=/r/k/server.keys",
+		"--stamp-interval=-1", "--notsent-lowat=4096", "--sizes=100,5"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ServerArgs =\n%q\nwant\n%q", got, want)
 	}
@@ -20,10 +22,10 @@ func TestServerArgs(t *testing.T) {
 func TestClientArgs(t *testing.T) {
 	got := ClientArgs(ClientConfig{Impl: ImplQuicGo, Proto: ProtoQUIC, URL: "https://10.0.0.1:4433/bytes/1099511627776",
 		CAFile: "/r/cert.pem", Duration: 180 * time.Second, RcvBuf: RcvBufLarge, QlogFile: "/r/q/c.sqlog",
-		RecvLog: "/r/c.csv", T0: time.Unix(0, 1700000000123456789), Interval: 100 * time.Millisecond,
+		RecvLog: "/r/c.csv", OWDLog: "/r/owd.csv", KeyLogFile: "/r/c.keys", T0: time.Unix(0, 1700000000123456789), Interval: 100 * time.Millisecond,
 		HandshakeTimeout: 10 * time.Second, IdleTimeout: 5 * time.Second})
 	want := []string{"endpoint", "client", "--impl=quic-go", "--proto=quic", "--url=https://10.0.0.1:4433/bytes/1099511627776",
-		"--ca=/r/cert.pem", "--duration=3m0s", "--rcvbuf=large", "--qlog=/r/q/c.sqlog", "--recv-log=/r/c.csv",
+		"--ca=/r/cert.pem", "--duration=3m0s", "--rcvbuf=large", "--qlog=/r/q/c.sqlog", "--recv-log=/r/c.csv", "--owd-log=/r/owd.csv", "--keylog=/r/c.keys",
 		"--t0=1700000000123456789", "--interval=100ms", "--handshake-timeout=10s", "--idle-timeout=5s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ClientArgs =\n%q\nwant\n%q", got, want)

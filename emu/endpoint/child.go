@@ -26,12 +26,14 @@ type child struct {
 	stderr *tailWriter
 }
 
-// startChild starts path with args; its stdout and stderr go to log, and
-// the end of its stderr is kept for error messages.
-func startChild(path string, args []string, dir string, log io.Writer) (*child, error) {
+// startChild starts path with args in dir with environment env (nil: this
+// process's); its stdout and stderr go to log, and the end of its stderr
+// is kept for error messages.
+func startChild(path string, args []string, dir string, env []string, log io.Writer) (*child, error) {
 	c := &child{name: filepath.Base(path), done: make(chan struct{}), stderr: &tailWriter{max: 4096}}
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdout = log
 	cmd.Stderr = io.MultiWriter(c.stderr, log)
 	cmd.SysProcAttr = childAttr()

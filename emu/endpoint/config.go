@@ -71,6 +71,23 @@ type ServerConfig struct {
 	// QlogFile receives the qlog of the first QUIC connection; later
 	// connections get numbered names. Empty disables qlog. Ignored for TCP.
 	QlogFile string
+	// KeyLogFile, if set, receives the TLS secrets of every connection
+	// in SSLKEYLOGFILE format (what Wireshark's tls.keylog_file reads), so
+	// captures of the server's traffic can be decrypted. All three servers
+	// write it (ngtcp2's through GnuTLS's SSLKEYLOGFILE).
+	KeyLogFile string
+	// StampInterval is the distance in bytes between the send stamps of a
+	// /bytes/N body (see the package documentation): zero means
+	// DefaultStampInterval, NoStamps sends plain bodies, otherwise
+	// StampSize..MaxStampInterval. The ngtcp2 server never stamps (its
+	// bodies are sparse files), so its clients get no one-way delays.
+	StampInterval int64
+	// NotSentLowat is TCP_NOTSENT_LOWAT of the TCP server's sockets: at
+	// most about this many bytes wait unsent in the kernel, so a stamp's
+	// write time is close to the time it leaves. Zero means
+	// DefaultNotSentLowat, NoLowat leaves the kernel default (no limit).
+	// Ignored for QUIC.
+	NotSentLowat int
 	// Root serves files below it for paths other than /bytes/N; empty
 	// means only /bytes/N exists.
 	Root string
@@ -138,6 +155,14 @@ type ClientConfig struct {
 	QlogFile string
 	// RecvLog, if set, receives "t_s,bytes" CSV rows.
 	RecvLog string
+	// OWDLog, if set, receives the one-way delay of every send stamp in
+	// the body (results.OWDHeader rows). The Go clients measure one-way
+	// delays whether or not it is set (Result.OWD); the ngtcp2 client
+	// does not read the body and has none.
+	OWDLog string
+	// KeyLogFile, if set, receives the connection's TLS secrets in
+	// SSLKEYLOGFILE format (all three clients).
+	KeyLogFile string
 	// T0 is the origin of the times reported; zero means the start of
 	// Download.
 	T0 time.Time
@@ -225,6 +250,20 @@ func (c *ServerConfig) validate() error {
 		if !st.IsDir() {
 			return fmt.Errorf("root %s: not a directory", c.Root)
 		}
+	}
+	switch {
+	case c.StampInterval == 0:
+		c.StampInterval = DefaultStampInterval
+	case c.StampInterval == NoStamps:
+	case c.StampInterval < StampSize || c.StampInterval > MaxStampInterval:
+		return fmt.Errorf("stamp interval %d: want %d..%d bytes, or %d for no stamps", c.StampInterval, StampSize, MaxStampInterval, NoStamps)
+	}
+	switch {
+	case c.NotSentLowat == 0:
+		c.NotSentLowat = DefaultNotSentLowat
+	case c.NotSentLowat == NoLowat:
+	case c.NotSentLowat < 0:
+		return fmt.Errorf("notsent lowat %d: want bytes > 0, or %d for the kernel default", c.NotSentLowat, NoLowat)
 	}
 	for _, n := range c.Sizes {
 		if n < 0 || n > UnboundedSize {

@@ -19,6 +19,7 @@
 //	emu endpoint server --impl quic-go|ngtcp2|go --proto quic|tcp
 //	    --listen IP:PORT --cert FILE --key FILE
 //	    [--cc C] [--qlog FILE] [--root DIR] [--sizes N,N,...]
+//	    [--keylog FILE] [--stamp-interval N] [--notsent-lowat N]
 //	    [--mptcp] [--tcpinfo-log FILE] [--tcpinfo-interval 10ms] [--t0 UNIXNANO]
 //
 // When it listens it prints {"event":"ready","addr":"IP:PORT"} (the actual
@@ -52,15 +53,16 @@
 //	    --url https://IP:PORT/bytes/N --ca CERT [--size N] [--duration D]
 //	    [--cc C] [--rcvbuf default|large] [--qlog FILE] [--recv-log FILE]
 //	    [--t0 UNIXNANO] [--interval 100ms] [--handshake-timeout 10s]
-//	    [--idle-timeout 10s] [--mptcp]
+//	    [--idle-timeout 10s] [--mptcp] [--owd-log FILE] [--keylog FILE]
 //
 // It prints {"event":"progress","t":T,"bytes":B} every --interval, T in
 // seconds since --t0 (default: the client's start) and B the cumulative
 // body bytes, then exactly one
 //
-//	{"event":"done","bytes":B,"seconds":S,"goodput_mbps":G,"complete":true,"error":"","cc":"newreno","rcvbuf_bytes":212992}
+//	{"event":"done","bytes":B,"seconds":S,"goodput_mbps":G,"complete":true,"error":"","cc":"newreno","rcvbuf_bytes":212992,
+//	 "owd_ms":{"p50":P,"p95":P,"p99":P,"max":M,"mean":A,"n":N}}
 //
-// whatever happened, and exits 0 only if the download completed. "cc" is
+// whatever happened (owd_ms only when the body had send stamps), and exits 0 only if the download completed. "cc" is
 // the client side's controller (the sender's is the server's, printed in
 // its accept line); "rcvbuf_bytes" the quic-go client's SO_RCVBUF. The
 // measurement starts when the client begins to connect (the handshake is
@@ -79,7 +81,9 @@
 // arrived, fails the download with "MPTCP fell back to plain TCP: <why>".
 // --recv-log FILE writes "t_s,bytes" CSV rows (seconds since t0, cumulative
 // bytes): one per Read for the Go clients, one per size poll (every 100 ms)
-// for ngtcp2. ParseEvent reads every line kind; ServerArgs and ClientArgs
+// for ngtcp2. --owd-log FILE writes a results.OWDHeader row per send
+// stamp (see below); --keylog FILE appends the TLS secrets (both sides; see
+// below). ParseEvent reads every line kind; ServerArgs and ClientArgs
 // build these argument lists so callers never spell the flags themselves.
 //
 // # URLs and sizes
@@ -89,6 +93,61 @@
 // sparse files it creates at start for UnboundedSize and each --sizes N, so
 // the ngtcp2 server must be told the sizes). Duration-limited flows request
 // BytesURL(addr, UnboundedSize). Any other path is a file under --root.
+//
+// # Send stamps and one-way delay
+//
+// The Go servers (quic-go, go) write a StampSize-byte send stamp at body
+// offsets 0, K, 2K, ... of /bytes/N, K = --stamp-interval (default
+// DefaultStampInterval, 64 KiB; -1: none); the format is in stamp.go. The
+// body is written in pieces that never cross a stamp offset, so each stamp
+// starts a Write of its own, and its time (wall clock, Unix ns: every
+// namespace reads the same host clock) is taken just before that Write. At
+// the default the pieces are the 64 KiB writes a body has without stamps,
+// so stamping costs a clock read and a 16-byte copy per 64 KiB; a smaller
+// K samples more often and makes more, smaller writes. The clients (the
+// Go ones, which read the body) take the time of the Read that returns a
+// stamp's first byte; one-way delay = that time − the stamp. A stamp is
+// recognised by its offset and magic: a body whose first bytes are not one
+// (the ngtcp2 server's sparse files, files under --root) gives no delays,
+// and the ngtcp2 client reads no body here, so it has none either.
+//
+// What the delay includes, from the server's Write to the client's Read:
+//
+//   - the wait in the sender. quic-go v0.65's SendStream.Write returns
+//     once all but the last packet's worth (≤ 1452 bytes) of a piece is
+//     packed into STREAM frames, so a stamp is written when the piece before
+//     it is packetized, and goes out in the next packet congestion control
+//     and pacing allow. net/http's HTTP/2 Write returns when the piece is
+//     written to the TLS connection, i.e. into the kernel socket buffer; the
+//     TCP server sets TCP_NOTSENT_LOWAT (--notsent-lowat, default
+//     DefaultNotSentLowat 16 KiB; -1: the kernel's, unlimited) on its
+//     sockets, so at most about that much plus one segment batch waits
+//     unsent ahead of a stamp (16 KiB is 6.5 ms at 20 Mbit/s). Without it
+//     the autotuned send buffer holds about a congestion window of unsent
+//     data and a stamp would wait about a round trip before it left;
+//   - the network: propagation, the rate limiters' queues, the delay line,
+//     PDCP's reordering hold;
+//   - the receiver: the kernel's socket buffer until the client reads,
+//     head-of-line blocking (bytes behind a lost packet wait for its
+//     retransmission; a retransmitted stamp keeps its first send time, so
+//     its delay includes the loss recovery), and the HTTP/3 or HTTP/2
+//     stack's buffering.
+//
+// The done line's owd_ms summarises all stamps of the download (nearest-rank
+// percentiles, results.DelayStats); the log has one row each: read time
+// since --t0, body offset, delay. A stamp that does not match the ones
+// before it (never seen from emu's servers) stops the delays with a warning
+// on stderr; the download itself is unaffected.
+//
+// # TLS key logs
+//
+// --keylog FILE (server and client) appends the TLS 1.3 secrets of every
+// connection in SSLKEYLOGFILE format (mode 0600), so Wireshark decrypts a
+// capture with `tshark -r FILE.pcapng -o tls.keylog_file:KEYS -Y http3`
+// (http2 for TCP). quic-go and the Go TCP endpoints write it through
+// tls.Config.KeyLogWriter; gtlsserver and gtlsclient 0.12.1 through GnuTLS
+// 3.7's SSLKEYLOGFILE environment variable, set for the child only. Every
+// endpoint emu runs supports it.
 //
 // # Congestion control
 //

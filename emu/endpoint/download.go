@@ -31,6 +31,14 @@ func Download(ctx context.Context, cfg ClientConfig, progress func(Progress)) (R
 		}
 		m.log = l
 	}
+	// The ngtcp2 client's body is never read here: its recorder stays
+	// idle and its log has the header only.
+	o, oerr := newOWDRecorder(m, cfg.OWDLog)
+	if oerr != nil {
+		m.log.Close()
+		return Result{}, fmt.Errorf("endpoint client: %w", oerr)
+	}
+	m.owd = o
 	stopReports := reportProgress(m, start, cfg.Interval, progress)
 	var r Result
 	var err error
@@ -43,9 +51,15 @@ func Download(ctx context.Context, cfg ClientConfig, progress func(Progress)) (R
 		r, err = downloadTCP(ctx, &cfg, m)
 	}
 	stopReports()
-	if cerr := m.log.Close(); cerr != nil && err == nil {
-		err = cerr
-		r.Complete = false
+	r.OWD = m.owd.stats()
+	if w := m.owd.warning(); w != "" {
+		fmt.Fprintln(cfg.Log, w)
+	}
+	for _, c := range []interface{ Close() error }{m.log, m.owd} {
+		if cerr := c.Close(); cerr != nil && err == nil {
+			err = cerr
+			r.Complete = false
+		}
 	}
 	if err != nil {
 		return r, fmt.Errorf("endpoint client (%s) %s: %w", cfg.Impl, cfg.URL, err)
@@ -104,8 +118,14 @@ func reportProgress(m *meter, start time.Time, interval time.Duration, progress 
 func readBody(body io.Reader, buf []byte, m *meter) (endReason, error) {
 	for {
 		n, err := body.Read(buf)
-		if n > 0 && !m.add(n, time.Now()) {
-			return endWindow, nil
+		if n > 0 {
+			now := time.Now()
+			if !m.add(n, now) {
+				return endWindow, nil
+			}
+			if m.owd != nil {
+				m.owd.observe(buf[:n], now)
+			}
 		}
 		if err == io.EOF {
 			return endEOF, nil

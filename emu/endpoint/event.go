@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Event kinds printed on an endpoint's stdout, one JSON object per line.
@@ -32,6 +34,7 @@ type Event struct {
 	Complete    bool
 	Error       string
 	RcvBufBytes int
+	OWD         *results.DelayStats // nil: the client measured none
 }
 
 // wireEvent is the JSON form; pointers tell absent fields from zero ones.
@@ -48,6 +51,8 @@ type wireEvent struct {
 	CC          *string  `json:"cc,omitempty"`
 	MPTCP       *bool    `json:"mptcp,omitempty"`
 	RcvBufBytes *int     `json:"rcvbuf_bytes,omitempty"`
+	// OWD is the done line's "owd_ms": {"p50","p95","p99","max","mean","n"}.
+	OWD *results.DelayStats `json:"owd_ms,omitempty"`
 }
 
 // ReadyEvent, AcceptEvent, ProgressEvent and DoneEvent build the events an
@@ -65,7 +70,7 @@ func ProgressEvent(p Progress) Event {
 // DoneEvent reports r; err, if not nil, becomes the error field.
 func DoneEvent(r Result, err error) Event {
 	e := Event{Kind: EventDone, Bytes: r.Bytes, Seconds: r.Seconds, GoodputMbps: r.GoodputMbps,
-		Complete: r.Complete, CC: r.CC, RcvBufBytes: r.RcvBufBytes}
+		Complete: r.Complete, CC: r.CC, RcvBufBytes: r.RcvBufBytes, OWD: r.OWD}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -95,13 +100,18 @@ func (e Event) wire() wireEvent {
 		if e.RcvBufBytes != 0 {
 			w.RcvBufBytes = &e.RcvBufBytes
 		}
+		w.OWD = e.OWD
 	}
 	return w
 }
 
 // MarshalJSON encodes exactly the fields of e's kind.
 func (e Event) MarshalJSON() ([]byte, error) {
-	for _, f := range []float64{e.T, e.Seconds, e.GoodputMbps} {
+	fs := []float64{e.T, e.Seconds, e.GoodputMbps}
+	if o := e.OWD; o != nil {
+		fs = append(fs, o.P50, o.P95, o.P99, o.Max, o.Mean)
+	}
+	for _, f := range fs {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, fmt.Errorf("endpoint: %s event: non-finite number", e.Kind)
 		}
@@ -181,6 +191,10 @@ func ParseEvent(line []byte) (Event, error) {
 		if w.RcvBufBytes != nil {
 			e.RcvBufBytes = *w.RcvBufBytes
 		}
+		if w.OWD != nil && w.OWD.N <= 0 {
+			return Event{}, fmt.Errorf("endpoint done event %q: owd_ms without samples", truncate(line))
+		}
+		e.OWD = w.OWD
 	case "":
 		return Event{}, fmt.Errorf("endpoint event %q: no \"event\" field", truncate(line))
 	default:

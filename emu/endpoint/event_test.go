@@ -6,7 +6,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
+
+// sameEvent compares events by value, OWD statistics included.
+func sameEvent(a, b Event) bool {
+	if (a.OWD == nil) != (b.OWD == nil) || (a.OWD != nil && *a.OWD != *b.OWD) {
+		return false
+	}
+	a.OWD, b.OWD = nil, nil
+	return a == b
+}
 
 func TestEventRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
@@ -22,6 +33,9 @@ func TestEventRoundTrip(t *testing.T) {
 		{ProgressEvent(Progress{}), `{"event":"progress","t":0,"bytes":0}`},
 		{DoneEvent(Result{Bytes: 100, Seconds: 2, GoodputMbps: 0.0004, Complete: true, CC: "newreno", RcvBufBytes: 212992}, nil),
 			`{"event":"done","bytes":100,"seconds":2,"goodput_mbps":0.0004,"complete":true,"error":"","cc":"newreno","rcvbuf_bytes":212992}`},
+		{DoneEvent(Result{Bytes: 100, Seconds: 2, GoodputMbps: 0.0004, Complete: true, CC: "cubic",
+			OWD: &results.DelayStats{P50: 10.5, P95: 11, P99: 12.25, Max: 30, Mean: 10.75, N: 1200}}, nil),
+			`{"event":"done","bytes":100,"seconds":2,"goodput_mbps":0.0004,"complete":true,"error":"","cc":"cubic","owd_ms":{"p50":10.5,"p95":11,"p99":12.25,"max":30,"mean":10.75,"n":1200}}`},
 		{DoneEvent(Result{}, errors.New("handshake timeout")),
 			`{"event":"done","bytes":0,"seconds":0,"goodput_mbps":0,"complete":false,"error":"handshake timeout"}`},
 	} {
@@ -35,7 +49,7 @@ func TestEventRoundTrip(t *testing.T) {
 		back, err := ParseEvent(buf.Bytes())
 		if err != nil {
 			t.Errorf("ParseEvent(%s): %v", tc.line, err)
-		} else if back != tc.ev {
+		} else if !sameEvent(back, tc.ev) {
 			t.Errorf("ParseEvent(%s) = %+v, want %+v", tc.line, back, tc.ev)
 		}
 	}
@@ -54,6 +68,8 @@ func TestParseEventErrors(t *testing.T) {
 		{`{"event":"progress","t":"1","bytes":1}`, "cannot unmarshal"},
 		{`{"event":"ready","addr":"x"} {"event":"ready","addr":"y"}`, "trailing data"},
 		{`not json`, "invalid character"},
+		{`{"event":"done","bytes":1,"seconds":1,"goodput_mbps":1,"complete":true,"error":"","owd_ms":{"p50":1,"n":0}}`, "owd_ms without samples"},
+		{`{"event":"done","bytes":1,"seconds":1,"goodput_mbps":1,"complete":true,"error":"","owd_ms":{"p5":1,"n":1}}`, `unknown field "p5"`},
 	} {
 		_, err := ParseEvent([]byte(tc.line))
 		if !errContains(err, tc.wantErr) {
@@ -68,6 +84,7 @@ func FuzzParseEvent(f *testing.F) {
 		`{"event":"accept","remote":"1.2.3.4:5","cc":"bbr"}`,
 		`{"event":"progress","t":0.1,"bytes":1000}`,
 		`{"event":"done","bytes":1,"seconds":1,"goodput_mbps":8e-6,"complete":true,"error":"","cc":"cubic","rcvbuf_bytes":1}`,
+		`{"event":"done","bytes":1,"seconds":1,"goodput_mbps":8,"complete":true,"error":"","owd_ms":{"p50":1,"p95":2,"p99":3,"max":4,"mean":1.5,"n":9}}`,
 		`{"event":"done"`, `[]`, `null`, `{"event":1}`,
 	} {
 		f.Add([]byte(s))
@@ -86,7 +103,7 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatalf("%+v printed as more than one line: %q", ev, buf.String())
 		}
 		back, err := ParseEvent(buf.Bytes())
-		if err != nil || back != ev {
+		if err != nil || !sameEvent(back, ev) {
 			t.Fatalf("%q → %+v → %s → %+v, %v", line, ev, buf.String(), back, err)
 		}
 	})

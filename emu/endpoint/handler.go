@@ -3,6 +3,7 @@ package endpoint
 import (
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // patternSize is the buffer /bytes/N is cut from: big enough that one
@@ -10,8 +11,9 @@ import (
 const patternSize = 64 << 10
 
 // newHandler serves GET /bytes/N (N bytes generated from one fixed buffer,
-// so N may exceed memory) and, if root is set, the files below root.
-func newHandler(root string) http.Handler {
+// so N may exceed memory, with a send stamp every stampInterval bytes
+// unless it is NoStamps) and, if root is set, the files below root.
+func newHandler(root string, stampInterval int64) http.Handler {
 	pattern := make([]byte, patternSize)
 	for i := range pattern {
 		// Not all zeros, so nothing on the path can compress it away.
@@ -19,7 +21,7 @@ func newHandler(root string) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/bytes/", func(w http.ResponseWriter, r *http.Request) {
-		serveBytes(w, r, pattern)
+		serveBytes(w, r, pattern, stampInterval)
 	})
 	if root != "" {
 		mux.Handle("/", http.FileServer(http.Dir(root)))
@@ -27,7 +29,13 @@ func newHandler(root string) http.Handler {
 	return mux
 }
 
-func serveBytes(w http.ResponseWriter, r *http.Request, pattern []byte) {
+// serveBytes writes the body in pieces that never cross a stamp offset, so
+// each stamp starts a Write and its time is taken just before the transport
+// gets it: quic-go's Write returns once all but the last packet's worth of
+// a piece is packed into packets, net/http's HTTP/2 Write once the piece is
+// written to the TLS connection (see the package documentation for what
+// that means for the delay measured).
+func serveBytes(w http.ResponseWriter, r *http.Request, pattern []byte, stampInterval int64) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		http.Error(w, "only GET and HEAD", http.StatusMethodNotAllowed)
 		return
@@ -44,14 +52,25 @@ func serveBytes(w http.ResponseWriter, r *http.Request, pattern []byte) {
 	if r.Method == http.MethodHead {
 		return
 	}
-	for n > 0 {
+	var stamped []byte // pattern with room for a stamp; pattern is shared
+	if stampInterval > 0 {
+		stamped = make([]byte, min(int64(len(pattern)), stampInterval))
+		copy(stamped, pattern)
+	}
+	for off := int64(0); off < n; {
+		size := min(int64(len(pattern)), n-off)
 		chunk := pattern
-		if int64(len(chunk)) > n {
-			chunk = chunk[:n]
+		if stamped != nil {
+			into := off % stampInterval
+			size = min(size, stampInterval-into)
+			if into == 0 && size >= StampSize {
+				chunk = stamped
+				putStamp(chunk, stampInterval, time.Now())
+			}
 		}
-		if _, err := w.Write(chunk); err != nil {
+		if _, err := w.Write(chunk[:size]); err != nil {
 			return // the client went away; nothing to tell it
 		}
-		n -= int64(len(chunk))
+		off += size
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // testServer is a server running in this process for one test.
@@ -274,4 +276,69 @@ func freshUDPRcvBuf(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// checkOWD checks a download's one-way delays: with stamped bodies, one
+// row per stamp of an n-byte body in the log, all delays positive and
+// below a second on this host, and statistics that match the log; without,
+// no statistics and a log with the header only (Go clients) or none.
+func checkOWD(t *testing.T, path string, st *results.DelayStats, stamped bool, n, interval int64) []results.OWDRow {
+	t.Helper()
+	rows, err := results.ReadOWDFile(path)
+	if errors.Is(err, os.ErrNotExist) && !stamped {
+		if st != nil {
+			t.Errorf("owd stats %+v without a log", st)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stamped {
+		if len(rows) != 0 || st != nil {
+			t.Errorf("unstamped body: %d owd rows, stats %+v", len(rows), st)
+		}
+		return rows
+	}
+	want := int((n - StampSize + interval) / interval)
+	if len(rows) != want || st == nil || st.N != want {
+		t.Fatalf("%d owd rows, stats %+v; want %d stamps", len(rows), st, want)
+	}
+	ms := make([]float64, len(rows))
+	for i, r := range rows {
+		if r.Offset != int64(i)*interval || r.OWD <= 0 || r.OWD > time.Second {
+			t.Errorf("owd row %d: %+v", i, r)
+		}
+		ms[i] = float64(r.OWD) / 1e6
+	}
+	fromLog, _ := results.SummarizeDelays(ms)
+	// The log has microseconds, the statistics nanoseconds.
+	if d := fromLog.P50 - st.P50; d > 0.001 || d < -0.001 || fromLog.N != st.N {
+		t.Errorf("owd stats %+v, the log gives %+v", st, fromLog)
+	}
+	t.Logf("owd: %d stamps, p50 %.3f ms, p95 %.3f ms, p99 %.3f ms, max %.3f ms", st.N, st.P50, st.P95, st.P99, st.Max)
+	return rows
+}
+
+// checkKeyLog checks that path is an SSLKEYLOGFILE with the TLS 1.3
+// secrets of at least conns connections.
+func checkKeyLog(t *testing.T, path string, conns int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(l)
+		if len(f) != 3 || len(f[1]) != 64 {
+			t.Fatalf("keylog %s: line %q is not LABEL CLIENT_RANDOM SECRET", path, l)
+		}
+		count[f[0]]++
+	}
+	for _, label := range []string{"CLIENT_HANDSHAKE_TRAFFIC_SECRET", "SERVER_HANDSHAKE_TRAFFIC_SECRET", "CLIENT_TRAFFIC_SECRET_0", "SERVER_TRAFFIC_SECRET_0"} {
+		if count[label] < conns {
+			t.Errorf("keylog %s: %d %s lines, want %d", path, count[label], label, conns)
+		}
+	}
 }

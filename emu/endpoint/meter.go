@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Progress is one progress report of a download.
@@ -30,6 +32,9 @@ type Result struct {
 	// RcvBufBytes is the UDP receive buffer (getsockopt SO_RCVBUF) of a
 	// quic-go client; 0 where emu does not control it.
 	RcvBufBytes int
+	// OWD summarises the one-way delays of the body's send stamps; nil
+	// when there were none (the ngtcp2 client, or an unstamped body).
+	OWD *results.DelayStats
 }
 
 // endReason says why a download stopped.
@@ -54,6 +59,7 @@ type meter struct {
 	bytes     atomic.Int64
 	last      time.Time // arrival of the last counted byte
 	log       *recvLog
+	owd       *owdRecorder // nil for clients that do not read the body
 }
 
 // newMeter starts measuring at start. t0 (zero: start) is the origin of

@@ -44,7 +44,11 @@ func downloadNgtcp2(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 		return fail(fmt.Errorf("download dir: %w", err))
 	}
 	defer os.RemoveAll(dl)
-	ch, err := startChild(bin, ngtcp2ClientArgs(cfg, u, dl), dl, cfg.Log)
+	env, err := keyLogEnviron(cfg.KeyLogFile)
+	if err != nil {
+		return fail(err)
+	}
+	ch, err := startChild(bin, ngtcp2ClientArgs(cfg, u, dl), dl, env, cfg.Log)
 	if err != nil {
 		return fail(err)
 	}

@@ -54,7 +54,11 @@ func serveNgtcp2(ctx context.Context, cfg *ServerConfig) error {
 		args = append(args, "--qlog-dir="+qdir)
 	}
 	args = append(args, ap.Addr().String(), strconv.Itoa(int(port)), cfg.KeyFile, cfg.CertFile)
-	ch, err := startChild(bin, args, htdocs, cfg.Log)
+	env, err := keyLogEnviron(cfg.KeyLogFile)
+	if err != nil {
+		return err
+	}
+	ch, err := startChild(bin, args, htdocs, env, cfg.Log)
 	if err != nil {
 		return err
 	}

@@ -29,9 +29,10 @@ func TestPairs(t *testing.T) {
 			}
 			dir, cert, key := testCert(t)
 			scfg := ServerConfig{Impl: tc.server, Proto: tc.proto, Listen: "127.0.0.1:0",
-				CertFile: cert, KeyFile: key, Sizes: []int64{n}}
+				CertFile: cert, KeyFile: key, Sizes: []int64{n}, KeyLogFile: dir + "/server.keys"}
 			ccfg := ClientConfig{Impl: tc.client, Proto: tc.proto, CAFile: cert,
-				RecvLog: dir + "/recv.csv", Interval: 2e6, Log: testLog(t, "client")}
+				RecvLog: dir + "/recv.csv", OWDLog: dir + "/owd.csv", KeyLogFile: dir + "/client.keys",
+				Interval: 2e6, Log: testLog(t, "client")}
 			if tc.proto == ProtoQUIC {
 				scfg.QlogFile = qlogPath(dir, "server")
 				ccfg.QlogFile = qlogPath(dir, "client")
@@ -60,6 +61,9 @@ func TestPairs(t *testing.T) {
 			if ps := prog.check(t, n); len(ps) == 0 {
 				t.Error("no progress report during the download")
 			}
+			// Go servers stamp, Go clients read the stamps.
+			stamped := tc.server != ImplNgtcp2 && tc.client != ImplNgtcp2
+			checkOWD(t, ccfg.OWDLog, r.OWD, stamped, n, DefaultStampInterval)
 			rows, _ := checkRecvLog(t, ccfg.RecvLog, n)
 			if tc.client != ImplNgtcp2 && rows < 10 {
 				t.Errorf("recv-log has %d rows; the Go clients write one per read", rows)
@@ -67,6 +71,8 @@ func TestPairs(t *testing.T) {
 			if err := srv.stop(); err != nil {
 				t.Fatalf("server stop: %v", err)
 			}
+			checkKeyLog(t, scfg.KeyLogFile, 1)
+			checkKeyLog(t, ccfg.KeyLogFile, 1)
 			switch tc.proto {
 			case ProtoQUIC:
 				cs := checkQlog(t, ccfg.QlogFile, "client")

@@ -56,6 +56,13 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 		return fail(err)
 	}
 
+	keys, err := openKeyLog(cfg.KeyLogFile)
+	if err != nil {
+		return fail(err)
+	}
+	if keys != nil {
+		defer keys.Close()
+	}
 	qlogs := newQlogSink(cfg.QlogFile, cfg.Log)
 	qconf := &quic.Config{
 		HandshakeIdleTimeout: cfg.HandshakeTimeout,
@@ -70,7 +77,7 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 	}
 	var handshaken atomic.Bool
 	h3 := &http3.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)},
 		QUICConfig:      qconf,
 		Dial: func(ctx context.Context, _ string, tlsConf *tls.Config, qc *quic.Config) (*quic.Conn, error) {
 			hctx, cancel := context.WithTimeoutCause(ctx, cfg.HandshakeTimeout, errHandshakeTimeout)

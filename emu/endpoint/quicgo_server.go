@@ -30,17 +30,25 @@ func serveQuicGo(ctx context.Context, cfg *ServerConfig) error {
 	tr := &quic.Transport{Conn: udp}
 	defer tr.Close()
 
+	keys, err := openKeyLog(cfg.KeyLogFile)
+	if err != nil {
+		return err
+	}
+	if keys != nil {
+		defer keys.Close()
+	}
 	qlogs := newQlogSink(cfg.QlogFile, cfg.Log)
 	tlsConf := http3.ConfigureTLSConfig(&tls.Config{
 		Certificates: []tls.Certificate{cert},
 		MinVersion:   tls.VersionTLS13,
+		KeyLogWriter: keyLogWriter(keys),
 	})
 	ln, err := tr.Listen(tlsConf, &quic.Config{Tracer: qlogs.tracer()})
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	srv := &http3.Server{
-		Handler: newHandler(cfg.Root),
+		Handler: newHandler(cfg.Root, cfg.StampInterval),
 		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
 			cfg.accepted(ConnInfo{Remote: c.RemoteAddr().String(), CC: CCNewReno})
 			return ctx

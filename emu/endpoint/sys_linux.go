@@ -31,6 +31,25 @@ func setCongestion(fd int, cc string) (string, error) {
 	return got, nil
 }
 
+// setNotSentLowat sets TCP_NOTSENT_LOWAT (n < 0: leave the kernel's) and
+// checks that the kernel took it.
+func setNotSentLowat(fd, n int) error {
+	if n < 0 {
+		return nil
+	}
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, n); err != nil {
+		return fmt.Errorf("setsockopt TCP_NOTSENT_LOWAT %d: %w", n, err)
+	}
+	got, err := unix.GetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT)
+	if err != nil {
+		return fmt.Errorf("getsockopt TCP_NOTSENT_LOWAT: %w", err)
+	}
+	if got != n {
+		return fmt.Errorf("TCP_NOTSENT_LOWAT: set %d, the kernel reports %d", n, got)
+	}
+	return nil
+}
+
 // availableCC lists the congestion controls the kernel has loaded.
 func availableCC() string {
 	b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_available_congestion_control")

@@ -13,6 +13,7 @@ import (
 var errNotLinux = errors.New("endpoint: needs Linux")
 
 func setCongestion(fd int, cc string) (string, error)            { return "", errNotLinux }
+func setNotSentLowat(fd, n int) error                            { return errNotLinux }
 func availableCC() string                                        { return "unknown" }
 func withFD(c syscall.Conn, f func(fd int) error) error          { return errNotLinux }
 func rcvBuf(c syscall.Conn) (int, error)                         { return 0, errNotLinux }

@@ -28,6 +28,13 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 	if err != nil {
 		return fail(err)
 	}
+	keys, err := openKeyLog(cfg.KeyLogFile)
+	if err != nil {
+		return fail(err)
+	}
+	if keys != nil {
+		defer keys.Close()
+	}
 	addr := hostPort(cfg.URL)
 	dialer := &net.Dialer{
 		Timeout: cfg.HandshakeTimeout,
@@ -46,7 +53,7 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 	tr := &http.Transport{
 		Protocols:           &protos,
 		ForceAttemptHTTP2:   true,
-		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13},
+		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)},
 		TLSHandshakeTimeout: cfg.HandshakeTimeout,
 		DisableCompression:  true,
 		HTTP2: &http.HTTP2Config{

@@ -11,6 +11,12 @@ import (
 	"time"
 )
 
+// TCP_NOTSENT_LOWAT of the TCP server (ServerConfig.NotSentLowat).
+const (
+	DefaultNotSentLowat = 16 << 10
+	NoLowat             = -1
+)
+
 // serveTCP runs net/http's HTTP/2 server over TLS 1.3 with the congestion
 // control set on the listener and verified on every accepted socket.
 func serveTCP(ctx context.Context, cfg *ServerConfig) error {
@@ -18,11 +24,22 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 	if err != nil {
 		return err
 	}
+	keys, err := openKeyLog(cfg.KeyLogFile)
+	if err != nil {
+		return err
+	}
+	if keys != nil {
+		defer keys.Close()
+	}
 	var listenErr error
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		// Failing here, before "ready", is the clear error for a cc the
 		// kernel refuses; accepted sockets inherit the listener's.
-		if err := rc.Control(func(fd uintptr) { _, listenErr = setCongestion(int(fd), cfg.CC) }); err != nil {
+		if err := rc.Control(func(fd uintptr) {
+			if _, listenErr = setCongestion(int(fd), cfg.CC); listenErr == nil {
+				listenErr = setNotSentLowat(int(fd), cfg.NotSentLowat)
+			}
+		}); err != nil {
 			return err
 		}
 		return listenErr
@@ -42,18 +59,19 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 			return err
 		}
 	}
-	cl := &ccListener{TCPListener: ln.(*net.TCPListener), cc: cfg.CC, onConn: cfg.accepted, mptcp: cfg.MPTCP, logs: logs}
+	cl := &ccListener{TCPListener: ln.(*net.TCPListener), cc: cfg.CC, lowat: cfg.NotSentLowat, onConn: cfg.accepted, mptcp: cfg.MPTCP, logs: logs}
 	defer cl.Close()
 	defer logs.close() // after the connections, so every log has its last sample
 
 	var protos http.Protocols
 	protos.SetHTTP2(true) // HTTP/2 only: a client that cannot do it fails the handshake
 	srv := &http.Server{
-		Handler:   newHandler(cfg.Root),
+		Handler:   newHandler(cfg.Root, cfg.StampInterval),
 		Protocols: &protos,
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{cert},
 			MinVersion:   tls.VersionTLS13,
+			KeyLogWriter: keyLogWriter(keys),
 		},
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          newLogger(cfg.Log),
@@ -82,6 +100,7 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 type ccListener struct {
 	*net.TCPListener
 	cc     string
+	lowat  int
 	onConn func(ConnInfo)
 	mptcp  bool
 	logs   *tcpInfoLogs // nil: no TCP_INFO logs
@@ -105,8 +124,10 @@ func (l *ccListener) accept() (net.Conn, error) {
 	var got string
 	err = withFD(c, func(fd int) error {
 		var err error
-		got, err = setCongestion(fd, l.cc)
-		return err
+		if got, err = setCongestion(fd, l.cc); err != nil {
+			return err
+		}
+		return setNotSentLowat(fd, l.lowat)
 	})
 	if err != nil {
 		c.Close()

@@ -106,3 +106,33 @@ func (n *NetNS) Do(f func() error) error {
 	}()
 	return <-ch
 }
+
+// Veth joins a and b with a veth pair, nameA in a and nameB in b, each with
+// its address (CIDR, e.g. "192.168.77.1/24") and up. It goes with the
+// namespaces when the test ends.
+func Veth(tb testing.TB, a *NetNS, nameA, addrA string, b *NetNS, nameB, addrB string) {
+	tb.Helper()
+	v := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: nameA}, PeerName: nameB, PeerNamespace: netlink.NsFd(b.NS)}
+	if err := a.Handle.LinkAdd(v); err != nil {
+		tb.Fatalf("emutest: veth %s-%s: %v", nameA, nameB, err)
+	}
+	for _, side := range []struct {
+		ns         *NetNS
+		name, addr string
+	}{{a, nameA, addrA}, {b, nameB, addrB}} {
+		l, err := side.ns.Handle.LinkByName(side.name)
+		if err != nil {
+			tb.Fatalf("emutest: veth %s: %v", side.name, err)
+		}
+		addr, err := netlink.ParseAddr(side.addr)
+		if err != nil {
+			tb.Fatalf("emutest: veth %s: address %q: %v", side.name, side.addr, err)
+		}
+		if err := side.ns.Handle.AddrAdd(l, addr); err != nil {
+			tb.Fatalf("emutest: veth %s: add %s: %v", side.name, side.addr, err)
+		}
+		if err := side.ns.Handle.LinkSetUp(l); err != nil {
+			tb.Fatalf("emutest: veth %s up: %v", side.name, err)
+		}
+	}
+}

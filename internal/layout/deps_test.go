@@ -49,6 +49,7 @@ var kernelFacing = []string{
 	module + "emu/host",
 	module + "emu/runstate",
 	module + "emu/endpoint",
+	module + "emu/capture",
 	module + "topo",
 }
 

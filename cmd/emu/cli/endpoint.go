@@ -80,11 +80,12 @@ func newEndpointClientCmd(e *env) *cobra.Command {
 }
 
 type serverFlags struct {
-	impl, proto, listen, cert, key, cc, qlog, root, sizes string
-	mptcp                                                 bool
-	tcpinfoLog                                            string
-	tcpinfoInterval                                       time.Duration
-	t0                                                    int64
+	impl, proto, listen, cert, key, cc, qlog, root, sizes, keylog string
+	mptcp                                                         bool
+	tcpinfoLog                                                    string
+	tcpinfoInterval                                               time.Duration
+	t0, stampInterval                                             int64
+	lowat                                                         int
 }
 
 func (f *serverFlags) bind(fs *pflag.FlagSet) {
@@ -97,6 +98,9 @@ func (f *serverFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file of the first QUIC connection")
 	fs.StringVar(&f.root, endpoint.FlagRoot, "", "directory of files to serve besides /bytes/N")
 	fs.StringVar(&f.sizes, endpoint.FlagSizes, "", "comma-separated N of /bytes/N the ngtcp2 server must serve")
+	fs.StringVar(&f.keylog, endpoint.FlagKeyLog, "", "append the TLS secrets of every connection to this file (SSLKEYLOGFILE format)")
+	fs.Int64Var(&f.stampInterval, endpoint.FlagStampInterval, 0, "bytes between the send stamps of /bytes/N (default 65536; -1: no stamps; Go servers only)")
+	fs.IntVar(&f.lowat, endpoint.FlagNotSentLowat, 0, "TCP_NOTSENT_LOWAT of the TCP server's sockets in bytes (default 16384; -1: the kernel's)")
 	fs.BoolVar(&f.mptcp, endpoint.FlagMPTCP, false, "listen with Multipath TCP (go server)")
 	fs.StringVar(&f.tcpinfoLog, endpoint.FlagTCPInfoLog, "", "CSV file of TCP_INFO samples per connection (go server)")
 	fs.DurationVar(&f.tcpinfoInterval, endpoint.FlagTCPInfoInterval, 0, "TCP_INFO sampling interval (0: 10ms)")
@@ -107,6 +111,7 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 	cfg := endpoint.ServerConfig{
 		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), Listen: f.listen,
 		CertFile: f.cert, KeyFile: f.key, CC: f.cc, QlogFile: f.qlog, Root: f.root,
+		KeyLogFile: f.keylog, StampInterval: f.stampInterval, NotSentLowat: f.lowat,
 		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval,
 	}
 	if f.t0 < 0 {
@@ -131,10 +136,10 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 }
 
 type clientFlags struct {
-	mptcp                                           bool
-	impl, proto, url, ca, cc, rcvbuf, qlog, recvLog string
-	size, t0                                        int64
-	duration, interval, handshake, idle             time.Duration
+	mptcp                                                           bool
+	impl, proto, url, ca, cc, rcvbuf, qlog, recvLog, owdLog, keylog string
+	size, t0                                                        int64
+	duration, interval, handshake, idle                             time.Duration
 }
 
 func (f *clientFlags) bind(fs *pflag.FlagSet) {
@@ -149,6 +154,8 @@ func (f *clientFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.mptcp, endpoint.FlagMPTCP, false, "connect with Multipath TCP and fail if it falls back (tcp)")
 	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file (QUIC)")
 	fs.StringVar(&f.recvLog, endpoint.FlagRecvLog, "", "CSV file of t_s,bytes for every read")
+	fs.StringVar(&f.owdLog, endpoint.FlagOWDLog, "", "CSV file of t_s,offset,owd_ms for every send stamp read (Go clients)")
+	fs.StringVar(&f.keylog, endpoint.FlagKeyLog, "", "append the connection's TLS secrets to this file (SSLKEYLOGFILE format)")
 	fs.Int64Var(&f.t0, endpoint.FlagT0, 0, "origin of reported times, Unix nanoseconds (default: start)")
 	fs.DurationVar(&f.interval, endpoint.FlagInterval, endpoint.DefaultInterval, "progress interval")
 	fs.DurationVar(&f.handshake, endpoint.FlagHandshakeTimeout, endpoint.DefaultHandshakeTimeout, "connection set-up timeout")
@@ -159,7 +166,7 @@ func (f *clientFlags) config() (endpoint.ClientConfig, error) {
 	cfg := endpoint.ClientConfig{
 		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), URL: f.url, CAFile: f.ca,
 		Size: f.size, Duration: f.duration, CC: f.cc, RcvBuf: endpoint.RcvBuf(f.rcvbuf),
-		QlogFile: f.qlog, RecvLog: f.recvLog, Interval: f.interval,
+		QlogFile: f.qlog, RecvLog: f.recvLog, OWDLog: f.owdLog, KeyLogFile: f.keylog, Interval: f.interval,
 		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp,
 	}
 	if f.t0 < 0 {

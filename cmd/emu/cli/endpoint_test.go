@@ -26,7 +26,8 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	scfg := endpoint.ServerConfig{Impl: endpoint.ImplNgtcp2, Proto: endpoint.ProtoQUIC, Listen: "10.1.2.3:4433",
-		CertFile: cert, KeyFile: key, CC: "bbr", QlogFile: dir + "/s.sqlog", Root: dir, Sizes: []int64{1, 100_000_000}}
+		CertFile: cert, KeyFile: key, CC: "bbr", QlogFile: dir + "/s.sqlog", Root: dir, Sizes: []int64{1, 100_000_000},
+		KeyLogFile: dir + "/s.keys", StampInterval: 4096, NotSentLowat: endpoint.NoLowat}
 	var sf serverFlags
 	fs := pflag.NewFlagSet("server", pflag.ContinueOnError)
 	sf.bind(fs)
@@ -57,7 +58,7 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 
 	ccfg := endpoint.ClientConfig{Impl: endpoint.ImplGo, Proto: endpoint.ProtoTCP, URL: "https://10.1.2.3:4433/bytes/1000",
 		CAFile: cert, Size: 1000, Duration: 3 * time.Minute, CC: "cubic", RcvBuf: endpoint.RcvBufLarge,
-		QlogFile: dir + "/c.sqlog", RecvLog: dir + "/r.csv", T0: time.Unix(0, 1700000000123456789),
+		QlogFile: dir + "/c.sqlog", RecvLog: dir + "/r.csv", OWDLog: dir + "/owd.csv", KeyLogFile: dir + "/c.keys", T0: time.Unix(0, 1700000000123456789),
 		Interval: 50 * time.Millisecond, HandshakeTimeout: 3 * time.Second, IdleTimeout: 7 * time.Second, MPTCP: true}
 	var cf clientFlags
 	fs = pflag.NewFlagSet("client", pflag.ContinueOnError)
