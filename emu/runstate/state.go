@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // StateDir holds one file per live run. A run writes its file before it
@@ -56,15 +58,10 @@ func WriteState(s RunState) error {
 	}
 	s.PID = os.Getpid()
 	s.PIDTime = procStartTime(s.PID)
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp := statePath(s.ID) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+	if err := results.WriteJSON(statePath(s.ID), s); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	return os.Rename(tmp, statePath(s.ID))
+	return nil
 }
 
 // RemoveState forgets a run.

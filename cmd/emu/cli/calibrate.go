@@ -46,7 +46,7 @@ deviation, as the paper's Table 2 does. --set changes the link (e.g.
 			if err != nil {
 				return err
 			}
-			if err := writeFileJSON(filepath.Join(o.Out, "calibration.json"), cal); err != nil {
+			if err := results.WriteJSON(filepath.Join(o.Out, "calibration.json"), cal); err != nil {
 				return err
 			}
 			if asJSON {
@@ -67,12 +67,4 @@ deviation, as the paper's Table 2 does. --set changes the link (e.g.
 	c.Flags().StringVarP(&o.Out, "out", "o", "", "directory for the runs (default results/<time>-calibrate)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return c
-}
-
-func writeFileJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -1,11 +1,10 @@
 package cli
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/tracefmt"
 	"github.com/dc-emu/emu/traces"
 )
@@ -251,25 +251,14 @@ every line is one 1500-byte packet.`,
 	return c
 }
 
-// writeFile writes path through fill, removing it again if fill fails.
+// writeFile writes path atomically with what fill writes, so a failed
+// conversion leaves no file behind.
 func writeFile(path string, fill func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(fh)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
+	var b bytes.Buffer
+	if err := fill(&b); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return nil
+	return results.WriteFile(path, b.Bytes())
 }
 
 func newTracePlotCmd(e *env) *cobra.Command {
