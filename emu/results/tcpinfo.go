@@ -143,26 +143,6 @@ func ccName(s string) bool {
 	return true
 }
 
-// TCPInfoError is a problem at one place of a TCP_INFO log, printed as
-// file:line: column: "value": reason.
-type TCPInfoError struct {
-	File   string
-	Line   int    // 1-based
-	Column string // column name, or "header"
-	Value  string // the offending text, cut to 60 bytes
-	Err    error
-}
-
-func (e *TCPInfoError) Error() string {
-	s := e.File + ":" + strconv.Itoa(e.Line) + ": " + e.Column
-	if e.Value != "" {
-		s += ": " + strconv.Quote(e.Value)
-	}
-	return s + ": " + e.Err.Error()
-}
-
-func (e *TCPInfoError) Unwrap() error { return e.Err }
-
 var (
 	errNegative  = errors.New("negative")
 	errNonFinite = errors.New("not a finite number")
@@ -178,10 +158,7 @@ func ReadTCPInfo(r io.Reader, name string) ([]TCPInfoRow, error) {
 	last := map[uint32]float64{}
 	line := 0
 	fail := func(col, val string, err error) error {
-		if len(val) > 60 {
-			val = val[:60]
-		}
-		return &TCPInfoError{File: name, Line: line, Column: col, Value: val, Err: err}
+		return &ParseError{File: name, Line: line, Field: col, Value: cut([]byte(val)), Err: err}
 	}
 	for sc.Scan() {
 		line++
@@ -277,7 +254,7 @@ func ReadTCPInfo(r io.Reader, name string) ([]TCPInfoRow, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if line == 0 {
-		return nil, &TCPInfoError{File: name, Line: 1, Column: "header", Err: errors.New("empty file")}
+		return nil, &ParseError{File: name, Line: 1, Field: "header", Err: errors.New("empty file")}
 	}
 	return rows, nil
 }

@@ -91,9 +91,9 @@ func TestTCPInfoErrorsAreLocated(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q:\n got %v\nwant %s…", tc.text, err, tc.want)
 		}
-		var pe *TCPInfoError
+		var pe *ParseError
 		if err != nil && !errors.As(err, &pe) {
-			t.Errorf("%v: not a *TCPInfoError", err)
+			t.Errorf("%v: not a *ParseError", err)
 		}
 	}
 }
@@ -134,7 +134,7 @@ func FuzzReadTCPInfo(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		rows, err := ReadTCPInfo(strings.NewReader(text), "fuzz")
 		if err != nil {
-			var pe *TCPInfoError
+			var pe *ParseError
 			if !errors.As(err, &pe) && !strings.HasPrefix(err.Error(), "fuzz: ") {
 				t.Fatalf("unlocated error %v", err)
 			}
