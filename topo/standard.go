@@ -205,3 +205,13 @@ func hostAddr(subnet netip.Prefix, host byte) netip.Addr {
 	a[3] = host
 	return netip.AddrFrom4(a)
 }
+
+// LinkNextHop returns the address of the other gateway on link i (0 or 1)
+// as seen from gateway node ("gws" or "gwc"): the next hop of a packet that
+// node sends over the link.
+func LinkNextHop(node string, i int) netip.Addr {
+	if node == "gwc" {
+		return linkGWSAddr[i].Addr()
+	}
+	return linkGWCAddr[i].Addr()
+}

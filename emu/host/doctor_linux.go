@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -109,6 +110,11 @@ func Doctor() DoctorReport {
 		r.Backends["pdcp"] = "unavailable (needs NFQUEUE)"
 		add("PDCP proxies", false, fmt.Errorf("need NFQUEUE"), "")
 	}
+	// PDCP duplication copies PDUs in the kernel (nft dup); a rule that can
+	// match nothing shows whether the kernel has the expression.
+	err = nft.ApplyDup(int(sc.NS), "emu-probe-dup", nft.DupChain{Name: "probe", Hook: nft.Prerouting, Rules: []nft.DupRule{
+		{IIf: "emu-no-such-if", To: netip.MustParseAddr("192.0.2.1"), Dev: "probe0", DevIndex: idx}}})
+	add("PDCP duplication (nft dup)", false, err, "dc.scheduler=duplicate copies PDUs in the kernel")
 	rule := netlink.NewRule()
 	rule.Table, rule.Priority, rule.Mark = 100, 100, 1
 	err = sc.Handle.RuleAdd(rule)
