@@ -239,7 +239,7 @@ func (e *Emulation) PDCP() map[string]results.PDCPCounters {
 			Received: rx.Received, Delivered: rx.Delivered, Reordered: rx.Reordered, Held: rx.Held,
 			ExpiredDeliveries: rx.DeliveredOnExpiry, Expiries: rx.Expiries, GivenUp: rx.GivenUp,
 			DuplicatesDiscarded: rx.DuplicatesDiscarded, OutOfWindow: rx.OldDiscarded, Malformed: malformed,
-			MaxBuffer: rx.MaxBuffered,
+			MaxBuffer: rx.MaxBuffered, ProxyTiming: proxyTiming(pp),
 			HoldMs: map[string]float64{
 				"mean": ms(rx.HoldTime.Mean()), "p50": ms(rx.HoldTime.Quantile(0.5)),
 				"p95": ms(rx.HoldTime.Quantile(0.95)), "p99": ms(rx.HoldTime.Quantile(0.99)), "max": ms(rx.HoldTime.Max),

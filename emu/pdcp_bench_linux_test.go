@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -138,4 +140,53 @@ func iperf3(em *Emulation, d time.Duration) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("iperf3: no receiver line in %s", out)
+}
+
+// BenchmarkPDCPDuplicate pushes paced UDP through both proxies with every
+// PDU duplicated on both links (links too fast to limit it) and reports
+// what arrives, the CPU time of the whole process per datagram sent
+// (sender, proxies, the kernel's forwarding of both copies) and the
+// transmit proxy's verdict latency.
+func BenchmarkPDCPDuplicate(b *testing.B) {
+	emutest.RequireRoot(b)
+	emutest.Exclusive(b)
+	for _, rate := range []float64{100e6, 300e6, 600e6} {
+		b.Run(config.FormatRate(rate), func(b *testing.B) {
+			for range b.N {
+				cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
+					{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}, {Key: "dc.scheduler", Value: "duplicate"}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				em, err := Start(context.Background(), cfg, StartOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				srv, cli := mustNode(b, em.Net, "srv"), mustNode(b, em.Net, "cli")
+				f := startUDPFlow(b, srv, cli, topo.ClientAddr(topo.PathDC), 1400)
+				var ru0, ru1 unix.Rusage
+				unix.Getrusage(unix.RUSAGE_SELF, &ru0)
+				start := time.Now()
+				sent := f.pace(rate, 3*time.Second)
+				el := time.Since(start)
+				emutest.WaitFor(b, 3*time.Second, func() error {
+					if st := em.pdcpBuffered(); len(st) > 0 && st[0] > 0 {
+						return errorf("%d held", st[0])
+					}
+					return nil
+				})
+				unix.Getrusage(unix.RUSAGE_SELF, &ru1)
+				got := float64(len(f.snapshot()))
+				c := em.PDCP()["down"]
+				em.Close()
+				cpu := time.Duration(ru1.Utime.Nano()-ru0.Utime.Nano()) + time.Duration(ru1.Stime.Nano()-ru0.Stime.Nano())
+				b.ReportMetric(got/el.Seconds(), "pkt/s")
+				b.ReportMetric(100*(1-got/float64(sent)), "loss%")
+				b.ReportMetric(float64(cpu.Microseconds())/float64(sent), "cpu_us/pkt")
+				b.ReportMetric(c.TxVerdictUs["p99"], "verdict_p99_us")
+				b.Logf("offered %s: sent %d, received %d; duplicates discarded %d; verdict µs %v",
+					config.FormatRate(rate), sent, int(got), c.DuplicatesDiscarded, c.TxVerdictUs)
+			}
+		})
+	}
 }

@@ -44,6 +44,8 @@ type Tx struct {
 	mu       sync.Mutex
 	counters pdcp.TxCounters
 	dupErrs  uint64 // duplicates the raw socket refused
+	latency  VerdictLatency
+	queue    QueueStats
 	links    [2]pdcp.LinkState
 	linksNew bool
 }
@@ -61,6 +63,7 @@ type Rx struct {
 	counters  pdcp.RxCounters
 	buffered  int
 	malformed uint64
+	queue     QueueStats
 }
 
 func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
@@ -86,7 +89,8 @@ func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, erro
 	if err != nil {
 		return nil, err
 	}
-	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: proxyCopyRange, Batch: 128})
+	// Kernel timestamps give every packet's verdict latency (VerdictLatency).
+	q, err := nfq.Open(nfq.Config{NetNS: int(node.NS), Num: num, CopyMode: nfq.CopyPacket, CopyRange: proxyCopyRange, Batch: 128, Timestamps: true})
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
@@ -141,9 +145,9 @@ func (t *Tx) Run(ctx context.Context) error {
 	defer restore()
 	pkts := make([]nfq.Packet, 128)
 	var sa unix.SockaddrInet4
-	var dupErrs uint64 // the loop's own; published with the counters
+	var l txLoop // the loop's own; published with the counters
 	lastPublish := time.Time{}
-	defer func() { t.publish(dupErrs) }()
+	defer func() { t.publish(&l) }()
 	for ctx.Err() == nil {
 		n, err := t.q.Recv(pkts, time.Now().Add(100*time.Millisecond))
 		if err != nil {
@@ -174,7 +178,7 @@ func (t *Tx) Run(ctx context.Context) error {
 				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
 				copy(sa.Addr[:], pdu[16:20])
 				if unix.Sendto(t.raw, pdu, 0, &sa) != nil {
-					dupErrs++
+					l.dupErrs++
 				}
 			default:
 				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
@@ -183,18 +187,32 @@ func (t *Tx) Run(ctx context.Context) error {
 		if err := t.q.Flush(); err != nil && ctx.Err() == nil {
 			return err
 		}
-		if time.Since(lastPublish) > 50*time.Millisecond {
-			lastPublish = time.Now()
-			t.publish(dupErrs)
+		flushed := time.Now()
+		for i := range n {
+			l.latency.add(flushed, pkts[i].Time)
+		}
+		if flushed.Sub(lastPublish) > 50*time.Millisecond {
+			lastPublish = flushed
+			t.publish(&l)
 		}
 	}
 	return nil
 }
 
-// publish copies the loop's counters for Snapshot.
-func (t *Tx) publish(dupErrs uint64) {
+// txLoop is what the transmit loop counts besides the sender's counters.
+type txLoop struct {
+	dupErrs uint64
+	latency VerdictLatency
+	queue   QueueStats
+}
+
+// publish samples the queue's kernel counters and copies the loop's
+// counters for Snapshot and Timing.
+func (t *Tx) publish(l *txLoop) {
+	st, err := t.q.Stats()
+	l.queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	t.mu.Lock()
-	t.counters, t.dupErrs = t.sender.Counters, dupErrs
+	t.counters, t.dupErrs, t.latency, t.queue = t.sender.Counters, l.dupErrs, l.latency, l.queue
 	t.mu.Unlock()
 }
 
@@ -216,8 +234,9 @@ func (r *Rx) Run(ctx context.Context) error {
 	pkts := make([]nfq.Packet, 128)
 	deliver := r.deliver // one method value for the loop's lifetime: no allocation per packet
 	var malformed uint64 // the loop's own; published with the counters
+	var queue QueueStats
 	lastPublish := time.Time{}
-	defer func() { r.publish(malformed) }()
+	defer func() { r.publish(malformed, &queue) }()
 	for ctx.Err() == nil {
 		wake := time.Now().Add(100 * time.Millisecond)
 		if d, ok := r.recv.Deadline(); ok {
@@ -261,7 +280,7 @@ func (r *Rx) Run(ctx context.Context) error {
 		}
 		if time.Since(lastPublish) > 50*time.Millisecond {
 			lastPublish = time.Now()
-			r.publish(malformed)
+			r.publish(malformed, &queue)
 		}
 	}
 	// Deliver what is held, so nothing stays queued in the kernel.
@@ -270,10 +289,13 @@ func (r *Rx) Run(ctx context.Context) error {
 	return nil
 }
 
-// publish copies the loop's counters for Snapshot.
-func (r *Rx) publish(malformed uint64) {
+// publish samples the queue's kernel counters and copies the loop's
+// counters for Snapshot and Queue.
+func (r *Rx) publish(malformed uint64, queue *QueueStats) {
+	st, err := r.q.Stats()
+	queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	r.mu.Lock()
-	r.counters, r.buffered, r.malformed = r.recv.Counters, r.recv.Buffered(), malformed
+	r.counters, r.buffered, r.malformed, r.queue = r.recv.Counters, r.recv.Buffered(), malformed, *queue
 	r.mu.Unlock()
 }
 
@@ -331,6 +353,21 @@ func (t *Tx) Snapshot() (pdcp.TxCounters, uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.counters, t.dupErrs
+}
+
+// Timing returns the verdict latency and the queue's kernel counters the
+// loop last published.
+func (t *Tx) Timing() (VerdictLatency, QueueStats) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.latency, t.queue
+}
+
+// Queue returns the queue's kernel counters the loop last published.
+func (r *Rx) Queue() QueueStats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.queue
 }
 
 // Snapshot returns the counters the loop last published, the packets it

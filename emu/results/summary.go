@@ -155,6 +155,7 @@ type PDCPCounters struct {
 	Malformed           uint64             `json:"malformed"`
 	MaxBuffer           int                `json:"max_buffer"`
 	HoldMs              map[string]float64 `json:"hold_ms"`
+	ProxyTiming
 }
 
 // ConfigRecord is a run's config.json: the resolved configuration as

@@ -1,0 +1,22 @@
+package results
+
+// ProxyTiming is what the PDCP proxies of one direction cost in time and
+// what their NFQUEUEs held and dropped (docs/results.md), embedded in
+// PDCPCounters.
+type ProxyTiming struct {
+	// TxVerdictUs is the transmit proxy's verdict latency in µs: from the
+	// kernel's receive timestamp of a packet to the write of its verdict
+	// ("mean", "p50", "p99", "p999", "max", and "n" packets measured).
+	TxVerdictUs map[string]float64 `json:"tx_verdict_us,omitempty"`
+	TxQueue     *ProxyQueue        `json:"tx_queue,omitempty"`
+	RxQueue     *ProxyQueue        `json:"rx_queue,omitempty"`
+}
+
+// ProxyQueue is one proxy's NFQUEUE as the kernel counts it, sampled every
+// 50 ms: the most packets waiting for a verdict at a sample (the receive
+// proxy's include what it holds for reordering) and the packets the
+// kernel dropped because the queue or its socket buffer was full.
+type ProxyQueue struct {
+	HeldMax uint32 `json:"held_max"`
+	Dropped uint64 `json:"dropped"`
+}
