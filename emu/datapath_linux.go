@@ -41,10 +41,12 @@ type proxyPair struct {
 	rx  *dcproxy.Rx
 }
 
-// gatewayPlan is what one gateway runs: the nftables chains of its queues.
+// gatewayPlan is what one gateway runs: the nftables chains of its queues
+// and, with the duplicate scheduler, the chain that copies PDUs to link2.
 type gatewayPlan struct {
 	node   *topo.NodeNS
 	chains []nft.Chain
+	dup    *nft.DupChain
 }
 
 // startDatapath installs the queue rules in the gateways and starts the
@@ -87,6 +89,9 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 		}
 		plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
 			nft.QueueRule{IIf: "srv", Dst: []netip.Prefix{dcNet}, NotProto: pdcpProto, Queue: queuePDCPTx})
+		if err := e.planDup(plans["gws"], "srv"); err != nil {
+			return err
+		}
 		for _, l := range []string{"l1", "l2"} {
 			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
 				nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
@@ -102,6 +107,9 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 			}
 			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
 				nft.QueueRule{IIf: topo.ClientNode(config.PathDC), NotProto: pdcpProto, Queue: queuePDCPTx})
+			if err := e.planDup(plans["gwc"], topo.ClientNode(config.PathDC)); err != nil {
+				return err
+			}
 			for _, l := range []string{"l1", "l2"} {
 				plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
 					nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
@@ -123,6 +131,11 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 			return fmt.Errorf("%s: queue rules: %w", p.node.NSName, err)
 		}
 		e.Backends["queue_rules"] = b.String()
+		if p.dup != nil {
+			if err := nft.ApplyDup(int(p.node.NS), dupTable, *p.dup); err != nil {
+				return fmt.Errorf("%s: pdcp duplication: %w", p.node.NSName, err)
+			}
+		}
 	}
 	for _, pp := range e.proxies {
 		tx, rx := pp.tx, pp.rx
@@ -231,7 +244,7 @@ func (e *Emulation) pdcpBuffered() []int {
 func (e *Emulation) PDCP() map[string]results.PDCPCounters {
 	out := map[string]results.PDCPCounters{}
 	for _, pp := range e.proxies {
-		tx, _ := pp.tx.Snapshot()
+		tx := pp.tx.Snapshot()
 		rx, _, malformed := pp.rx.Snapshot()
 		ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
 		out[pp.dir] = results.PDCPCounters{

@@ -6,8 +6,17 @@
 // every packet of a DC client's traffic is queued with a full copy; the
 // proxy numbers it, inserts the PDCP shim and gives an accept verdict with
 // the rewritten packet and a mark; policy routing turns the mark into the
-// link. A duplicate goes out through a raw socket carrying the other link's
-// mark (a verdict cannot duplicate).
+// link. A verdict cannot duplicate: with the duplicate scheduler every PDU
+// gets link1's mark and a kernel rule after the proxy's hook (nftables dup,
+// installed by package emu) sends a copy to link2. The proxy once sent that
+// copy itself, with a blocking send on a raw socket; the copies waiting in
+// link2's queue were charged to the socket's send buffer, the send blocked
+// once it was full, and every DC packet waited in the NFQUEUE behind it
+// (verdict latency p99 0.54 s in a fairness run; docs/design.md).
+//
+// The transmit loop measures each packet's verdict latency from the
+// kernel's receive timestamp (VerdictLatency); both loops sample their
+// queue's kernel counters (QueueStats).
 //
 // Receive: PDUs from both links are queued (after the delay lines, at a
 // later priority of the same hook); the proxy strips the shim and gives the

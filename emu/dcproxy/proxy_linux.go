@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/pdcp"
@@ -36,14 +34,12 @@ type Tx struct {
 	q      *nfq.Queue
 	sender *pdcp.Sender
 	sched  pdcp.Scheduler
-	raw    int // raw socket for duplicates (-1 if none)
 	clock  Clock
 	buf    []byte
 
 	// Published by the loop for Snapshot, and link updates for the loop.
 	mu       sync.Mutex
 	counters pdcp.TxCounters
-	dupErrs  uint64 // duplicates the raw socket refused
 	latency  VerdictLatency
 	queue    QueueStats
 	links    [2]pdcp.LinkState
@@ -78,8 +74,9 @@ func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
 	return pdcp.NewScheduler(pdcp.SchedulerConfig{Kind: dc.Scheduler, Batch: dc.Batch, Split: split, Active: active})
 }
 
-// openTx opens the transmit proxy's queue in node and, for duplication, a
-// raw socket whose packets carry MarkLink2.
+// OpenTx opens the transmit proxy's queue in node. With the duplicate
+// scheduler it gives every PDU the link1 mark; the copy for link2 is made
+// by the kernel after the verdict (DupRule, installed by package emu).
 func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, error) {
 	sched, err := newScheduler(dc)
 	if err != nil {
@@ -94,28 +91,10 @@ func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
-	t := &Tx{q: q, sender: sender, sched: sched, raw: -1, clock: clock, buf: make([]byte, 0, 1<<16)}
-	if dc.Scheduler == pdcp.KindDuplicate {
-		err := node.Do(func() error {
-			fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.IPPROTO_RAW)
-			if err != nil {
-				return err
-			}
-			if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_MARK, int(topo.MarkLink2)); err != nil {
-				unix.Close(fd)
-				return err
-			}
-			t.raw = fd
-			return nil
-		})
-		if err != nil {
-			q.Close()
-			return nil, fmt.Errorf("%s: pdcp duplicate socket: %w", node.NSName, err)
-		}
-	}
-	return t, nil
+	return &Tx{q: q, sender: sender, sched: sched, clock: clock, buf: make([]byte, 0, 1<<16)}, nil
 }
 
+// OpenRx opens the receive proxy's queue in node.
 func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, error) {
 	recv, err := pdcp.NewReceiver(dc.SNBits, dc.TReordering)
 	if err != nil {
@@ -144,7 +123,6 @@ func (t *Tx) Run(ctx context.Context) error {
 	}
 	defer restore()
 	pkts := make([]nfq.Packet, 128)
-	var sa unix.SockaddrInet4
 	var l txLoop // the loop's own; published with the counters
 	lastPublish := time.Time{}
 	defer func() { t.publish(&l) }()
@@ -171,16 +149,12 @@ func (t *Tx) Run(ctx context.Context) error {
 				t.q.AcceptWithMark(p.ID, topo.MarkLink1)
 				continue
 			}
-			switch {
-			case to == pdcp.Link1:
+			// pdcp.Link1 is the second link (links count from 0). Both
+			// links: link1's mark, and the kernel's dup rule copies the PDU
+			// to link2.
+			if to == pdcp.Link1 {
 				t.q.AcceptModified(p.ID, topo.MarkLink2, pdu)
-			case to == pdcp.BothLinks && t.raw >= 0 && len(pdu) >= 20:
-				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
-				copy(sa.Addr[:], pdu[16:20])
-				if unix.Sendto(t.raw, pdu, 0, &sa) != nil {
-					l.dupErrs++
-				}
-			default:
+			} else {
 				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
 			}
 		}
@@ -201,7 +175,6 @@ func (t *Tx) Run(ctx context.Context) error {
 
 // txLoop is what the transmit loop counts besides the sender's counters.
 type txLoop struct {
-	dupErrs uint64
 	latency VerdictLatency
 	queue   QueueStats
 }
@@ -212,17 +185,12 @@ func (t *Tx) publish(l *txLoop) {
 	st, err := t.q.Stats()
 	l.queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	t.mu.Lock()
-	t.counters, t.dupErrs, t.latency, t.queue = t.sender.Counters, l.dupErrs, l.latency, l.queue
+	t.counters, t.latency, t.queue = t.sender.Counters, l.latency, l.queue
 	t.mu.Unlock()
 }
 
-// Close releases the queue and the duplicate socket; Run must have returned.
-func (t *Tx) Close() {
-	t.q.Close()
-	if t.raw >= 0 {
-		unix.Close(t.raw)
-	}
-}
+// Close releases the queue; Run must have returned.
+func (t *Tx) Close() { t.q.Close() }
 
 // run is the receive loop; it owns the queue and the receiver.
 func (r *Rx) Run(ctx context.Context) error {
@@ -348,11 +316,11 @@ func (s *slotPool) get(i uint32) []byte {
 func (s *slotPool) free(i uint32) { s.freeL = append(s.freeL, i) }
 
 // Snapshot returns the counters the loop last published (every 50 ms and
-// when it stops) and how many duplicates the raw socket refused.
-func (t *Tx) Snapshot() (pdcp.TxCounters, uint64) {
+// when it stops).
+func (t *Tx) Snapshot() pdcp.TxCounters {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.counters, t.dupErrs
+	return t.counters
 }
 
 // Timing returns the verdict latency and the queue's kernel counters the
