@@ -30,22 +30,7 @@ func (ra *RunAnalysis) computeFairness() {
 	if len(flows) < 2 {
 		return
 	}
-	first, last := -1, -1
-	for i := range ts.T {
-		all := true
-		for _, f := range flows {
-			if v := ts.Column("flow." + f + ".goodput_mbps")[i]; !(v > 0) {
-				all = false
-				break
-			}
-		}
-		if all {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
+	first, last := ActiveBins(ts)
 	if first < 0 {
 		ra.warn("no %s bin has all %d flows active; jfi_active left out", timeseriesFile, len(flows))
 		return
@@ -68,6 +53,29 @@ func (ra *RunAnalysis) computeFairness() {
 	}
 	start := math.Round((ts.T[first]-binS)*1e6) / 1e6 // t_s is the end of a bin
 	ra.ActiveWindowS = [2]NullFloat{NullFloat(start), NullFloat(ts.T[last])}
+}
+
+// ActiveBins returns the first and last bins of timeseries.csv in which
+// every flow has goodput (-1, -1 if there is none): the span of jfi_active.
+func ActiveBins(ts *results.Timeseries) (first, last int) {
+	first, last = -1, -1
+	flows := ts.Flows()
+	for i := range ts.T {
+		all := true
+		for _, f := range flows {
+			if v := ts.Column("flow." + f + ".goodput_mbps")[i]; !(v > 0) {
+				all = false
+				break
+			}
+		}
+		if all {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	return first, last
 }
 
 func (ra *RunAnalysis) computeLinks(sum *results.Summary) {

@@ -1,9 +1,11 @@
 package reproduce
 
 // Metric names, as sweep.csv spells them (docs/results.md). The first
-// three and FlowGoodput are in every sweep; the others are metrics the
-// findings need that a sweep must add (each says from what): until it
-// does, the findings that read them are NotJudged.
+// three and FlowGoodput are in every sweep; the others (NeededMetrics)
+// emu/sweep computes from each run's summary.json and timeseries.csv
+// (sweep.SeriesMetrics): a sweep without them, aggregated before they
+// existed or from runs without a time series, leaves the findings that
+// read them NotJudged.
 const (
 	// MetricGoodput is the sum of the flows' goodput (Mbit/s).
 	MetricGoodput = "total.goodput_mbps"
@@ -38,8 +40,8 @@ func FlowGoodput(name string) string { return "flow." + name + ".goodput_mbps" }
 // its capacity even in bursts.
 func LinkUtilizationP99(link string) string { return link + ".down.utilization_p99" }
 
-// NeededMetrics lists the metrics the findings read that sweep.csv does
-// not have yet, with what each is computed from.
+// NeededMetrics lists the metrics the findings read beyond the basic ones,
+// with what each is computed from.
 func NeededMetrics() [][2]string {
 	return [][2]string{
 		{MetricLinksDown, "Σ summary.json links[dir=down].throughput_mbps"},

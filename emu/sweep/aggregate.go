@@ -54,7 +54,9 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 			}
 		default:
 			res.Status, res.Included = results.StatusOK, true
-			res.Metrics = RunMetrics(sum)
+			if res.Metrics, err = runMetrics(runDir, sum); err != nil {
+				return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
+			}
 			if o.Extra != nil {
 				extra, err := o.Extra(runDir, sum)
 				if err != nil {

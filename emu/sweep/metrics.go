@@ -70,6 +70,19 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 // bottleneckMbps is the summed downlink capacity of the links the run's
 // flows use.
 func bottleneckMbps(s *results.Summary) float64 {
+	used := usedLinks(s)
+	c := 0.0
+	for _, l := range s.Links {
+		if l.Dir == "down" && used[l.Name] {
+			c += l.CapacityMbps
+		}
+	}
+	return c
+}
+
+// usedLinks names the links the run's flows use (a DC flow both, or link1
+// alone with dc.enabled=false).
+func usedLinks(s *results.Summary) map[string]bool {
 	used := map[string]bool{}
 	for _, f := range s.Flows {
 		switch f.Path {
@@ -82,11 +95,5 @@ func bottleneckMbps(s *results.Summary) float64 {
 			used[f.Path] = true
 		}
 	}
-	c := 0.0
-	for _, l := range s.Links {
-		if l.Dir == "down" && used[l.Name] {
-			c += l.CapacityMbps
-		}
-	}
-	return c
+	return used
 }

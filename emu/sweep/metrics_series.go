@@ -1,0 +1,219 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/results"
+)
+
+// Metrics the paper's findings read (emu/reproduce's NeededMetrics), from
+// a run's summary.json and timeseries.csv.
+const (
+	// MetricLinksDown is the combined downlink throughput: the sum of
+	// summary.json's links[dir=down].throughput_mbps (IP bytes that left
+	// the rate limiters, before the delay lines' loss).
+	MetricLinksDown = "link.down.throughput_mbps"
+	// MetricUnderused is the fraction of the run's 100 ms bins, from the
+	// first to the last with goodput, in which a downlink the flows use
+	// carried less than half its capacity.
+	MetricUnderused = "link.down.underused_frac"
+	// MetricJFI1s and MetricJFI10s are the mean, over the consecutive
+	// whole windows of 1 s and 10 s while every flow is active (as emu
+	// analyze's jfi_active), of Jain's index of the flows' goodput within
+	// the window. Runs with one flow have none.
+	MetricJFI1s  = "jfi.window_1s"
+	MetricJFI10s = "jfi.window_10s"
+)
+
+// LinkUtilizationP99 is the 99th percentile, over the run's 100 ms bins
+// from the first to the last with goodput, of a downlink's throughput
+// over its capacity ("link2.down.utilization_p99"; bins without capacity,
+// an outage, are left out).
+func LinkUtilizationP99(link string) string { return link + ".down.utilization_p99" }
+
+// runMetrics is RunMetrics and, from the run directory's timeseries.csv
+// when it has one, SeriesMetrics.
+func runMetrics(runDir string, s *results.Summary) (map[string]float64, error) {
+	m := RunMetrics(s)
+	ts, err := readTimeseries(runDir)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range SeriesMetrics(s, ts) {
+		m[k] = v
+	}
+	return m, nil
+}
+
+// readTimeseries reads a run's timeseries.csv; nil without an error when
+// the run has none.
+func readTimeseries(runDir string) (*results.Timeseries, error) {
+	path := filepath.Join(runDir, results.TimeseriesFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ts, err := results.ReadTimeseries(f, path)
+	if err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	return ts, nil
+}
+
+// SeriesMetrics returns the metrics of the paper's findings that the
+// summary and the time series give (ts nil: the summary's only). A metric
+// a run cannot give is left out (no downlinks, one flow) or NaN (no bin
+// with goodput).
+func SeriesMetrics(s *results.Summary, ts *results.Timeseries) map[string]float64 {
+	m := map[string]float64{}
+	down := false
+	var links float64
+	for _, l := range s.Links {
+		if l.Dir == "down" {
+			down = true
+			links += l.ThroughputMbps
+		}
+	}
+	if down {
+		m[MetricLinksDown] = links
+	}
+	if ts == nil {
+		return m
+	}
+	first, last := goodputSpan(ts)
+	used := usedLinks(s)
+	var downs []string
+	for _, p := range ts.Links() {
+		if name, ok := strings.CutSuffix(p, ".down"); ok {
+			downs = append(downs, name)
+		}
+	}
+	if len(downs) > 0 {
+		m[MetricUnderused] = underused(ts, first, last, downs, used)
+		for _, name := range downs {
+			m[LinkUtilizationP99(name)] = utilizationP99(ts, first, last, name)
+		}
+	}
+	if len(ts.Flows()) >= 2 {
+		m[MetricJFI1s] = windowJFI(ts, time1s)
+		m[MetricJFI10s] = windowJFI(ts, time10s)
+	}
+	return m
+}
+
+const (
+	time1s  = 1.0
+	time10s = 10.0
+)
+
+// goodputSpan returns the first and last bins in which some flow has
+// goodput (-1, -1 if none).
+func goodputSpan(ts *results.Timeseries) (first, last int) {
+	first, last = -1, -1
+	for i := range ts.T {
+		for _, f := range ts.Flows() {
+			if ts.Column("flow." + f + ".goodput_mbps")[i] > 0 {
+				if first < 0 {
+					first = i
+				}
+				last = i
+				break
+			}
+		}
+	}
+	return first, last
+}
+
+// underused is the fraction of bins first..last in which a used downlink
+// with capacity carried less than half of it; NaN without such bins.
+func underused(ts *results.Timeseries, first, last int, downs []string, used map[string]bool) float64 {
+	if first < 0 {
+		return math.NaN()
+	}
+	under, bins := 0, 0
+	for i := first; i <= last; i++ {
+		bins++
+		for _, name := range downs {
+			if len(used) > 0 && !used[name] {
+				continue
+			}
+			c, th := ts.Column(name+".down.capacity_mbps"), ts.Column(name+".down.throughput_mbps")
+			if c == nil || th == nil || !(c[i] > 0) || math.IsNaN(th[i]) {
+				continue
+			}
+			if th[i] < 0.5*c[i] {
+				under++
+				break
+			}
+		}
+	}
+	return float64(under) / float64(bins)
+}
+
+// utilizationP99 is the 99th percentile of a downlink's throughput over
+// capacity in bins first..last that have capacity; NaN without any.
+func utilizationP99(ts *results.Timeseries, first, last int, name string) float64 {
+	c, th := ts.Column(name+".down.capacity_mbps"), ts.Column(name+".down.throughput_mbps")
+	if first < 0 || c == nil || th == nil {
+		return math.NaN()
+	}
+	var u []float64
+	for i := first; i <= last; i++ {
+		if c[i] > 0 && !math.IsNaN(th[i]) {
+			u = append(u, th[i]/c[i])
+		}
+	}
+	if len(u) == 0 {
+		return math.NaN()
+	}
+	return analysis.Percentile(u, 99)
+}
+
+// windowJFI is the mean JFI of the flows' goodput over consecutive whole
+// windows of window seconds, within the bins where every flow has
+// goodput; NaN when that span holds no whole window.
+func windowJFI(ts *results.Timeseries, window float64) float64 {
+	flows := ts.Flows()
+	first, last := analysis.ActiveBins(ts)
+	if first < 0 || len(ts.T) < 2 {
+		return math.NaN()
+	}
+	bin := ts.T[1] - ts.T[0]
+	per := int(math.Round(window / bin))
+	if per < 1 {
+		per = 1
+	}
+	var sum float64
+	n := 0
+	share := make([]float64, len(flows))
+	for start := first; start+per-1 <= last; start += per {
+		for k, f := range flows {
+			col := ts.Column("flow." + f + ".goodput_mbps")
+			share[k] = 0
+			for i := start; i < start+per; i++ {
+				if !math.IsNaN(col[i]) {
+					share[k] += col[i]
+				}
+			}
+		}
+		if j := analysis.JFI(share); !math.IsNaN(j) {
+			sum += j
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
