@@ -9,7 +9,7 @@ import (
 // JSONFile is the verdict file's name; HTMLFile the report page's.
 const (
 	JSONFile = "reproduce.json"
-	HTMLFile = "reproduce.html"
+	HTMLFile = "report.html"
 )
 
 // Meta is what a reproduction was made with; the caller fills it.

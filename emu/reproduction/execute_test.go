@@ -1,0 +1,186 @@
+package reproduction
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep"
+)
+
+// TestExecuteStopsAndResumes: the first Ctrl-C (Stop) during a run of the
+// first preset lets it finish and starts nothing else; the same call again
+// skips every run that ended ok, does the rest of both presets, and the
+// estimate then has nothing left to do.
+func TestExecuteStopsAndResumes(t *testing.T) {
+	root := t.TempDir()
+	p := smallPlan(t)
+	total := p.Runs() // (6 + 3) points × 3 repeats
+	stop := make(chan struct{})
+	f := &fakeRunner{during: func(n int) {
+		if n == 4 {
+			close(stop)
+		}
+	}}
+	var log bytes.Buffer
+	out, err := Execute(context.Background(), root, p, Options{Runner: f.run, Progress: &log, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Stopped || len(out.Sweeps) != 1 || out.Sweeps[0].OK != 4 || out.Complete(p) {
+		t.Fatalf("after the stop: %+v, first sweep %+v", out, out.Sweeps[0].Outcome)
+	}
+	if !strings.Contains(log.String(), "reproduce: preset 1/2 batch-fairness") {
+		t.Errorf("progress does not name the preset:\n%s", log.String())
+	}
+	// The stopped preset was aggregated; the other was not started.
+	if _, err := os.Stat(filepath.Join(root, "batch-fairness", results.CSVFile)); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "sc-pairs")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the second preset was started: %v", err)
+	}
+	_, all, todo := p.Estimate(root)
+	if all.Runs != total || todo.Runs != total-4 || todo.Wall >= all.Wall {
+		t.Errorf("estimate after 4 runs: all %+v, to do %+v", all, todo)
+	}
+
+	f2 := &fakeRunner{}
+	out, err = Execute(context.Background(), root, p, Options{Runner: f2.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Complete(p) || out.Sweeps[0].Skipped != 4 || len(f2.called()) != total-4 {
+		t.Errorf("resumed: complete %v, skipped %d, %d runs done (want %d)", out.Complete(p), out.Sweeps[0].Skipped, len(f2.called()), total-4)
+	}
+	for _, c := range f2.called() {
+		for _, d := range f.called() {
+			if c == d {
+				t.Errorf("run %s done twice", c)
+			}
+		}
+	}
+	if _, _, todo := p.Estimate(root); todo.Runs != 0 || todo.Wall != 0 {
+		t.Errorf("estimate after all runs: %+v to do", todo)
+	}
+}
+
+// TestExecuteInterrupt: the second Ctrl-C (the context) interrupts the
+// current run, which is recorded as interrupted and redone next time.
+func TestExecuteInterrupt(t *testing.T) {
+	root := t.TempDir()
+	p := smallPlan(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fakeRunner{during: func(n int) {
+		if n == 2 {
+			cancel()
+		}
+	}}
+	out, err := Execute(ctx, root, p, Options{Runner: f.run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Interrupted || out.Sweeps[0].OK != 1 || len(out.Sweeps[0].Failures) != 1 || out.Sweeps[0].Failures[0].Status != results.StatusInterrupted {
+		t.Errorf("interrupted: %+v, first sweep %+v", out, out.Sweeps[0].Outcome)
+	}
+	f2 := &fakeRunner{}
+	if _, err := Execute(context.Background(), root, p, Options{Runner: f2.run}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f2.called(); len(got) != p.Runs()-1 || got[0] != f.called()[1] {
+		t.Errorf("resumed with %d runs starting %v; want %d starting with the interrupted %s", len(got), got[:1], p.Runs()-1, f.called()[1])
+	}
+}
+
+// A directory made at another scale is not resumed as this one.
+func TestExecuteRefusesAnotherScale(t *testing.T) {
+	root := t.TempDir()
+	p := smallPlan(t)
+	p.Sweeps = p.Sweeps[1:] // sc-pairs only
+	f := &fakeRunner{}
+	if _, err := Execute(context.Background(), root, p, Options{Runner: f.run}); err != nil {
+		t.Fatal(err)
+	}
+	paper, err := NewPlan("paper", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range paper.Sweeps {
+		if s.Preset.Name == "sc-pairs" {
+			paper.Sweeps = []Sweep{s}
+		}
+	}
+	if _, err := Execute(context.Background(), root, paper, Options{Runner: f.run}); !errors.Is(err, sweep.ErrPlanChanged) {
+		t.Errorf("paper scale over a quick directory: %v, want ErrPlanChanged", err)
+	}
+}
+
+// TestWriteReport: from the presets' sweep directories, report.html and
+// reproduce.json, with the findings that read the plan's presets only, and
+// the wall time of both sessions.
+func TestWriteReport(t *testing.T) {
+	root := t.TempDir()
+	p := smallPlan(t)
+	f := &fakeRunner{}
+	if _, err := Execute(context.Background(), root, p, Options{Runner: f.run}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := WriteReport(root, p, ReportOptions{Session: 90e9, EmuVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range rep.Findings {
+		ids = append(ids, r.ID)
+		if r.Verdict == reproduce.NotJudged && strings.Contains(r.Reason, "no results of preset batch-fairness") {
+			t.Errorf("finding %s: %s", r.ID, r.Reason)
+		}
+	}
+	if len(rep.Findings) == 0 || len(rep.Findings) == len(reproduce.Findings()) {
+		t.Errorf("%d of %d findings reported (%v); want those reading batch-fairness or sc-pairs", len(rep.Findings), len(reproduce.Findings()), ids)
+	}
+	if rep.Scale != "quick" || rep.Repeat != 3 || strings.Join(rep.Parts, ",") != "core" || rep.WallTimeS != 90 {
+		t.Errorf("report: scale %s, repeat %d, parts %v, wall %v s", rep.Scale, rep.Repeat, rep.Parts, rep.WallTimeS)
+	}
+	b, err := os.ReadFile(filepath.Join(root, JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := reproduce.ReadReport(b); err != nil || len(got.Findings) != len(rep.Findings) {
+		t.Errorf("reproduce.json: %v", err)
+	}
+	page, err := os.ReadFile(filepath.Join(root, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte(`<img src="data:image/svg`)) || !bytes.Contains(page, []byte("batch-fairness")) {
+		t.Error("report.html has no figures of batch-fairness")
+	}
+	// A second session adds its wall time to the first's.
+	rep, err = WriteReport(root, p, ReportOptions{Session: 30e9})
+	if err != nil || rep.WallTimeS != 120 {
+		t.Errorf("second session: wall %v s (%v), want 120", rep.WallTimeS, err)
+	}
+}
+
+// A preset never run leaves its findings not judged; the report still
+// comes out.
+func TestWriteReportPartial(t *testing.T) {
+	root := t.TempDir()
+	p := smallPlan(t)
+	rep, err := WriteReport(root, p, ReportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Findings {
+		if r.Verdict != reproduce.NotJudged {
+			t.Errorf("finding %s judged %s without any run", r.ID, r.Verdict)
+		}
+	}
+}

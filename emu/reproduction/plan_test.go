@@ -1,0 +1,95 @@
+package reproduction
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/sweep"
+)
+
+func TestNewPlan(t *testing.T) {
+	p, err := NewPlan("quick", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// docs/reproduce.md: core is 17 presets, 378 + 135 runs at quick.
+	if !slices.Equal(p.Parts, []string{sweep.PartCore}) || len(p.Sweeps) != 17 || p.Runs() != 513 {
+		t.Errorf("quick default: parts %v, %d presets, %d runs; want core, 17, 513", p.Parts, len(p.Sweeps), p.Runs())
+	}
+	for _, s := range p.Sweeps {
+		if s.Plan.Repeat != 3 || s.Plan.Preset != s.Preset.Name || s.Preset.Part != sweep.PartCore {
+			t.Errorf("%s: %d repeats, plan of %q, part %s", s.Preset.Name, s.Plan.Repeat, s.Plan.Preset, s.Preset.Part)
+		}
+	}
+	// Parts come in table order whatever order they are given in.
+	p, err = NewPlan("paper", []string{sweep.PartQueue, sweep.PartCore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Parts, []string{sweep.PartCore, sweep.PartQueue}) || len(p.Sweeps) != 18 || p.Sweeps[17].Preset.Name != "queue-fairness" {
+		t.Errorf("paper core+queue: parts %v, presets %v", p.Parts, p.Presets())
+	}
+	if p.Sweeps[0].Plan.Repeat != 10 {
+		t.Errorf("paper scale: %d repeats", p.Sweeps[0].Plan.Repeat)
+	}
+	for _, c := range []struct {
+		scale string
+		parts []string
+		want  string
+	}{
+		{"huge", nil, `no scale "huge" (want quick or paper)`},
+		{"quick", []string{"core", "figs"}, `no part "figs" (want some of core, queue, ngtcp2, trace)`},
+	} {
+		if _, err := NewPlan(c.scale, c.parts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewPlan(%q, %v): %v, want %q", c.scale, c.parts, err, c.want)
+		}
+	}
+}
+
+func TestEstimateRun(t *testing.T) {
+	cfg := func(scenario string, kv ...string) config.Config {
+		t.Helper()
+		sets, err := config.ParseSettings(kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := config.Resolve(scenario, sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	for _, c := range []struct {
+		name string
+		cfg  config.Config
+		want time.Duration
+	}{
+		// 20 MB over both 20 Mbit/s links at 80 %: 5 s.
+		{"DC download", cfg("throughput", "link.trace=none", "flow.size=20MB"), sec(5)},
+		{"DC off", cfg("throughput", "link.trace=none", "flow.size=20MB", "dc.enabled=false"), sec(10)},
+		{"fairness", cfg("fairness", "link.trace=none", "flow.duration=60s"), sec(60)},
+		{"late start", cfg("fairness", "link.trace=none", "flow.duration=60s", "flows.2.start=5s"), sec(65)},
+	} {
+		if got := EstimateRun(c.cfg) - RunOverhead; got != c.want {
+			t.Errorf("%s: flows take %v, want %v", c.name, got, c.want)
+		}
+	}
+	// A trace's mean rate: StaticA is slower than 20 Mbit/s.
+	if tr, con := EstimateRun(cfg("throughput", "flow.size=20MB")), EstimateRun(cfg("throughput", "link.trace=none", "flow.size=20MB")); tr <= 2*con {
+		t.Errorf("over StaticA %v, at 20 Mbit/s %v: the trace's mean rate is not used", tr, con)
+	}
+}
+
+func TestFormatWall(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		42 * time.Second: "42s", 12*time.Minute + 29*time.Second: "12m", 3*time.Hour + 5*time.Minute: "3h05m", 26 * time.Hour: "26h00m",
+	} {
+		if got := FormatWall(d); got != want {
+			t.Errorf("FormatWall(%v) = %s, want %s", d, got, want)
+		}
+	}
+}

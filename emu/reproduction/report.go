@@ -1,0 +1,133 @@
+package reproduction
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep"
+)
+
+// Files of a reproduction's directory, beside one sweep directory per
+// preset.
+const (
+	ReportFile = reproduce.HTMLFile // report.html
+	JSONFile   = reproduce.JSONFile // reproduce.json
+)
+
+// ReportOptions say what a report was made with.
+type ReportOptions struct {
+	// Session is the wall time of this session; the wall time of earlier
+	// sessions on the same directory (the previous reproduce.json's) is
+	// added to it.
+	Session    time.Duration
+	EmuVersion string
+	// Made is when the report is made; zero leaves it out.
+	Made time.Time
+}
+
+// WriteReport aggregates every preset of p that has a sweep directory
+// under root (sweep.Finish, so a partial sweep gives partial tables),
+// judges the findings that read any of p's presets, and writes
+// root/report.html and root/reproduce.json. Presets not run yet leave the
+// findings that read them not judged.
+func WriteReport(root string, p *Plan, o ReportOptions) (*reproduce.Report, error) {
+	res := reproduce.Results{}
+	var figs []reproduce.Figure
+	for i := range p.Sweeps {
+		s := &p.Sweeps[i]
+		dir := s.Dir(root)
+		if _, err := os.Stat(filepath.Join(dir, results.PlanFile)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		t, err := sweep.Finish(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: aggregate %s: %w", dir, err)
+		}
+		res[s.Preset.Name] = adapt(s.Preset.Name, t)
+		sf, err := sweep.Figures(t)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: figures of %s: %w", dir, err)
+		}
+		for _, f := range sf {
+			figs = append(figs, reproduce.Figure{Preset: s.Preset.Name, Name: f.Name, Title: f.Title, SVG: f.SVG})
+		}
+	}
+	wall := o.Session
+	if prev, err := readReport(root); err != nil {
+		return nil, err
+	} else if prev != nil {
+		wall += time.Duration(prev.WallTimeS * float64(time.Second))
+	}
+	meta := reproduce.Meta{Scale: p.Scale.Name, Repeat: p.Scale.Repeat, WallTime: wall, EmuVersion: o.EmuVersion, Made: o.Made}
+	if !slices.Equal(p.Parts, AllParts()) {
+		meta.Parts = p.Parts
+	}
+	rep := reproduce.NewReport(meta, p.Findings(), res)
+	js, err := rep.JSON()
+	if err != nil {
+		return nil, err
+	}
+	page, err := reproduce.HTML(rep, res, figs)
+	if err != nil {
+		return nil, err
+	}
+	if err := results.WriteFile(filepath.Join(root, JSONFile), js); err != nil {
+		return nil, err
+	}
+	if err := results.WriteFile(filepath.Join(root, ReportFile), page); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// readReport reads root's reproduce.json; nil when there is none.
+func readReport(root string) (*reproduce.Report, error) {
+	b, err := os.ReadFile(filepath.Join(root, JSONFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
+	}
+	rep, err := reproduce.ReadReport(b)
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: %s: %w", root, err)
+	}
+	return rep, nil
+}
+
+// Findings are the findings that read at least one of p's presets.
+func (p *Plan) Findings() []reproduce.Finding {
+	in := p.Presets()
+	var out []reproduce.Finding
+	for _, f := range reproduce.Findings() {
+		if slices.ContainsFunc(f.Presets(), func(name string) bool { return slices.Contains(in, name) }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// adapt turns a preset's aggregated sweep table into the findings' input.
+func adapt(preset string, t *results.SweepTable) *reproduce.Sweep {
+	sw := &reproduce.Sweep{Preset: preset}
+	for _, a := range t.Plan.Vary {
+		sw.Axes = append(sw.Axes, reproduce.Axis{Key: a.Key, Values: slices.Clone(a.Values)})
+	}
+	for _, r := range t.Rows {
+		pt := reproduce.Point{Labels: maps.Clone(r.Labels), Metrics: map[string]reproduce.Stat{}}
+		for m, st := range r.Stats {
+			pt.Metrics[m] = reproduce.Stat(st)
+		}
+		sw.Points = append(sw.Points, pt)
+	}
+	return sw
+}

@@ -1,0 +1,45 @@
+package reproduction
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WritePlan prints the reproduction's plan with its estimate: per preset
+// its figure, scenario, points, runs, runs already done in root and the
+// expected wall time of the runs still to do, then the totals.
+func WritePlan(w io.Writer, p *Plan, root string) error {
+	per, total, todo := p.Estimate(root)
+	fmt.Fprintf(w, "reproduce: scale %s (%d repeats, fairness runs of %s, downloads of %s), parts %s: %d presets, %d runs\n",
+		p.Scale.Name, p.Scale.Repeat, p.Scale.Duration, p.Scale.Size, strings.Join(p.Parts, ","), len(p.Sweeps), total.Runs)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PRESET\tFIGURE\tSCENARIO\tPOINTS\tRUNS\tDONE\tTIME LEFT")
+	for i, s := range p.Sweeps {
+		all, left := per[i][0], per[i][1]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Preset.Name, s.Preset.Figure, s.Preset.Scenario,
+			len(s.Plan.Points), all.Runs, all.Runs-left.Runs, FormatWall(left.Wall))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, one at a time (%s of runs, each %s of setup beyond its flows; a download at %.0f %% of its path's capacity)\n",
+		FormatWall(todo.Wall), todo.Runs, total.Runs, FormatWall(total.Wall), RunOverhead, FlowEfficiency*100)
+	return err
+}
+
+// FormatWall writes a wall time to the minute ("3h05m", "12m"), to the
+// second below a minute.
+func FormatWall(d time.Duration) string {
+	if d < time.Minute {
+		return d.Round(time.Second).String()
+	}
+	d = d.Round(time.Minute)
+	h, m := d/time.Hour, (d%time.Hour)/time.Minute
+	if h == 0 {
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%dh%02dm", h, m)
+}
