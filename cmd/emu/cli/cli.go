@@ -44,6 +44,7 @@ var commands = []func(*env) *cobra.Command{
 	newTraceCmd,
 	newAnalyzeCmd,
 	newSweepCmd,
+	newReproduceCmd,
 }
 
 // Run executes emu with args (without the program name) and returns the

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -209,38 +206,10 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 		return err
 	}
 	fmt.Fprintf(e.stderr, "sweep: writing to %s (the same command with --out %s resumes it)\n", out, out)
-	// Two contexts: stopCtx ends at the first interrupt (main cancels
-	// e.ctx on it) and lets the current run finish; runCtx ends at the
-	// second and interrupts the run.
-	stopCtx, stopNow := context.WithCancel(e.ctx)
-	defer stopNow()
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(e.ctx))
-	defer cancel()
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		for signals := 1; ; signals++ {
-			select {
-			case <-sig:
-			case <-finished:
-				return
-			}
-			if signals == 1 {
-				fmt.Fprintln(e.stderr, "sweep: stopping after the current run (Ctrl-C again to interrupt it)")
-				stopNow()
-				continue
-			}
-			fmt.Fprintln(e.stderr, "sweep: interrupting the current run")
-			cancel()
-			return
-		}
-	}()
-
+	stop, runCtx, release := twoStageInterrupt(e, "sweep")
+	defer release()
 	outcome, execErr := sweep.Execute(runCtx, out, plan, sweep.Options{
-		Shard: shard, Runner: runner, Progress: e.stderr, Stop: stopCtx.Done(),
+		Shard: shard, Runner: runner, Progress: e.stderr, Stop: stop,
 	})
 	table, finErr := sweep.Finish(out)
 	if table != nil {

@@ -23,14 +23,22 @@ import (
 // runSweepWith runs `emu sweep args…` with a given runner instead of
 // emu.Run, the way Run would (exit status 2 for usage errors).
 func runSweepWith(ctx context.Context, runner sweep.Runner, args ...string) (code int, stdout, stderr string) {
+	return runCommandWith(ctx, func(e *env) *cobra.Command {
+		return sweepCommand(e, func(*env, bool) (sweep.Runner, error) { return runner, nil })
+	}, append([]string{"sweep"}, args...)...)
+}
+
+// runCommandWith runs one command built by newCmd, the way Run would.
+func runCommandWith(ctx context.Context, newCmd func(e *env) *cobra.Command, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	e := &env{ctx: ctx, stdout: &out, stderr: &errb}
 	root := &cobra.Command{Use: "emu", SilenceUsage: true, SilenceErrors: true}
 	root.SetOut(&out)
 	root.SetErr(&errb)
-	root.SetArgs(append([]string{"sweep"}, args...))
+	root.SetArgs(args)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(sweepCommand(e, func(*env, bool) (sweep.Runner, error) { return runner, nil }))
+	root.AddCommand(newCmd(e))
+	markArgErrors(root)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0, out.String(), errb.String()

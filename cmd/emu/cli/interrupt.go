@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// twoStageInterrupt is how emu sweep and emu reproduce take Ctrl-C: the
+// first interrupt (main also cancels e.ctx on it) closes stop, so the
+// current run finishes and no other starts; the second cancels run, which
+// interrupts the current run. name prefixes the messages. release drops
+// the signal handler.
+func twoStageInterrupt(e *env, name string) (stop <-chan struct{}, run context.Context, release func()) {
+	stopCtx, stopNow := context.WithCancel(e.ctx)
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(e.ctx))
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	finished := make(chan struct{})
+	go func() {
+		for signals := 1; ; signals++ {
+			select {
+			case <-sig:
+			case <-finished:
+				return
+			}
+			if signals == 1 {
+				fmt.Fprintf(e.stderr, "%s: stopping after the current run (Ctrl-C again to interrupt it)\n", name)
+				stopNow()
+				continue
+			}
+			fmt.Fprintf(e.stderr, "%s: interrupting the current run\n", name)
+			cancel()
+			return
+		}
+	}()
+	return stopCtx.Done(), runCtx, func() {
+		signal.Stop(sig)
+		close(finished)
+		cancel()
+		stopNow()
+	}
+}

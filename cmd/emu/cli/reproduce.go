@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/reproduction"
+	"github.com/dc-emu/emu/emu/sweep"
+)
+
+func newReproduceCmd(e *env) *cobra.Command { return reproduceCommand(e, emuRunner) }
+
+type reproduceFlags struct {
+	scale   string
+	parts   []string
+	out     string
+	dryRun  bool
+	verbose bool
+}
+
+func reproduceCommand(e *env, newRunner sweepRunner) *cobra.Command {
+	var f reproduceFlags
+	c := &cobra.Command{
+		Use:   "reproduce",
+		Short: "Run the paper's figures as sweeps and judge its findings in one report",
+		Long: `reproduce runs the presets that reproduce "QUIC Throughput and Fairness over
+Dual Connectivity" (docs/reproduce.md) as sweeps, one after the other, each
+in its own directory under --out, then judges every finding of the paper
+that reads them and writes DIR/report.html (the paper's text, emu's figures
+and tables, each verdict with its rule and numbers) and DIR/reproduce.json.
+
+  emu reproduce --dry-run                          # the plan and its wall time
+  emu reproduce                                    # core figures, quick scale
+  emu reproduce --scale paper --parts core,queue,ngtcp2,trace
+
+--scale quick runs 3 repeats, fairness runs of 60 s and downloads of 20 MB;
+paper runs the paper's 10 repeats, 180 s and 100 MB. --parts picks core
+(Figs. 4-11, App. A), queue (the queue-length sensitivity), ngtcp2 (Figs.
+12-19) and trace (Figs. 20-22). The plan and its expected wall time are
+printed first. Rerunning with the same --out resumes: runs that ended ok are
+kept. The first Ctrl-C finishes the current run and stops (the report is
+still written from what is done); a second one interrupts it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(f.parts) == 0 {
+				return usagef("--parts: no part given (want some of %s)", strings.Join(reproduction.AllParts(), ","))
+			}
+			plan, err := reproduction.NewPlan(f.scale, f.parts)
+			if err != nil {
+				return usageError{err}
+			}
+			out := f.out
+			if out == "" {
+				out = filepath.Join("results", "reproduce-"+plan.Scale.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+			}
+			if f.dryRun {
+				return reproduction.WritePlan(e.stdout, plan, out)
+			}
+			runner, err := newRunner(e, f.verbose)
+			if err != nil {
+				return err
+			}
+			return runReproduce(e, plan, out, runner)
+		},
+	}
+	c.Flags().StringVar(&f.scale, "scale", "quick", "quick (3 repeats, 60 s, 20 MB) or paper (10 repeats, 180 s, 100 MB)")
+	c.Flags().StringSliceVar(&f.parts, "parts", reproduction.DefaultParts(), "parts of the paper: "+strings.Join(reproduction.AllParts(), ","))
+	c.Flags().StringVarP(&f.out, "out", "o", "", "reproduction directory (default results/reproduce-<scale>-<UTC time>); the same --out resumes")
+	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and its expected wall time, run nothing")
+	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
+	return c
+}
+
+// runReproduce prints the plan, runs the presets' sweeps in out and writes
+// the report, also after a stop, from whatever is done.
+func runReproduce(e *env, plan *reproduction.Plan, out string, runner sweep.Runner) error {
+	if err := reproduction.WritePlan(e.stderr, plan, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "reproduce: writing to %s (the same command with --out %s resumes it)\n", out, out)
+	stop, runCtx, release := twoStageInterrupt(e, "reproduce")
+	defer release()
+	start := time.Now()
+	outcome, execErr := reproduction.Execute(runCtx, out, plan, reproduction.Options{Runner: runner, Progress: e.stderr, Stop: stop})
+	if errors.Is(execErr, sweep.ErrPlanChanged) {
+		return usageError{fmt.Errorf("%w (a reproduction at another scale, or made by another emu? use another --out)", execErr)}
+	}
+	rep, repErr := reproduction.WriteReport(out, plan, reproduction.ReportOptions{
+		Session: time.Since(start), EmuVersion: host.CollectVersions().Emu, Made: time.Now().UTC(),
+	})
+	if rep != nil {
+		if err := reproduction.WriteVerdicts(e.stdout, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "\nreport: %s, %s\n", filepath.Join(out, reproduction.ReportFile), filepath.Join(out, reproduction.JSONFile))
+	}
+	if execErr != nil || repErr != nil {
+		return errors.Join(execErr, repErr)
+	}
+	switch {
+	case outcome.GaveUp != "":
+		return fmt.Errorf("gave up: %s", outcome.GaveUp)
+	case outcome.Stopped || outcome.Interrupted:
+		return fmt.Errorf("stopped; the same command with --out %s resumes", out)
+	case outcome.Failures() > 0:
+		return fmt.Errorf("%d runs failed and are left out of the statistics; the same command with --out %s retries them", outcome.Failures(), out)
+	}
+	return nil
+}

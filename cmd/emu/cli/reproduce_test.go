@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/sweep"
+)
+
+// runReproduceWith runs `emu reproduce args…` with a given runner.
+func runReproduceWith(ctx context.Context, runner sweep.Runner, args ...string) (code int, stdout, stderr string) {
+	return runCommandWith(ctx, func(e *env) *cobra.Command {
+		return reproduceCommand(e, func(*env, bool) (sweep.Runner, error) { return runner, nil })
+	}, append([]string{"reproduce"}, args...)...)
+}
+
+func TestReproduceUsageErrors(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	f := &fakeRun{}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--scale", "huge"}, `no scale "huge"`},
+		{[]string{"--parts", "core,figs"}, `no part "figs"`},
+		{[]string{"--parts", ""}, "no part given"},
+		{[]string{"core"}, `unknown command "core"`},
+		{[]string{"--repeat", "3"}, "unknown flag: --repeat"},
+	} {
+		code, _, errs := runReproduceWith(context.Background(), f.run, append(tc.args, "--out", dir)...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("emu reproduce %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+	if f.count() != 0 {
+		t.Errorf("%d runs started despite bad usage", f.count())
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("bad usage created the output directory")
+	}
+}
+
+func TestReproduceDryRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	f := &fakeRun{}
+	code, out, errs := runReproduceWith(context.Background(), f.run, "--dry-run", "--parts", "queue,core", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"scale quick", "parts core,queue: 18 presets, 573 runs", "batch-fairness", "queue-fairness", "expected wall time:", "573 of 573 runs still to do"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run lacks %q:\n%s", want, out)
+		}
+	}
+	if f.count() != 0 {
+		t.Errorf("the dry run started %d runs", f.count())
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the dry run created the output directory")
+	}
+}
+
+// A run writes one sweep per preset and the report; the same command
+// again runs nothing; a first Ctrl-C stops after the current run, still
+// writes the report, and the rerun finishes; another scale in the same
+// directory is a usage error.
+func TestReproduceRunStopResume(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := &fakeRun{}
+	f.during = func(run string) {
+		if f.count() == 7 {
+			cancel()
+		}
+	}
+	code, out, errs := runReproduceWith(ctx, f.run, "--parts", "queue", "--out", dir)
+	if code != 1 || f.count() != 7 || !strings.Contains(errs, "stopped; the same command with --out "+dir+" resumes") {
+		t.Fatalf("first Ctrl-C: exit %d after %d runs\n%s", code, f.count(), errs)
+	}
+	if !strings.Contains(errs, "expected wall time:") || !strings.Contains(errs, "reproduce: preset 1/1 queue-fairness") {
+		t.Errorf("the plan and the preset's progress are not printed first:\n%s", errs)
+	}
+	if !strings.Contains(out, "report: "+filepath.Join(dir, "report.html")) {
+		t.Errorf("no report after the stop:\n%s", out)
+	}
+	f2 := &fakeRun{}
+	code, out, errs = runReproduceWith(context.Background(), f2.run, "--parts", "queue", "--out", dir)
+	if code != 0 || f2.count() != 60-7 {
+		t.Fatalf("resume: exit %d after %d runs (want %d)\n%s", code, f2.count(), 60-7, errs)
+	}
+	if !strings.Contains(errs, "53 of 60 runs still to do") || !strings.Contains(out, "queue") {
+		t.Errorf("resume: plan or verdicts missing\n%s\n%s", errs, out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "reproduce.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := reproduce.ReadReport(b)
+	if err != nil || rep.Scale != "quick" || len(rep.Findings) == 0 {
+		t.Fatalf("reproduce.json: %v %+v", err, rep)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "queue-fairness", "sweep.csv")); err != nil {
+		t.Error(err)
+	}
+	f3 := &fakeRun{}
+	if code, _, errs := runReproduceWith(context.Background(), f3.run, "--parts", "queue", "--out", dir); code != 0 || f3.count() != 0 {
+		t.Errorf("third time: exit %d, %d runs\n%s", code, f3.count(), errs)
+	}
+	if code, _, errs := runReproduceWith(context.Background(), f3.run, "--parts", "queue", "--scale", "paper", "--out", dir); code != 2 || !strings.Contains(errs, "another scale") {
+		t.Errorf("paper over quick: exit %d\n%s", code, errs)
+	}
+}
