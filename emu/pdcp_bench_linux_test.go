@@ -26,26 +26,11 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 	for _, rate := range []float64{200e6, 500e6, 1000e6, 1500e6} {
 		b.Run(config.FormatRate(rate), func(b *testing.B) {
 			for range b.N {
-				cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
-					{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				em, err := Start(context.Background(), cfg, StartOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				srv, cli := mustNode(b, em.Net, "srv"), mustNode(b, em.Net, "cli")
-				f := startUDPFlow(b, srv, cli, topo.ClientAddr(topo.PathDC), 1400)
+				em, f := startFastUDP(b)
 				start := time.Now()
 				sent := f.pace(rate, 3*time.Second)
 				el := time.Since(start)
-				emutest.WaitFor(b, 3*time.Second, func() error {
-					if st := em.pdcpBuffered(); len(st) > 0 && st[0] > 0 {
-						return errorf("%d held", st[0])
-					}
-					return nil
-				})
+				waitPDCPEmpty(b, em)
 				as := f.snapshot()
 				inOrder := true
 				for i := 1; i < len(as); i++ {
@@ -65,6 +50,33 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 			}
 		})
 	}
+}
+
+// startFastUDP starts an emulation whose links do not limit (10 Gbit/s,
+// no delay), with both proxies (18-bit SNs) and more settings, and a UDP
+// flow of 1400-byte datagrams from srv to the DC client.
+func startFastUDP(b *testing.B, more ...config.Setting) (*Emulation, *udpFlow) {
+	cfg, err := config.Resolve("throughput", append([]config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
+		{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}}, more...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	em, err := Start(context.Background(), cfg, StartOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, cli := mustNode(b, em.Net, "srv"), mustNode(b, em.Net, "cli")
+	return em, startUDPFlow(b, srv, cli, topo.ClientAddr(topo.PathDC), 1400)
+}
+
+// waitPDCPEmpty waits until the downlink receive proxy holds nothing.
+func waitPDCPEmpty(b *testing.B, em *Emulation) {
+	emutest.WaitFor(b, 3*time.Second, func() error {
+		if st := em.pdcpBuffered(); len(st) > 0 && st[0] > 0 {
+			return errorf("%d held", st[0])
+		}
+		return nil
+	})
 }
 
 // BenchmarkPDCPProxyTCP measures iperf3 TCP goodput through both proxies
@@ -153,28 +165,13 @@ func BenchmarkPDCPDuplicate(b *testing.B) {
 	for _, rate := range []float64{100e6, 300e6, 600e6} {
 		b.Run(config.FormatRate(rate), func(b *testing.B) {
 			for range b.N {
-				cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
-					{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}, {Key: "dc.scheduler", Value: "duplicate"}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				em, err := Start(context.Background(), cfg, StartOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				srv, cli := mustNode(b, em.Net, "srv"), mustNode(b, em.Net, "cli")
-				f := startUDPFlow(b, srv, cli, topo.ClientAddr(topo.PathDC), 1400)
+				em, f := startFastUDP(b, config.Setting{Key: "dc.scheduler", Value: "duplicate"})
 				var ru0, ru1 unix.Rusage
 				unix.Getrusage(unix.RUSAGE_SELF, &ru0)
 				start := time.Now()
 				sent := f.pace(rate, 3*time.Second)
 				el := time.Since(start)
-				emutest.WaitFor(b, 3*time.Second, func() error {
-					if st := em.pdcpBuffered(); len(st) > 0 && st[0] > 0 {
-						return errorf("%d held", st[0])
-					}
-					return nil
-				})
+				waitPDCPEmpty(b, em)
 				unix.Getrusage(unix.RUSAGE_SELF, &ru1)
 				got := float64(len(f.snapshot()))
 				c := em.PDCP()["down"]

@@ -57,23 +57,12 @@ func apply(nsFd int, table string, chains []Chain, b Backend) error {
 	if err := checkNS(nsFd); err != nil {
 		return err
 	}
-	c, err := nftables.New(nftables.WithNetNSFd(nsFd))
+	c, t, err := replaceTable(nsFd, table, nftables.TableFamilyINet)
 	if err != nil {
-		return fmt.Errorf("nft: table %s: netlink: %w", table, err)
+		return err
 	}
-	t := &nftables.Table{Name: table, Family: nftables.TableFamilyINet}
-	// add, delete, add: replaces an existing table of that name atomically
-	// and does not fail when there is none.
-	c.AddTable(t)
-	c.DelTable(t)
-	c.AddTable(t)
-	accept := nftables.ChainPolicyAccept
 	for _, ch := range chains {
-		prio := nftables.ChainPriority(ch.Priority)
-		nc := c.AddChain(&nftables.Chain{
-			Name: ch.Name, Table: t, Type: nftables.ChainTypeFilter,
-			Hooknum: hookNums[ch.Hook], Priority: &prio, Policy: &accept,
-		})
+		nc := addChain(c, t, ch.Name, ch.Hook, ch.Priority)
 		for _, r := range ch.Rules {
 			lists, err := ruleExprs(r, b)
 			if err != nil {
@@ -88,6 +77,31 @@ func apply(nsFd int, table string, chains []Chain, b Backend) error {
 		return fmt.Errorf("nft: table %s: install with %s: %w", table, b, err)
 	}
 	return nil
+}
+
+// replaceTable starts a batch that replaces table (of family fam) in
+// namespace nsFd: add, delete, add replaces an existing table of that name
+// atomically and does not fail when there is none.
+func replaceTable(nsFd int, table string, fam nftables.TableFamily) (*nftables.Conn, *nftables.Table, error) {
+	c, err := nftables.New(nftables.WithNetNSFd(nsFd))
+	if err != nil {
+		return nil, nil, fmt.Errorf("nft: table %s: netlink: %w", table, err)
+	}
+	t := &nftables.Table{Name: table, Family: fam}
+	c.AddTable(t)
+	c.DelTable(t)
+	c.AddTable(t)
+	return c, t, nil
+}
+
+// addChain adds a filter base chain with policy accept to the batch.
+func addChain(c *nftables.Conn, t *nftables.Table, name string, hook Hook, prio int) *nftables.Chain {
+	accept := nftables.ChainPolicyAccept
+	p := nftables.ChainPriority(prio)
+	return c.AddChain(&nftables.Chain{
+		Name: name, Table: t, Type: nftables.ChainTypeFilter,
+		Hooknum: hookNums[hook], Priority: &p, Policy: &accept,
+	})
 }
 
 // Delete removes table from namespace nsFd with its chains and rules. A

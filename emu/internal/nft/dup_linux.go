@@ -18,20 +18,11 @@ func ApplyDup(nsFd int, table string, ch DupChain) error {
 	if err := checkNS(nsFd); err != nil {
 		return err
 	}
-	c, err := nftables.New(nftables.WithNetNSFd(nsFd))
+	c, t, err := replaceTable(nsFd, table, nftables.TableFamilyIPv4)
 	if err != nil {
-		return fmt.Errorf("nft: table %s: netlink: %w", table, err)
+		return err
 	}
-	t := &nftables.Table{Name: table, Family: nftables.TableFamilyIPv4}
-	c.AddTable(t)
-	c.DelTable(t)
-	c.AddTable(t)
-	accept := nftables.ChainPolicyAccept
-	prio := nftables.ChainPriority(ch.Priority)
-	nc := c.AddChain(&nftables.Chain{
-		Name: ch.Name, Table: t, Type: nftables.ChainTypeFilter,
-		Hooknum: hookNums[ch.Hook], Priority: &prio, Policy: &accept,
-	})
+	nc := addChain(c, t, ch.Name, ch.Hook, ch.Priority)
 	for _, r := range ch.Rules {
 		c.AddRule(&nftables.Rule{Table: t, Chain: nc, Exprs: dupExprs(r)})
 	}
@@ -46,19 +37,13 @@ func ApplyDup(nsFd int, table string, ch DupChain) error {
 func dupExprs(r DupRule) []expr.Any {
 	var e []expr.Any
 	if r.IIf != "" {
-		e = append(e,
-			&expr.Meta{Key: expr.MetaKeyIIFNAME, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifName(r.IIf)})
+		e = append(e, metaCmp(expr.MetaKeyIIFNAME, expr.CmpOpEq, ifName(r.IIf))...)
 	}
 	if r.Mark != 0 {
-		e = append(e,
-			&expr.Meta{Key: expr.MetaKeyMARK, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binary.NativeEndian.AppendUint32(nil, r.Mark)})
+		e = append(e, metaCmp(expr.MetaKeyMARK, expr.CmpOpEq, binary.NativeEndian.AppendUint32(nil, r.Mark))...)
 	}
 	if r.Proto != 0 {
-		e = append(e,
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{r.Proto}})
+		e = append(e, metaCmp(expr.MetaKeyL4PROTO, expr.CmpOpEq, []byte{r.Proto})...)
 	}
 	to := r.To.As4()
 	return append(e,

@@ -29,24 +29,16 @@ func ruleExprs(r QueueRule, b Backend) ([][]expr.Any, error) {
 	}
 	var common []expr.Any
 	if r.IIf != "" {
-		common = append(common,
-			&expr.Meta{Key: expr.MetaKeyIIFNAME, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifName(r.IIf)})
+		common = append(common, metaCmp(expr.MetaKeyIIFNAME, expr.CmpOpEq, ifName(r.IIf))...)
 	}
 	if r.OIf != "" {
-		common = append(common,
-			&expr.Meta{Key: expr.MetaKeyOIFNAME, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: ifName(r.OIf)})
+		common = append(common, metaCmp(expr.MetaKeyOIFNAME, expr.CmpOpEq, ifName(r.OIf))...)
 	}
 	if r.Proto != 0 {
-		common = append(common,
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{r.Proto}})
+		common = append(common, metaCmp(expr.MetaKeyL4PROTO, expr.CmpOpEq, []byte{r.Proto})...)
 	}
 	if r.NotProto != 0 {
-		common = append(common,
-			&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
-			&expr.Cmp{Op: expr.CmpOpNeq, Register: 1, Data: []byte{r.NotProto}})
+		common = append(common, metaCmp(expr.MetaKeyL4PROTO, expr.CmpOpNeq, []byte{r.NotProto})...)
 	}
 	if len(r.Dst) == 0 {
 		return [][]expr.Any{append(common, q)}, nil
@@ -60,6 +52,11 @@ func ruleExprs(r QueueRule, b Backend) ([][]expr.Any, error) {
 		out = append(out, append(e, q))
 	}
 	return out, nil
+}
+
+// metaCmp loads a meta key and compares it with data.
+func metaCmp(key expr.MetaKey, op expr.CmpOp, data []byte) []expr.Any {
+	return []expr.Any{&expr.Meta{Key: key, Register: 1}, &expr.Cmp{Op: op, Register: 1, Data: data}}
 }
 
 // dstMatch matches the destination address against a prefix in an inet
