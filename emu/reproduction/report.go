@@ -34,10 +34,11 @@ type ReportOptions struct {
 }
 
 // WriteReport aggregates every preset of p that has a sweep directory
-// under root (sweep.Finish, so a partial sweep gives partial tables),
-// judges the findings that read any of p's presets, and writes
-// root/report.html and root/reproduce.json. Presets not run yet leave the
-// findings that read them not judged.
+// under root (a partial sweep gives partial tables; runs of another plan
+// do not count), judges the findings that read any of p's presets, and
+// writes root/report.html and root/reproduce.json. It leaves the presets'
+// own files as Execute wrote them. Presets not run yet leave the findings
+// that read them not judged.
 func WriteReport(root string, p *Plan, o ReportOptions) (*reproduce.Report, error) {
 	res := reproduce.Results{}
 	var figs []reproduce.Figure
@@ -47,7 +48,7 @@ func WriteReport(root string, p *Plan, o ReportOptions) (*reproduce.Report, erro
 		if _, err := os.Stat(filepath.Join(dir, results.PlanFile)); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		t, err := sweep.Finish(dir)
+		t, err := sweep.Aggregate(dir, s.Plan, sweep.AggregateOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("reproduce: aggregate %s: %w", dir, err)
 		}
