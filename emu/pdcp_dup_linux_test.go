@@ -61,3 +61,19 @@ func TestPDCPDuplicationUnderLoad(t *testing.T) {
 		t.Errorf("the transmit proxy's queue dropped %d packets", c.TxQueue.Dropped)
 	}
 }
+
+// TestPDCPUplinkDuplication: with a split uplink the device-side proxy in
+// gwc duplicates too; the copies reach the receive proxy in gws.
+func TestPDCPUplinkDuplication(t *testing.T) {
+	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "dc.uplink=split", "dc.scheduler=duplicate")
+	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
+	f := startUDPFlow(t, cli, srv, topo.ServerAddr, 1000)
+	sent := f.pace(4e6, time.Second)
+	f.completeInOrder(t, sent)
+	emutest.WaitFor(t, 2*time.Second, func() error {
+		if c := em.PDCP()["up"]; c.DuplicatesDiscarded < sent*9/10 {
+			return errorf("%d of %d uplink duplicates arrived", c.DuplicatesDiscarded, sent)
+		}
+		return nil
+	})
+}
