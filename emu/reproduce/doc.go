@@ -1,27 +1,23 @@
-// Package reproduce holds the findings of "QUIC Throughput and Fairness over
-// Dual Connectivity" (Computer Networks) as data and judges them against
-// emu's aggregated sweeps: one Finding per figure (or group of figures) of
-// the paper, with the paper's finding paraphrased with its numbers, the
-// presets that produce emu's data for it and a rule, written as Checks whose
-// words are generated from the same values the code evaluates.
+// Package reproduce runs the reproduction of "QUIC Throughput and
+// Fairness over Dual Connectivity" that `emu reproduce` does: the presets
+// of the chosen parts (sweep.ReproducePresets) at one scale, each an
+// ordinary sweep in a directory of its own under the reproduction's
+// directory, then the findings (package findings) judged against them in
+// one report.
 //
-// Stages: the caller adapts each sweep's aggregated table to a Sweep
-// (axes, and per point its labels and each metric's mean, standard
-// deviation, 95 % confidence interval and n) and collects them as Results
-// by preset name; Evaluate runs every finding's checks over them and
-// combines the checks' outcomes into a Verdict; NewReport adds what the run
-// was made with (scale, repeats, wall time, emu version), and the report is
-// written as reproduce.json (Report.JSON) and as a self-contained HTML page
-// (HTML) with emu's figures, passed in as SVG bytes, and tables beside the
-// paper's text.
+// Stages: NewPlan resolves every preset's sweep up front (a bad scale or
+// part, or a preset that does not resolve, stops it before anything runs);
+// Plan.Estimate gives the runs and the expected wall time, in total and
+// still to do in a directory, and WritePlan prints them (the dry run and
+// the first lines of a real one); Execute runs the presets' sweeps one
+// after the other through sweep.Prepare, sweep.Execute and sweep.Finish,
+// so rerunning with the same directory resumes each where it stopped;
+// WriteReport aggregates every preset directory there is, adapts each
+// sweep table to a findings.Sweep, draws the figures with sweep.Figures
+// and writes report.html and reproduce.json.
 //
-// A check decides a difference only when it exceeds the half-width of its
-// own 95 % confidence interval (√(CI₁² + CI₂²) for two independent means);
-// otherwise it is inconclusive. Shape checks judge what the paper says
-// without a number (a peak, an order, a trend); magnitude checks compare
-// with the paper's numbers within a stated tolerance.
-//
-// The package is pure: it reads no files, runs nothing and does not import
-// the emu root package or emu/sweep (the sweep presets' test imports it to
-// check that every finding's points exist in the presets' plans).
+// The package is pure: the Runner that does a run comes from the caller
+// (the CLI passes emu.Run), as for sweeps. It does not decide what the
+// paper found or how a finding is judged (package findings), nor how a
+// sweep is planned, run or aggregated (package sweep).
 package reproduce

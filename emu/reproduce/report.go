@@ -1,75 +1,134 @@
 package reproduce
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"time"
+
+	"github.com/dc-emu/emu/emu/findings"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep"
 )
 
-// JSONFile is the verdict file's name; HTMLFile the report page's.
+// Files of a reproduction's directory, beside one sweep directory per
+// preset.
 const (
-	JSONFile = "reproduce.json"
-	HTMLFile = "report.html"
+	ReportFile = findings.HTMLFile // report.html
+	JSONFile   = findings.JSONFile // reproduce.json
 )
 
-// Meta is what a reproduction was made with; the caller fills it.
-type Meta struct {
-	Scale      string        // quick or paper
-	Repeat     int           // runs per point
-	Parts      []string      // the parts of the paper run (none: all)
-	WallTime   time.Duration // from the first run to the report
+// ReportOptions say what a report was made with.
+type ReportOptions struct {
+	// Session is the wall time of this session; the wall time of earlier
+	// sessions on the same directory (the previous reproduce.json's) is
+	// added to it.
+	Session    time.Duration
 	EmuVersion string
-	Made       time.Time // when the report was made
+	// Made is when the report is made; zero leaves it out.
+	Made time.Time
 }
 
-// Report is a reproduction's verdicts: reproduce.json.
-type Report struct {
-	Version    int             `json:"version"`
-	Scale      string          `json:"scale"`
-	Repeat     int             `json:"repeat"`
-	Parts      []string        `json:"parts,omitempty"`
-	WallTimeS  float64         `json:"wall_time_s"`
-	EmuVersion string          `json:"emu_version"`
-	Made       time.Time       `json:"made,omitzero"`
-	Counts     map[Verdict]int `json:"counts"`
-	Findings   []Result        `json:"findings"`
-}
-
-const reportVersion = 1
-
-// NewReport evaluates the findings against the results.
-func NewReport(m Meta, fs []Finding, r Results) *Report {
-	rep := &Report{
-		Version: reportVersion, Scale: m.Scale, Repeat: m.Repeat, Parts: m.Parts,
-		WallTimeS: m.WallTime.Seconds(), EmuVersion: m.EmuVersion, Made: m.Made,
-		Counts: map[Verdict]int{}, Findings: Evaluate(fs, r),
+// WriteReport aggregates every preset of p that has a sweep directory
+// under root (a partial sweep gives partial tables; runs of another plan
+// do not count), judges the findings that read any of p's presets, and
+// writes root/report.html and root/reproduce.json. It leaves the presets'
+// own files as Execute wrote them. Presets not run yet leave the findings
+// that read them not judged.
+func WriteReport(root string, p *Plan, o ReportOptions) (*findings.Report, error) {
+	res := findings.Results{}
+	var figs []findings.Figure
+	for i := range p.Sweeps {
+		s := &p.Sweeps[i]
+		dir := s.Dir(root)
+		if _, err := os.Stat(filepath.Join(dir, results.PlanFile)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		t, err := sweep.Aggregate(dir, s.Plan, sweep.AggregateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: aggregate %s: %w", dir, err)
+		}
+		res[s.Preset.Name] = adapt(s.Preset.Name, t)
+		sf, err := sweep.Figures(t)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: figures of %s: %w", dir, err)
+		}
+		for _, f := range sf {
+			figs = append(figs, findings.Figure{Preset: s.Preset.Name, Name: f.Name, Title: f.Title, SVG: f.SVG})
+		}
 	}
-	for _, v := range Verdicts() {
-		rep.Counts[v] = 0
+	wall := o.Session
+	if prev, err := readReport(root); err != nil {
+		return nil, err
+	} else if prev != nil {
+		wall += time.Duration(prev.WallTimeS * float64(time.Second))
 	}
-	for _, f := range rep.Findings {
-		rep.Counts[f.Verdict]++
+	meta := findings.Meta{Scale: p.Scale.Name, Repeat: p.Scale.Repeat, WallTime: wall, EmuVersion: o.EmuVersion, Made: o.Made}
+	if !slices.Equal(p.Parts, AllParts()) {
+		meta.Parts = p.Parts
 	}
-	return rep
-}
-
-// JSON encodes the report, indented.
-func (rep *Report) JSON() ([]byte, error) {
-	b, err := json.MarshalIndent(rep, "", "  ")
+	rep := findings.NewReport(meta, p.Findings(), res)
+	js, err := rep.JSON()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", JSONFile, err)
+		return nil, err
 	}
-	return append(b, '\n'), nil
+	page, err := findings.HTML(rep, res, figs)
+	if err != nil {
+		return nil, err
+	}
+	if err := results.WriteFile(filepath.Join(root, JSONFile), js); err != nil {
+		return nil, err
+	}
+	if err := results.WriteFile(filepath.Join(root, ReportFile), page); err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
-// ReadReport decodes reproduce.json.
-func ReadReport(b []byte) (*Report, error) {
-	var rep Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", JSONFile, err)
+// readReport reads root's reproduce.json; nil when there is none.
+func readReport(root string) (*findings.Report, error) {
+	b, err := os.ReadFile(filepath.Join(root, JSONFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	if rep.Version != reportVersion {
-		return nil, fmt.Errorf("%s: version %d, this emu reads version %d", JSONFile, rep.Version, reportVersion)
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: %w", err)
 	}
-	return &rep, nil
+	rep, err := findings.ReadReport(b)
+	if err != nil {
+		return nil, fmt.Errorf("reproduce: %s: %w", root, err)
+	}
+	return rep, nil
+}
+
+// Findings are the findings that read at least one of p's presets.
+func (p *Plan) Findings() []findings.Finding {
+	in := p.Presets()
+	var out []findings.Finding
+	for _, f := range findings.Findings() {
+		if slices.ContainsFunc(f.Presets(), func(name string) bool { return slices.Contains(in, name) }) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// adapt turns a preset's aggregated sweep table into the findings' input.
+func adapt(preset string, t *results.SweepTable) *findings.Sweep {
+	sw := &findings.Sweep{Preset: preset}
+	for _, a := range t.Plan.Vary {
+		sw.Axes = append(sw.Axes, findings.Axis{Key: a.Key, Values: slices.Clone(a.Values)})
+	}
+	for _, r := range t.Rows {
+		pt := findings.Point{Labels: maps.Clone(r.Labels), Metrics: map[string]findings.Stat{}}
+		for m, st := range r.Stats {
+			pt.Metrics[m] = findings.Stat(st)
+		}
+		sw.Points = append(sw.Points, pt)
+	}
+	return sw
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -132,7 +132,7 @@ func TestRunMetricsReadsTheTimeseries(t *testing.T) {
 // need beyond the basic ones is one SeriesMetrics gives a DC fairness run.
 func TestSeriesMetricsCoverTheFindings(t *testing.T) {
 	m := SeriesMetrics(dcSummary(), readSeries(t, seriesCSV(fill(200, 5), fill(200, 5), fill(200, 20), fill(200, 20))))
-	for _, nm := range reproduce.NeededMetrics() {
+	for _, nm := range findings.NeededMetrics() {
 		if _, ok := m[nm[0]]; !ok {
 			t.Errorf("reproduce needs %s (%s); SeriesMetrics gives %v", nm[0], nm[1], m)
 		}

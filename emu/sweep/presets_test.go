@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
-	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 )
@@ -341,18 +341,18 @@ func TestFindingsResolveInPresets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := reproduce.Results{}
+	res := findings.Results{}
 	for _, pr := range ps {
 		p := presetPlan(t, pr)
-		sw := &reproduce.Sweep{Preset: pr.Name}
+		sw := &findings.Sweep{Preset: pr.Name}
 		for _, a := range p.Vary {
-			sw.Axes = append(sw.Axes, reproduce.Axis{Key: a.Key, Values: a.Values})
-			if got, want := reproduce.FigureStem("jfi", a.Key), "jfi-"+fileSlug(a.Key); got != want {
+			sw.Axes = append(sw.Axes, findings.Axis{Key: a.Key, Values: a.Values})
+			if got, want := findings.FigureStem("jfi", a.Key), "jfi-"+fileSlug(a.Key); got != want {
 				t.Errorf("figure stem %s, sweep names it %s", got, want)
 			}
 		}
 		for i := range p.Points {
-			pt := reproduce.Point{Labels: map[string]string{}}
+			pt := findings.Point{Labels: map[string]string{}}
 			for _, a := range p.Vary {
 				pt.Labels[a.Key] = p.Label(&p.Points[i], a)
 			}
@@ -360,26 +360,26 @@ func TestFindingsResolveInPresets(t *testing.T) {
 		}
 		res[pr.Name] = sw
 	}
-	if err := reproduce.Validate(reproduce.Findings(), res); err != nil {
+	if err := findings.Validate(findings.Findings(), res); err != nil {
 		t.Error(err)
 	}
 	// With every metric at every point, every finding with a rule is
 	// judged: no set that fails to split an axis, no label a rule cannot
 	// read.
 	var metrics []string
-	for _, f := range reproduce.Findings() {
+	for _, f := range findings.Findings() {
 		metrics = append(metrics, f.Metrics()...)
 	}
 	for _, sw := range res {
 		for i := range sw.Points {
-			sw.Points[i].Metrics = map[string]reproduce.Stat{}
+			sw.Points[i].Metrics = map[string]findings.Stat{}
 			for j, m := range metrics {
-				sw.Points[i].Metrics[m] = reproduce.Stat{Mean: float64(1 + (i*7+j*3)%11), SD: 0.1, CI95: 0.1, N: 3}
+				sw.Points[i].Metrics[m] = findings.Stat{Mean: float64(1 + (i*7+j*3)%11), SD: 0.1, CI95: 0.1, N: 3}
 			}
 		}
 	}
-	for _, r := range reproduce.Evaluate(reproduce.Findings(), res) {
-		if (r.Verdict == reproduce.NotJudged) != (len(r.Checks) == 0) {
+	for _, r := range findings.Evaluate(findings.Findings(), res) {
+		if (r.Verdict == findings.NotJudged) != (len(r.Checks) == 0) {
 			t.Errorf("finding %s: %s: %s", r.ID, r.Verdict, r.Reason)
 		}
 	}

@@ -23,16 +23,16 @@ var pure = map[string][]string{
 	"emu/replay":  nil,
 	// The run loop is a step function: it neither blocks, locks nor does
 	// I/O (its own test also bans goroutines and reading the clock).
-	"emu/runloop":      {"os", "os/signal", "net", "sync", "context"},
-	"emu/reproduce":    nil,
-	"emu/reproduction": nil,
-	"emu/fidelity":     nil,
-	"emu/linkstats":    nil,
-	"emu/sweep":        nil,
-	"analysis":         nil,
-	"tracefmt":         {"unsafe"},
-	"traces":           nil,
-	"pdcp":             {"os", "unsafe"}, // clock and I/O are injected
+	"emu/runloop":   {"os", "os/signal", "net", "sync", "context"},
+	"emu/findings":  nil,
+	"emu/reproduce": nil,
+	"emu/fidelity":  nil,
+	"emu/linkstats": nil,
+	"emu/sweep":     nil,
+	"analysis":      nil,
+	"tracefmt":      {"unsafe"},
+	"traces":        nil,
+	"pdcp":          {"os", "unsafe"}, // clock and I/O are injected
 }
 
 // kernelFacing are the packages whose presence in a pure package's

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu/host"
-	"github.com/dc-emu/emu/emu/reproduction"
+	"github.com/dc-emu/emu/emu/reproduce"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -49,9 +49,9 @@ still written from what is done); a second one interrupts it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(f.parts) == 0 {
-				return usagef("--parts: no part given (want some of %s)", strings.Join(reproduction.AllParts(), ","))
+				return usagef("--parts: no part given (want some of %s)", strings.Join(reproduce.AllParts(), ","))
 			}
-			plan, err := reproduction.NewPlan(f.scale, f.parts)
+			plan, err := reproduce.NewPlan(f.scale, f.parts)
 			if err != nil {
 				return usageError{err}
 			}
@@ -60,7 +60,7 @@ still written from what is done); a second one interrupts it.`,
 				out = filepath.Join("results", "reproduce-"+plan.Scale.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
 			}
 			if f.dryRun {
-				return reproduction.WritePlan(e.stdout, plan, out)
+				return reproduce.WritePlan(e.stdout, plan, out)
 			}
 			runner, err := newRunner(e, f.verbose)
 			if err != nil {
@@ -70,7 +70,7 @@ still written from what is done); a second one interrupts it.`,
 		},
 	}
 	c.Flags().StringVar(&f.scale, "scale", "quick", "quick (3 repeats, 60 s, 20 MB) or paper (10 repeats, 180 s, 100 MB)")
-	c.Flags().StringSliceVar(&f.parts, "parts", reproduction.DefaultParts(), "parts of the paper: "+strings.Join(reproduction.AllParts(), ","))
+	c.Flags().StringSliceVar(&f.parts, "parts", reproduce.DefaultParts(), "parts of the paper: "+strings.Join(reproduce.AllParts(), ","))
 	c.Flags().StringVarP(&f.out, "out", "o", "", "reproduction directory (default results/reproduce-<scale>-<UTC time>); the same --out resumes")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and its expected wall time, run nothing")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
@@ -79,26 +79,26 @@ still written from what is done); a second one interrupts it.`,
 
 // runReproduce prints the plan, runs the presets' sweeps in out and writes
 // the report, also after a stop, from whatever is done.
-func runReproduce(e *env, plan *reproduction.Plan, out string, runner sweep.Runner) error {
-	if err := reproduction.WritePlan(e.stderr, plan, out); err != nil {
+func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner) error {
+	if err := reproduce.WritePlan(e.stderr, plan, out); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "reproduce: writing to %s (the same command with --out %s resumes it)\n", out, out)
 	stop, runCtx, release := twoStageInterrupt(e, "reproduce")
 	defer release()
 	start := time.Now()
-	outcome, execErr := reproduction.Execute(runCtx, out, plan, reproduction.Options{Runner: runner, Progress: e.stderr, Stop: stop})
+	outcome, execErr := reproduce.Execute(runCtx, out, plan, reproduce.Options{Runner: runner, Progress: e.stderr, Stop: stop})
 	if errors.Is(execErr, sweep.ErrPlanChanged) {
 		return usageError{fmt.Errorf("%w (a reproduction at another scale, or made by another emu? use another --out)", execErr)}
 	}
-	rep, repErr := reproduction.WriteReport(out, plan, reproduction.ReportOptions{
+	rep, repErr := reproduce.WriteReport(out, plan, reproduce.ReportOptions{
 		Session: time.Since(start), EmuVersion: host.CollectVersions().Emu, Made: time.Now().UTC(),
 	})
 	if rep != nil {
-		if err := reproduction.WriteVerdicts(e.stdout, rep); err != nil {
+		if err := reproduce.WriteVerdicts(e.stdout, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "\nreport: %s, %s\n", filepath.Join(out, reproduction.ReportFile), filepath.Join(out, reproduction.JSONFile))
+		fmt.Fprintf(e.stdout, "\nreport: %s, %s\n", filepath.Join(out, reproduce.ReportFile), filepath.Join(out, reproduce.JSONFile))
 	}
 	if execErr != nil || repErr != nil {
 		return errors.Join(execErr, repErr)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -102,7 +102,7 @@ func TestReproduceRunStopResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := reproduce.ReadReport(b)
+	rep, err := findings.ReadReport(b)
 	if err != nil || rep.Scale != "quick" || len(rep.Findings) == 0 {
 		t.Fatalf("reproduce.json: %v %+v", err, rep)
 	}

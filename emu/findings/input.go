@@ -1,4 +1,4 @@
-package reproduce
+package findings
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package reproduce
+package findings
 
 // Metric names, as sweep.csv spells them (docs/results.md). The first
 // three and FlowGoodput are in every sweep; the others (NeededMetrics)

@@ -1,4 +1,4 @@
-package reproduce
+package findings
 
 // ngtcp2Findings are the ngtcp2 repeats (Figs. 12–19): NewReno and CUBIC,
 // compared with quic-go (standing in for aioquic) and TCP.

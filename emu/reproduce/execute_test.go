@@ -1,4 +1,4 @@
-package reproduction
+package reproduce
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
@@ -138,12 +138,12 @@ func TestWriteReport(t *testing.T) {
 	var ids []string
 	for _, r := range rep.Findings {
 		ids = append(ids, r.ID)
-		if r.Verdict == reproduce.NotJudged && strings.Contains(r.Reason, "no results of preset batch-fairness") {
+		if r.Verdict == findings.NotJudged && strings.Contains(r.Reason, "no results of preset batch-fairness") {
 			t.Errorf("finding %s: %s", r.ID, r.Reason)
 		}
 	}
-	if len(rep.Findings) == 0 || len(rep.Findings) == len(reproduce.Findings()) {
-		t.Errorf("%d of %d findings reported (%v); want those reading batch-fairness or sc-pairs", len(rep.Findings), len(reproduce.Findings()), ids)
+	if len(rep.Findings) == 0 || len(rep.Findings) == len(findings.Findings()) {
+		t.Errorf("%d of %d findings reported (%v); want those reading batch-fairness or sc-pairs", len(rep.Findings), len(findings.Findings()), ids)
 	}
 	if rep.Scale != "quick" || rep.Repeat != 3 || strings.Join(rep.Parts, ",") != "core" || rep.WallTimeS != 90 {
 		t.Errorf("report: scale %s, repeat %d, parts %v, wall %v s", rep.Scale, rep.Repeat, rep.Parts, rep.WallTimeS)
@@ -152,7 +152,7 @@ func TestWriteReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := reproduce.ReadReport(b); err != nil || len(got.Findings) != len(rep.Findings) {
+	if got, err := findings.ReadReport(b); err != nil || len(got.Findings) != len(rep.Findings) {
 		t.Errorf("reproduce.json: %v", err)
 	}
 	page, err := os.ReadFile(filepath.Join(root, ReportFile))
@@ -179,7 +179,7 @@ func TestWriteReportPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rep.Findings {
-		if r.Verdict != reproduce.NotJudged {
+		if r.Verdict != findings.NotJudged {
 			t.Errorf("finding %s judged %s without any run", r.ID, r.Verdict)
 		}
 	}

@@ -1,4 +1,4 @@
-package reproduction
+package reproduce
 
 import (
 	"fmt"
@@ -6,12 +6,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/findings"
 )
 
 // WriteVerdicts prints the gist of a report, as emu reproduce ends with
 // it: each finding's figures and verdict, then the counts.
-func WriteVerdicts(w io.Writer, rep *reproduce.Report) error {
+func WriteVerdicts(w io.Writer, rep *findings.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FINDING\tFIGURES\tVERDICT")
 	for _, f := range rep.Findings {
@@ -21,7 +21,7 @@ func WriteVerdicts(w io.Writer, rep *reproduce.Report) error {
 		return err
 	}
 	var counts []string
-	for _, v := range reproduce.Verdicts() {
+	for _, v := range findings.Verdicts() {
 		if n := rep.Counts[v]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, v))
 		}

@@ -1,4 +1,4 @@
-package reproduction
+package reproduce
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package reproduce
+package findings
 
 // Tolerances of the rules. The paper gives JFIs to two decimals (four near
 // 1); throughput words such as "close" or "hardly affected" have no number,
