@@ -36,6 +36,8 @@ type Config struct {
 	// Grace is how long a run may last past its flows' planned end before it
 	// is stopped as hung.
 	Grace time.Duration
+	// Observe is what the run records besides results (observe.go).
+	Observe Observe
 }
 
 // Link is one emulated radio leg: a shaped direction each way and
@@ -208,7 +210,8 @@ func DefaultConfig(scenario string) (Config, error) {
 			Enabled: true, Scheduler: "batch", Batch: 100, Split: "1:1",
 			TReordering: 200 * time.Millisecond, SNBits: 12, Uplink: PathLink1, Active: PathLink1,
 		},
-		Grace: 30 * time.Second,
+		Grace:   30 * time.Second,
+		Observe: defaultObserve(),
 	}
 	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default"}
 	switch scenario {
@@ -291,6 +294,7 @@ func (c *Config) Validate() error {
 	default:
 		bad("dc.uplink", "want link1, link2 or split (got %q)", c.DC.Uplink)
 	}
+	errs = append(errs, c.Observe.validate()...)
 	if len(c.Flows) == 0 {
 		bad("flows", "a run needs at least one flow")
 	}

@@ -34,6 +34,7 @@ func Params(c *Config) []Param {
 		func(c *Config, v string) (err error) { c.Seed, err = strconv.ParseUint(v, 10, 64); return }})
 	add(durationParam("run.grace", "how long a run may overrun its flows before it is stopped as hung",
 		func(c *Config) *time.Duration { return &c.Grace }))
+	ps = append(ps, observeParams()...)
 	for i := range c.Links {
 		n := i
 		lk := fmt.Sprintf("link%d.", i+1)
