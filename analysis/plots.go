@@ -207,7 +207,8 @@ func QlogGoodputFigure(a *ConnAnalysis) (*Figure, error) {
 }
 
 // RunFigures returns the figures of a run: throughput and utilization from
-// timeseries.csv, and the congestion view of each flow's sender qlog.
+// timeseries.csv, the congestion view of each flow's sender qlog, and the
+// delay figures (latency_plots.go).
 // Figures without data are left out; the notes say which and why.
 func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 	try := func(f *Figure, err error) error {
@@ -244,6 +245,9 @@ func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 		if err := try(CongestionFigure(a)); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := ra.latencyFigures(try); err != nil {
+		return nil, nil, err
 	}
 	return figs, notes, nil
 }

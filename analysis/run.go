@@ -48,8 +48,10 @@ type RunAnalysis struct {
 	// PDUs that arrived out of order and were delivered in order.
 	PDCP map[string]PDCPSummary `json:"pdcp"`
 
-	Qlogs    []*ConnAnalysis `json:"qlogs"`
-	Warnings []string        `json:"warnings"`
+	Qlogs []*ConnAnalysis `json:"qlogs"`
+	// TCPInfo holds the TCP flows' TCP_INFO logs (tcpinfo.go).
+	TCPInfo  []*TCPInfoAnalysis `json:"tcpinfo"`
+	Warnings []string           `json:"warnings"`
 
 	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
 	Timeseries *results.Timeseries `json:"-"`
@@ -87,6 +89,15 @@ type FlowAnalysis struct {
 
 	ReceiverQlog string `json:"receiver_qlog,omitempty"`
 	SenderQlog   string `json:"sender_qlog,omitempty"`
+
+	// Delays (latency.go): RTTMs from the sender's TCP_INFO log (TCP) or
+	// qlog (QUIC), OWDMs from the client's one-way delay log.
+	RTTMs      *results.DelayStats `json:"rtt_ms"`
+	RTTSource  string              `json:"rtt_source,omitempty"` // tcp_info | qlog
+	OWDMs      *results.DelayStats `json:"owd_ms"`
+	TCPInfoLog string              `json:"tcpinfo_log,omitempty"`
+	OWDLog     string              `json:"owd_log,omitempty"`
+	rtt, owd   DelaySeries
 }
 
 // LinkUsage is one link direction over the run.
@@ -209,6 +220,9 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 	}
 
 	ra.buildFlows(sum, conns, samples)
+	if err := ra.readLatency(fsys, sum); err != nil {
+		return nil, err
+	}
 	ra.computeFairness()
 	ra.computeLinks(sum)
 	ra.computePDCP(sum, counters)
@@ -286,6 +300,9 @@ func readFlowFiles(fsys fs.FS) (map[string][]results.FlowSample, error) {
 	}
 	out := map[string][]results.FlowSample{}
 	for _, name := range files {
+		if strings.Count(path.Base(name), ".") > 1 {
+			continue // flows/<flow>.tcpinfo.csv, .owd.csv: flow names have no dot
+		}
 		f, err := fsys.Open(name)
 		if err != nil {
 			return nil, err

@@ -56,12 +56,15 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		if st.ServerCC != "" {
 			fr.CC = st.ServerCC
 		}
+		var done *endpoint.Event
 		if d := st.Done; d != nil {
 			fr.Bytes, fr.Complete = d.Bytes, d.Complete
 			if ev, ok := d.Result.(endpoint.Event); ok {
 				fr.Seconds, fr.GoodputMbps = ev.Seconds, ev.GoodputMbps
+				done = &ev
 			}
 		}
+		fr.RTTMs, fr.OWDMs = r.delayStats(i, done)
 		fr.Error = st.Failure
 		fr.Seconds, fr.GoodputMbps = results.Round3(fr.Seconds), results.Round3(fr.GoodputMbps)
 		goodputs = append(goodputs, fr.GoodputMbps)
@@ -88,7 +91,9 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		}
 	}
 	s.PDCP = r.em.PDCP()
-	s.Warnings = r.em.Warnings
+	var capWarnings []string
+	s.Captures, _, capWarnings = r.captureResults()
+	s.Warnings = append(r.em.Warnings, capWarnings...)
 	return s
 }
 
@@ -124,6 +129,7 @@ func (r *runner) writeResults(s *results.Summary) error {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	}
 	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.linkCounters()}
+	_, counters.Captures, _ = r.captureResults()
 	if len(counters.PDCP) == 0 {
 		counters.PDCP = nil // written as null, as before
 	}
@@ -182,6 +188,7 @@ func (r *runner) writeSeries() error {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	r.addDelayColumns(t)
 	f, err := os.Create(filepath.Join(r.o.Out, "timeseries.csv"))
 	if err != nil {
 		return err

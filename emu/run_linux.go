@@ -33,6 +33,9 @@ func Run(ctx context.Context, cfg config.Config, o RunOptions) (*results.Summary
 	if err := checkEndpoints(cfg); err != nil {
 		return nil, err
 	}
+	if err := checkPcap(cfg); err != nil {
+		return nil, err
+	}
 	em, err := Start(ctx, cfg, StartOptions{ID: o.ID, Command: "run", Log: o.Log})
 	if err != nil {
 		return nil, err
@@ -106,6 +109,7 @@ type runner struct {
 	samples []linkSample
 	certs   struct{ cert, key string }
 	scratch string
+	obs     observation // observe_linux.go
 }
 
 func (r *runner) run(ctx context.Context) (*results.Summary, error) {
@@ -121,8 +125,13 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	r.clients = make([]*process, len(r.cfg.Flows))
 	r.events = make(chan runloop.Event, 64)
 	r.state = runloop.New(r.plan())
+	if err := r.startCaptures(); err != nil {
+		return nil, err
+	}
 	r.loop(ctx)
+	capErr := r.stopCaptures()
 	outcome, runErr := r.state.End()
+	runErr = errors.Join(runErr, capErr)
 	sum := r.summarize(outcome, runErr)
 	if err := r.writeResults(sum); err != nil {
 		runErr = errors.Join(runErr, err)
@@ -301,6 +310,7 @@ func (r *runner) startServer(i int) (*process, error) {
 	if f.Size > 0 {
 		sc.Sizes = []int64{f.Size}
 	}
+	r.observeServer(&sc, i)
 	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), filepath.Join(r.o.Out, "logs", f.Name+"-server.log"), r.scratch)
 }
 
@@ -333,6 +343,7 @@ func (r *runner) startClient(i int) (*process, error) {
 			cc.CC = f.CC
 		}
 	}
+	r.observeClient(&cc, i)
 	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), filepath.Join(r.o.Out, "logs", f.Name+"-client.log"), r.scratch)
 }
 

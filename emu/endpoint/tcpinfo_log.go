@@ -88,9 +88,10 @@ type sampler struct {
 	local, remote netip.AddrPort
 	cc            string // plain TCP: the connection's controller
 
-	diag *mptcp.Diag
-	ccs  []subflowCC // MPTCP: controllers of the subflows seen so far
-	err  error
+	diag  *mptcp.Diag
+	ccs   []subflowCC // MPTCP: controllers of the subflows seen so far
+	lastT float64     // t_s of the last sample
+	err   error
 }
 
 type subflowCC struct {
@@ -103,8 +104,10 @@ func (s *sampler) run(interval time.Duration, quit <-chan struct{}) {
 	defer t.Stop()
 	for s.err == nil {
 		select {
-		case now := <-t.C:
-			s.sample(now)
+		case <-t.C:
+			// The reading's own time: a tick's value can be older than a
+			// late tick delivered before it, and rows must not go back.
+			s.sample(time.Now())
 		case <-quit:
 			s.sample(time.Now())
 			s.close()
@@ -131,7 +134,8 @@ func (s *sampler) close() {
 // sample writes one row per subflow (one row for plain TCP). It does not
 // allocate, except once for each new subflow's congestion control.
 func (s *sampler) sample(now time.Time) {
-	t := now.Sub(s.t0).Seconds()
+	t := max(now.Sub(s.t0).Seconds(), s.lastT) // the wall clock may step back
+	s.lastT = t
 	if s.tcp != nil {
 		i, err := s.tcp.Read()
 		if err != nil {

@@ -5,6 +5,8 @@ package results
 type Counters struct {
 	PDCP  map[string]PDCPCounters `json:"pdcp"`
 	Links map[string]LinkCounters `json:"links"`
+	// Captures are the run.pcap captures by "<node>-<iface>".
+	Captures map[string]CaptureResult `json:"captures,omitempty"`
 }
 
 // LinkCounters are one link direction's counters at the end of a run.

@@ -31,7 +31,9 @@ type Summary struct {
 	// to do (emu/fidelity): status ok or degraded, and every check with its
 	// figure and threshold. Absent in results of emu versions before it.
 	Fidelity *fidelity.Fidelity `json:"fidelity,omitempty"`
-	Warnings []string           `json:"warnings,omitempty"`
+	// Captures are the run.pcap captures, with their drops.
+	Captures []CaptureResult `json:"captures,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
 }
 
 // Run statuses.
@@ -56,6 +58,10 @@ type FlowResult struct {
 	GoodputMbps float64 `json:"goodput_mbps"`
 	Complete    bool    `json:"complete"`
 	Error       string  `json:"error,omitempty"`
+	// RTTMs and OWDMs are the flow's round-trip and one-way delays
+	// (docs/results.md); nil (null) where the flow has none.
+	RTTMs *DelayStats `json:"rtt_ms"`
+	OWDMs *DelayStats `json:"owd_ms"`
 }
 
 // LinkResult is one link direction's capacity and use over the run.

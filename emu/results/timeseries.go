@@ -20,7 +20,8 @@ type SeriesTable struct {
 	Rows   [][]float64
 }
 
-// Write writes the table as CSV, numbers in their shortest exact form.
+// Write writes the table as CSV, numbers in their shortest exact form; NaN
+// (nothing measured in the bin) is an empty cell.
 func (s *SeriesTable) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, strings.Join(s.Header, ","))
@@ -29,7 +30,9 @@ func (s *SeriesTable) Write(w io.Writer) error {
 			if i > 0 {
 				bw.WriteByte(',')
 			}
-			bw.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+			if v == v {
+				bw.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+			}
 		}
 		bw.WriteByte('\n')
 	}

@@ -1,0 +1,239 @@
+package emu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/capture"
+	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/emu/results"
+)
+
+// observation is what a run records about its flows besides their
+// results: packet captures while it runs, and the flows' delay series,
+// read once from their logs when it is over.
+type observation struct {
+	captures []*runCapture
+	delays   []flowDelays // by flow; nil until read
+}
+
+type runCapture struct {
+	res results.CaptureResult
+	c   *capture.Capture
+}
+
+// flowDelays are a flow's RTT and one-way delay series, times since the
+// epoch.
+type flowDelays struct {
+	rtt, owd analysis.DelaySeries
+}
+
+// file is a run-directory path (results' slash form) under the output.
+func (r *runner) file(rel string) string { return filepath.Join(r.o.Out, filepath.FromSlash(rel)) }
+
+// observeServer makes flow i's server write its TLS key log and, for TCP,
+// its TCP_INFO log with times since the epoch.
+func (r *runner) observeServer(sc *endpoint.ServerConfig, i int) {
+	f := r.cfg.Flows[i]
+	sc.KeyLogFile = r.file(results.KeyLogFile(f.Name, "server"))
+	if f.Proto == "tcp" {
+		sc.TCPInfoLog = r.file(results.TCPInfoFile(f.Name))
+		sc.TCPInfoInterval = r.cfg.Observe.TCPInfoInterval
+		sc.T0 = r.em.Epoch
+	}
+}
+
+// observeClient makes flow i's client write its TLS key log and, where it
+// reads the body (not ngtcp2's), its one-way delay log.
+func (r *runner) observeClient(cc *endpoint.ClientConfig, i int) {
+	f := r.cfg.Flows[i]
+	cc.KeyLogFile = r.file(results.KeyLogFile(f.Name, "client"))
+	if f.ClientImpl != string(endpoint.ImplNgtcp2) {
+		cc.OWDLog = r.file(results.OWDFile(f.Name))
+	}
+}
+
+// startCaptures starts run.pcap's captures, each from inside its node's
+// namespace. With run.pcap off it does nothing at all.
+func (r *runner) startCaptures() error {
+	targets, err := pcapTargets(r.em.Net.Spec, r.cfg.Observe.Pcap)
+	if err != nil || len(targets) == 0 {
+		return err
+	}
+	if err := os.MkdirAll(r.file(results.PcapDir), 0o755); err != nil {
+		return fmt.Errorf("run.pcap: %w", err)
+	}
+	snaplen := r.cfg.Observe.PcapSnaplen
+	if snaplen == 0 {
+		snaplen = capture.MaxSnaplen
+	}
+	for _, t := range targets {
+		node, err := r.em.Net.Node(t.Node)
+		if err != nil {
+			return errors.Join(fmt.Errorf("run.pcap: %w", err), r.stopCaptures())
+		}
+		rel := results.PcapFile(t.Node, t.Iface)
+		c, err := capture.Start(context.Background(), int(node.NS), t.Iface, snaplen, r.file(rel))
+		if err != nil {
+			return errors.Join(fmt.Errorf("run.pcap: %s:%s: %w", t.Node, t.Iface, err), r.stopCaptures())
+		}
+		r.obs.captures = append(r.obs.captures, &runCapture{res: results.CaptureResult{Node: t.Node, Iface: t.Iface, File: rel}, c: c})
+	}
+	return nil
+}
+
+// stopCaptures ends the captures and records their counts.
+func (r *runner) stopCaptures() error {
+	var errs []error
+	for _, rc := range r.obs.captures {
+		if rc.c == nil {
+			continue
+		}
+		st, err := rc.c.Close()
+		rc.c = nil
+		rc.res.Packets, rc.res.Received, rc.res.Dropped, rc.res.Split = st.Packets, st.Received, st.Dropped, st.Split
+		if err != nil {
+			rc.res.Error = err.Error()
+			errs = append(errs, fmt.Errorf("run.pcap: %s:%s: %w", rc.res.Node, rc.res.Iface, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// captureResults lists the captures for summary.json and counters.json,
+// and warns of packets a capture missed.
+func (r *runner) captureResults() (list []results.CaptureResult, byName map[string]results.CaptureResult, warnings []string) {
+	if len(r.obs.captures) == 0 {
+		return nil, nil, nil
+	}
+	byName = map[string]results.CaptureResult{}
+	for _, rc := range r.obs.captures {
+		list = append(list, rc.res)
+		byName[rc.res.Node+"-"+rc.res.Iface] = rc.res
+		if rc.res.Dropped > 0 {
+			warnings = append(warnings, fmt.Sprintf("capture %s dropped %d of %d packets (its ring was full): the file misses them", rc.res.File, rc.res.Dropped, rc.res.Received))
+		}
+	}
+	return list, byName, warnings
+}
+
+// flowDelays reads the delay series of flow i once: RTT from its
+// server's TCP_INFO log (TCP) or the sender's qlog (QUIC, sampled at
+// run.tcpinfo_interval), one-way delay from its client's log. A log that
+// is missing or unreadable gives an empty series and a warning.
+func (r *runner) flowDelays(i int) flowDelays {
+	if r.obs.delays == nil {
+		r.obs.delays = make([]flowDelays, len(r.cfg.Flows))
+		for k := range r.cfg.Flows {
+			r.obs.delays[k] = r.readFlowDelays(k)
+		}
+	}
+	return r.obs.delays[i]
+}
+
+func (r *runner) readFlowDelays(i int) flowDelays {
+	f := r.cfg.Flows[i]
+	var d flowDelays
+	warn := func(err error) {
+		if !errors.Is(err, os.ErrNotExist) {
+			r.em.Warnings = append(r.em.Warnings, fmt.Sprintf("flow %s: %v", f.Name, err))
+		}
+	}
+	if f.Proto == "tcp" {
+		rows, err := readTCPInfoLog(r.file(results.TCPInfoFile(f.Name)))
+		if err != nil {
+			warn(err)
+		}
+		d.rtt = analysis.TCPInfoSeries(rows)
+	} else {
+		for _, side := range []string{"server", "client"} {
+			a, err := readQlog(r.file(results.QlogFile(f.Name, side)))
+			if err != nil {
+				warn(err)
+			}
+			if a == nil {
+				continue
+			}
+			// quic-go anchors its qlog to the wall clock; ngtcp2's starts
+			// when the connection does, about the flow's start.
+			offset := f.Start.Seconds()
+			if !a.WallClock.IsZero() {
+				offset = a.WallClock.Sub(r.em.Epoch).Seconds()
+			}
+			if d.rtt = analysis.QlogSRTTSeries(a, r.cfg.Observe.TCPInfoInterval, offset); d.rtt.Len() > 0 {
+				break // the sender's, else the client's own estimate
+			}
+		}
+	}
+	if f.ClientImpl != string(endpoint.ImplNgtcp2) {
+		rows, err := results.ReadOWDFile(r.file(results.OWDFile(f.Name)))
+		if err != nil {
+			warn(err)
+		}
+		d.owd = analysis.OWDSeries(rows)
+	}
+	return d
+}
+
+// delayStats are flow i's rtt_ms and owd_ms; the client's done line gives
+// the one-way delays when its log has none.
+func (r *runner) delayStats(i int, done *endpoint.Event) (rtt, owd *results.DelayStats) {
+	d := r.flowDelays(i)
+	rtt, owd = d.rtt.StatsPtr(), d.owd.StatsPtr()
+	if owd == nil && done != nil && done.OWD != nil && done.OWD.N > 0 {
+		owd = done.OWD
+	}
+	return rtt, owd
+}
+
+// addDelayColumns appends flow.<name>.rtt_ms and flow.<name>.owd_ms
+// (per-bin means, empty where a bin has no sample) to timeseries.csv.
+func (r *runner) addDelayColumns(t *results.SeriesTable) {
+	bins := len(t.Rows)
+	for i, f := range r.cfg.Flows {
+		d := r.flowDelays(i)
+		for _, c := range []struct {
+			name string
+			s    analysis.DelaySeries
+		}{{".rtt_ms", d.rtt}, {".owd_ms", d.owd}} {
+			t.Header = append(t.Header, "flow."+f.Name+c.name)
+			means := c.s.BinMeans(results.BinWidth, bins)
+			for k := range t.Rows {
+				v := means[k]
+				if !math.IsNaN(v) {
+					v = results.Round3(v)
+				}
+				t.Rows[k] = append(t.Rows[k], v)
+			}
+		}
+	}
+}
+
+func readTCPInfoLog(path string) ([]results.TCPInfoRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return results.ReadTCPInfo(f, path)
+}
+
+// readQlog analyses a qlog file; a file cut short still gives its
+// complete records.
+func readQlog(path string) (*analysis.ConnAnalysis, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	a, err := analysis.AnalyzeQlog(f, path, analysis.QlogOptions{})
+	if errors.Is(err, analysis.ErrTruncated) {
+		return a, nil
+	}
+	return a, err
+}
