@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 )
 
-// WriteReport prints a run's summary for the terminal: per-flow goodput,
-// the flows' JFI, link utilization and the PDCP repairs.
+// WriteReport prints a run's summary for the terminal: per-flow goodput
+// and delays, the flows' JFI, link utilization and the PDCP repairs.
 func WriteReport(w io.Writer, s *Summary, dir string) {
 	fmt.Fprintf(w, "\nrun %s: %s in %.1f s (scenario %s, seed %d)\n", s.Run, s.Status, s.DurationS, s.Scenario, s.Seed)
 	if s.Error != "" {
@@ -25,6 +25,7 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 			f.Name, f.Path, f.Proto, f.ServerImpl, f.ClientImpl, f.CC, HumanBytes(f.Bytes), f.Seconds, f.GoodputMbps, state)
 	}
 	tw.Flush()
+	writeDelays(w, s)
 	if len(s.Flows) > 1 {
 		fmt.Fprintf(w, "Jain's fairness index over %d flows: %.3f\n", len(s.Flows), s.JFI)
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,8 +42,12 @@ PDCP repairs (PDUs the PDCP receiver put back in order).
 
 A run directory gets analysis.json and, unless --no-plot, plots/ with
 throughput.svg/.png (each flow's goodput and the link capacities over time),
-utilization.svg/.png and congestion-<flow>-server.svg/.png (cwnd, bytes in
-flight and RTT from the sender's qlog, like qvis' congestion view).
+utilization.svg/.png, congestion-<flow>-server.svg/.png (cwnd, bytes in
+flight and RTT from the sender's qlog, like qvis' congestion view),
+congestion-<flow>-tcpinfo.svg/.png (the same for TCP flows, from TCP_INFO),
+delay.svg/.png (goodput, RTT and one-way delay over time), owd-cdf.svg/.png
+and queue-delay.svg/.png, and report.html: one self-contained page with
+the configuration, these tables, every figure and links to the run's files.
 A sweep directory gets analysis.json with mean, sd and 95 % CI per point
 over the runs that finished ok (and each run its own analysis.json).
 A qlog file is only read: --out writes its JSON, --plot its figures.
@@ -148,18 +153,23 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 	if err := results.WriteJSON(out, ra); err != nil {
 		return err
 	}
+	var figs []*analysis.Figure
+	notes := []string{"figures not drawn (--no-plot)"}
 	if !f.noPlot {
 		plotDir := f.plotDir
 		if !plotSet {
 			plotDir = filepath.Join(dir, "plots")
 		}
-		figs, notes, err := analysis.RunFigures(ra)
+		figs, notes, err = analysis.RunFigures(ra)
 		if err != nil {
 			return err
 		}
 		if err := analyzeWriteFigures(e, plotDir, figs, notes); err != nil {
 			return err
 		}
+	}
+	if err := analyzeWriteReport(e, dir, ra, figs, notes); err != nil {
+		return err
 	}
 	if f.qvisDir != "" {
 		files, err := analysis.QlogFiles(os.DirFS(dir))
@@ -178,6 +188,21 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 	}
 	analysis.WriteRun(e.stdout, ra)
 	fmt.Fprintf(e.stdout, "\nwrote %s\n", out)
+	return nil
+}
+
+// analyzeWriteReport writes the run's report.html into the run directory
+// (its links to qlog, pcap and key files are relative to it).
+func analyzeWriteReport(e *env, dir string, ra *analysis.RunAnalysis, figs []*analysis.Figure, notes []string) error {
+	var b bytes.Buffer
+	if err := analysis.WriteRunReport(&b, os.DirFS(dir), ra, figs, notes); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	path := filepath.Join(dir, analysis.ReportFile)
+	if err := results.WriteFile(path, b.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "emu: wrote %s\n", path)
 	return nil
 }
 
