@@ -17,6 +17,7 @@ const RTTStep = 10 * time.Millisecond
 const (
 	RTTFromTCPInfo = "tcp_info"
 	RTTFromQlog    = "qlog"
+	RTTFromSummary = "summary"
 )
 
 // readLatency reads each flow's TCP_INFO log and one-way delay log and
@@ -67,6 +68,9 @@ func (ra *RunAnalysis) readLatency(fsys fs.FS, sum *results.Summary) error {
 		if sf, ok := fromSummary[fa.Name]; ok {
 			if sf.RTTMs != nil {
 				fa.RTTMs = sf.RTTMs
+				if fa.RTTSource == "" {
+					fa.RTTSource = RTTFromSummary // its qlog is not in the directory
+				}
 			}
 			if sf.OWDMs != nil {
 				fa.OWDMs = sf.OWDMs

@@ -93,7 +93,7 @@ type FlowAnalysis struct {
 	// Delays (latency.go): RTTMs from the sender's TCP_INFO log (TCP) or
 	// qlog (QUIC), OWDMs from the client's one-way delay log.
 	RTTMs      *results.DelayStats `json:"rtt_ms"`
-	RTTSource  string              `json:"rtt_source,omitempty"` // tcp_info | qlog
+	RTTSource  string              `json:"rtt_source,omitempty"` // tcp_info | qlog | summary
 	OWDMs      *results.DelayStats `json:"owd_ms"`
 	TCPInfoLog string              `json:"tcpinfo_log,omitempty"`
 	OWDLog     string              `json:"owd_log,omitempty"`
