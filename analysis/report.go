@@ -180,10 +180,10 @@ var runReportTemplate = template.Must(template.New("run").Funcs(template.FuncMap
 	},
 	"num":   func(v NullFloat, prec int) string { return anFloat(v, prec) },
 	"deref": func(b *bool) bool { return *b },
-	"int":  anInt,
-	"kB":   anKB,
-	"pct":  anPercent,
-	"base": path.Base,
+	"int":   anInt,
+	"kB":    anKB,
+	"pct":   anPercent,
+	"base":  path.Base,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
