@@ -33,6 +33,8 @@ type Figure struct {
 // index when points have several flows, and the goodput utilization of the
 // bottleneck. Along a grid, each combination of the other axes' values is
 // its own line. The x axis is categorical: the values in the order given.
+// Then, once per sweep, goodput against p95 RTT and one-way delay
+// (delay_figures.go).
 func Figures(t *results.SweepTable) ([]Figure, error) {
 	var figs []Figure
 	multi := MaxFlows(t) > 1
@@ -68,7 +70,11 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 			}
 		}
 	}
-	return figs, nil
+	more, err := delayFigures(t)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, more...), nil
 }
 
 // figSpec says what one figure shows: one metric with a line per group,

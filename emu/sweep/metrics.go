@@ -30,6 +30,9 @@ func flowMetric(name string) string { return "flow." + name + ".goodput_mbps" }
 
 // metricLabel is a metric's y-axis label with its unit.
 func metricLabel(m string) string {
+	if l, ok := delayMetricLabel(m); ok {
+		return l
+	}
 	switch {
 	case m == MetricGoodput:
 		return "total goodput (Mbit/s)"
@@ -60,6 +63,7 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 		total += f.GoodputMbps
 	}
 	m[MetricGoodput] = total
+	addDelayMetrics(m, s)
 	m[MetricJFI] = s.JFI
 	if c := bottleneckMbps(s); c > 0 {
 		m[MetricUtilization] = total / c

@@ -1,0 +1,175 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/results"
+)
+
+// delayFigures draws Pantheon's view of the sweep (Yan et al., USENIX ATC
+// 2018), once for the p95 RTT and once for the p95 one-way delay: every
+// point, and every flow of a point with several, at its mean goodput
+// against its mean p95 delay over the repeats, with ±1 standard deviation
+// both ways. The delay axis is reversed as Pantheon draws it, so better is
+// up and to the right.
+func delayFigures(t *results.SweepTable) ([]Figure, error) {
+	var figs []Figure
+	for _, k := range []struct{ name, suffix, what string }{
+		{"tput-delay-rtt", rttP95Suffix, "p95 RTT"},
+		{"tput-delay-owd", owdP95Suffix, "p95 one-way delay"},
+	} {
+		f, err := drawDelayFigure(t, k.name, k.suffix, k.what)
+		if err != nil {
+			return nil, fmt.Errorf("figure %s: %w", k.name, err)
+		}
+		if f != nil {
+			figs = append(figs, *f)
+		}
+	}
+	return figs, nil
+}
+
+// tputDelay is one marker: a point's (or a flow's) means and spreads.
+type tputDelay struct {
+	x, y, xsd, ysd float64
+	label          string
+}
+
+func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure, error) {
+	var flows []string
+	for _, m := range t.Metrics {
+		if f, ok := strings.CutSuffix(strings.TrimPrefix(m, "flow."), suffix); ok && strings.HasPrefix(m, "flow.") {
+			if slices.Contains(t.Metrics, flowMetric(f)) {
+				flows = append(flows, f)
+			}
+		}
+	}
+	type line struct {
+		flow string
+		pts  []tputDelay
+	}
+	var lines []line
+	for _, f := range flows {
+		l := line{flow: f}
+		for _, r := range t.Rows {
+			d, g := r.Stats["flow."+f+suffix], r.Stats[flowMetric(f)]
+			if d.N == 0 || g.N == 0 || !finite(d.Mean) || !finite(g.Mean) {
+				continue
+			}
+			l.pts = append(l.pts, tputDelay{x: d.Mean, y: g.Mean, xsd: zeroNaN(d.SD), ysd: zeroNaN(g.SD), label: pointLabel(t.Plan, r.Point)})
+		}
+		if len(l.pts) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	title := "Goodput vs " + what
+	p := newPlot(title, what+" (ms), reversed: better is to the right", "goodput (Mbit/s)")
+	p.X.Scale = plot.InvertedScale{Normalizer: p.X.Scale}
+	p.Title.Padding = vg.Points(6)
+	p.Legend.Left, p.Legend.XOffs, p.Legend.YOffs = false, vg.Points(-10), vg.Points(-4)
+	for i, l := range lines {
+		xy := make(plotter.XYs, len(l.pts))
+		var xe plotter.XErrors
+		var ye plotter.YErrors
+		labels := make([]string, len(l.pts))
+		for j, pt := range l.pts {
+			xy[j] = plotter.XY{X: pt.x, Y: pt.y}
+			xe = append(xe, struct{ Low, High float64 }{pt.xsd, pt.xsd})
+			ye = append(ye, struct{ Low, High float64 }{pt.ysd, pt.ysd})
+			labels[j] = pt.label
+		}
+		c := palette[i%len(palette)]
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = c, draw.CircleGlyph{}, vg.Points(3.5)
+		xb, err := plotter.NewXErrorBars(xErrPoints{xy, xe})
+		if err != nil {
+			return nil, err
+		}
+		yb, err := plotter.NewYErrorBars(errPoints{xy, ye})
+		if err != nil {
+			return nil, err
+		}
+		xb.Color, yb.Color = c, c
+		xb.CapWidth, yb.CapWidth = vg.Points(5), vg.Points(5)
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
+		if err != nil {
+			return nil, err
+		}
+		for k := range lb.TextStyle {
+			lb.TextStyle[k].Font.Size = vg.Points(8)
+			lb.TextStyle[k].Color = c
+		}
+		lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
+		p.Add(xb, yb, sc, lb)
+		p.Legend.Add("flow "+l.flow, sc)
+	}
+	// Room for the labels and the error bars around the markers.
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for _, pt := range l.pts {
+			xlo, xhi = math.Min(xlo, pt.x-pt.xsd), math.Max(xhi, pt.x+pt.xsd)
+			ylo, yhi = math.Min(ylo, pt.y-pt.ysd), math.Max(yhi, pt.y+pt.ysd)
+		}
+	}
+	pad := math.Max((xhi-xlo)*0.15, 1)
+	p.X.Min, p.X.Max = math.Max(0, xlo-pad), xhi+pad
+	p.Y.Min, p.Y.Max = 0, math.Max(yhi*1.15, 1)
+	f := &Figure{Name: name, Title: title,
+		Caption: "Pantheon's view: each point (each flow, when points have several) at its mean goodput against its mean " + what +
+			" over the point's runs that ended ok; error bars ±1 standard deviation; the delay axis is reversed. sweep.csv has the 95 % confidence intervals."}
+	af := &analysis.Figure{Name: name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 5 * vg.Inch}
+	var svg, png bytes.Buffer
+	if err := af.Render(&svg, "svg"); err != nil {
+		return nil, err
+	}
+	if err := af.Render(&png, "png"); err != nil {
+		return nil, err
+	}
+	f.SVG, f.PNG = svg.Bytes(), png.Bytes()
+	return f, nil
+}
+
+// pointLabel is a point's values on the axes, "25" or "25, 3:1".
+func pointLabel(p *results.Plan, pt *results.Point) string {
+	if pt == nil {
+		return ""
+	}
+	var parts []string
+	for _, a := range p.Vary {
+		parts = append(parts, p.Label(pt, a))
+	}
+	if len(parts) == 0 {
+		return pt.ID
+	}
+	return strings.Join(parts, ", ")
+}
+
+type xErrPoints struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func zeroNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
