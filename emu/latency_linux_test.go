@@ -1,0 +1,455 @@
+package emu
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// These tests check the delays a run reports against what they must be:
+// the RTT against ping through the same link during the flow, the one-way
+// delay against a link without a queue. The thresholds are loose (the
+// machine is shared); EMU_LATENCY_DURATION=30s runs them as long as
+// docs/results.md's figures were measured, and -v prints the figures.
+
+// latencyFlow is how long the flows of these tests run.
+func latencyFlow(t *testing.T) time.Duration {
+	if v := os.Getenv("EMU_LATENCY_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 5*time.Second {
+			t.Fatalf("EMU_LATENCY_DURATION=%q: want a duration of at least 5s", v)
+		}
+		return d
+	}
+	return 8 * time.Second
+}
+
+// oneLink is a single flow on link1 alone: 20 Mbit/s, 10 ms ± 10 % each
+// way, the given queue.
+func oneLink(t *testing.T, proto, cc, queue string, d time.Duration) config.Config {
+	kv := []string{"link.trace=none", "flows.0.path=link1", "flows.0.name=f", "flow.size=0", "flow.duration=" + d.String(),
+		"link1.rate=20mbit", "link1.delay=10ms", "link1.queue=" + queue, "flow.proto=" + proto}
+	if cc != "" {
+		kv = append(kv, "flow.cc="+cc)
+	}
+	return testConfig(t, kv...)
+}
+
+// pingRun is a run with ping sent through the flow's link while it ran.
+type pingRun struct {
+	out        string
+	sum        *results.Summary
+	ping       []float64 // RTTs, ms
+	from, to   float64   // the ping window, seconds since the epoch
+	emulation  *Emulation
+	snmpOutTCP int64 // srv's Tcp OutSegs at the end (before the namespaces go)
+}
+
+// runWithPing runs cfg's flows and, from `after` until 1 s before the
+// flows end, pings the server from the flow's client every 100 ms with
+// the system's ping (an independent measurement; the emulation's UDP echo
+// where ping is missing).
+func runWithPing(t *testing.T, cfg config.Config, after time.Duration) pingRun {
+	t.Helper()
+	emutest.RequireRoot(t)
+	ctx := context.Background()
+	em, err := Start(ctx, cfg, StartOptions{Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { em.Close() })
+	pr := pingRun{out: t.TempDir(), emulation: em}
+	type result struct {
+		sum *results.Summary
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		sum, err := em.RunFlows(ctx, RunOptions{Out: pr.out, Binary: emuBinary(t)})
+		done <- result{sum, err}
+	}()
+	if after > 0 {
+		f := cfg.Flows[0]
+		count := int((f.Start + f.Duration - after - time.Second) / (100 * time.Millisecond))
+		node := topo.ClientNode(f.Path)
+		start := time.NewTimer(time.Until(em.Epoch.Add(f.Start + after)))
+		<-start.C // a measurement window, not a condition: the flow is in its steady state by then
+		pr.from = time.Since(em.Epoch).Seconds()
+		pr.ping = systemPing(t, em, node, count)
+		pr.to = time.Since(em.Epoch).Seconds()
+	}
+	res := <-done
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	pr.sum = res.sum
+	return pr
+}
+
+var pingTime = regexp.MustCompile(`time=([0-9.]+) ms`)
+
+func systemPing(t *testing.T, em *Emulation, node string, count int) []float64 {
+	t.Helper()
+	if _, err := exec.LookPath("ping"); err != nil {
+		t.Log("no ping (Debian package iputils-ping): using the emulation's UDP echo")
+		rtts, _, err := em.Ping(context.Background(), node, "srv", count, 100*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ms []float64
+		for _, r := range rtts {
+			ms = append(ms, float64(r)/float64(time.Millisecond))
+		}
+		return ms
+	}
+	n, err := em.Net.Node(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("ping", "-n", "-i", "0.1", "-c", strconv.Itoa(count), topo.ServerAddr.String())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := topo.StartIn(n.NS, cmd); err != nil {
+		t.Fatal(err)
+	}
+	var ms []float64
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if m := pingTime.FindStringSubmatch(sc.Text()); m != nil {
+			v, _ := strconv.ParseFloat(m[1], 64)
+			ms = append(ms, v)
+		}
+	}
+	cmd.Wait()
+	if len(ms) < count/2 {
+		t.Fatalf("ping: %d of %d answered", len(ms), count)
+	}
+	return ms
+}
+
+// window is the part of a series inside [from, to].
+func window(s analysis.DelaySeries, from, to float64) analysis.DelaySeries {
+	var w analysis.DelaySeries
+	for i, t := range s.T {
+		if t >= from && t <= to {
+			w.T = append(w.T, t)
+			w.MS = append(w.MS, s.MS[i])
+		}
+	}
+	return w
+}
+
+func medianMs(ms []float64) float64 {
+	st, ok := results.SummarizeDelays(slices.Clone(ms))
+	if !ok {
+		return math.NaN()
+	}
+	return st.P50
+}
+
+// flowSeries reads the flow's RTT and one-way delay series back from the
+// run directory, as the run itself did.
+func flowSeries(t *testing.T, pr pingRun) (rtt, owd analysis.DelaySeries) {
+	t.Helper()
+	r := &runner{em: pr.emulation, cfg: pr.emulation.Config, o: RunOptions{Out: pr.out}}
+	d := r.readFlowDelays(0)
+	return d.rtt, d.owd
+}
+
+func within(got, want, frac float64) bool { return math.Abs(got-want) <= frac*want }
+
+// TestLatencyTCPAgreesWithPing: over 20 Mbit/s with 10 ms each way, a TCP
+// flow's RTT from TCP_INFO matches ping's through the same queue during
+// the flow, for cubic and bbr, with a 1000-packet and a 50 ms queue; cubic
+// fills the 1000-packet queue (bufferbloat) and the 50 ms queue bounds it.
+func TestLatencyTCPAgreesWithPing(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	d := latencyFlow(t)
+	for _, tc := range []struct{ cc, queue string }{{"cubic", "1000p"}, {"bbr", "1000p"}, {"cubic", "50ms"}, {"bbr", "50ms"}} {
+		t.Run(tc.cc+"-"+tc.queue, func(t *testing.T) {
+			if tc.cc == "bbr" && !kernelHasCC("bbr") {
+				t.Skip("the kernel has no tcp_bbr")
+			}
+			pr := runWithPing(t, oneLink(t, "tcp", tc.cc, tc.queue, d), 3*time.Second)
+			f := pr.sum.Flows[0]
+			if f.RTTMs == nil || f.OWDMs == nil {
+				t.Fatalf("flow has rtt_ms %v owd_ms %v", f.RTTMs, f.OWDMs)
+			}
+			rtt, owd := flowSeries(t, pr)
+			rttWin, owdWin := medianMs(window(rtt, pr.from, pr.to).MS), medianMs(window(owd, pr.from, pr.to).MS)
+			pingMed := medianMs(pr.ping)
+			t.Logf("%s %s: goodput %.2f Mbit/s; RTT (TCP_INFO) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping (%.1f-%.1f s): ping p50 %.1f ms (%d), TCP_INFO p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms",
+				tc.cc, tc.queue, f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95,
+				pr.from, pr.to, pingMed, len(pr.ping), rttWin, 100*(rttWin-pingMed)/pingMed, owdWin)
+			if !within(rttWin, pingMed, 0.25) {
+				t.Errorf("TCP_INFO's median RTT %.1f ms differs from ping's %.1f ms by more than 25 %%", rttWin, pingMed)
+			}
+			switch {
+			case tc.queue == "1000p" && tc.cc == "cubic" && f.RTTMs.P50 < 200:
+				t.Errorf("cubic over a 1000-packet queue (600 ms at 20 Mbit/s): p50 RTT %.1f ms, want the bufferbloat (> 200 ms)", f.RTTMs.P50)
+			case tc.queue == "50ms" && f.RTTMs.P95 > 20+50+30:
+				t.Errorf("a 50 ms queue: p95 RTT %.1f ms, want at most 20 + 50 ms and some", f.RTTMs.P95)
+			}
+			// One way is the RTT less the uplink's 10 ms, plus at most the
+			// TCP server's unsent 16 KiB (6.5 ms at 20 Mbit/s).
+			if owdWin < pingMed-10-5 || owdWin > pingMed-10+15 {
+				t.Errorf("median one-way delay %.1f ms during ping, want ping's %.1f ms less the 10 ms uplink (+ the sender's wait)", owdWin, pingMed)
+			}
+		})
+	}
+}
+
+// TestLatencyQUICAgreesWithPing: the same for a quic-go flow, its RTT from
+// the server's qlog.
+func TestLatencyQUICAgreesWithPing(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	pr := runWithPing(t, oneLink(t, "quic", "", "1000p", latencyFlow(t)), 3*time.Second)
+	f := pr.sum.Flows[0]
+	if f.RTTMs == nil || f.OWDMs == nil {
+		t.Fatalf("flow has rtt_ms %v owd_ms %v", f.RTTMs, f.OWDMs)
+	}
+	rtt, owd := flowSeries(t, pr)
+	rttWin, owdWin := medianMs(window(rtt, pr.from, pr.to).MS), medianMs(window(owd, pr.from, pr.to).MS)
+	pingMed := medianMs(pr.ping)
+	t.Logf("quic-go: goodput %.2f Mbit/s; RTT (qlog) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping: ping p50 %.1f ms (%d), qlog sRTT p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms (ping - 10 ms: %+.1f %%)",
+		f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95, pingMed, len(pr.ping), rttWin,
+		100*(rttWin-pingMed)/pingMed, owdWin, 100*(owdWin-(pingMed-10))/(pingMed-10))
+	if !within(rttWin, pingMed, 0.25) {
+		t.Errorf("qlog's median sRTT %.1f ms differs from ping's %.1f ms by more than 25 %%", rttWin, pingMed)
+	}
+	if !within(owdWin, pingMed-10, 0.25) {
+		t.Errorf("median one-way delay %.1f ms, want ping's %.1f ms less the 10 ms uplink within 25 %%", owdWin, pingMed)
+	}
+}
+
+// TestOWDWithoutQueueing: a window-bound TCP flow over a 12 Gbit/s link
+// never queues, so its one-way delay is the link's: 10 ms without jitter,
+// and with 10 % jitter a median of 10 ms and p95 − p50 of 1.645 σ.
+func TestOWDWithoutQueueing(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	d := min(latencyFlow(t), 10*time.Second)
+	for _, tc := range []struct {
+		jitter string
+		sigma  float64 // ms
+	}{{"0s", 0}, {"10%", 1}} {
+		t.Run("jitter="+tc.jitter, func(t *testing.T) {
+			cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=0", "flow.duration="+d.String(),
+				"flow.proto=tcp", "link1.rate=12gbit", "link1.delay=10ms", "link1.jitter="+tc.jitter)
+			pr := runWithPing(t, cfg, 0)
+			f := pr.sum.Flows[0]
+			if f.OWDMs == nil {
+				t.Fatal("no owd_ms")
+			}
+			o := f.OWDMs
+			t.Logf("jitter %s: goodput %.0f Mbit/s; OWD p50 %.3f p95 %.3f p99 %.3f ms over %d stamps; p95 - p50 = %.3f ms (1.645 σ = %.3f)",
+				tc.jitter, f.GoodputMbps, o.P50, o.P95, o.P99, o.N, o.P95-o.P50, 1.645*tc.sigma)
+			if math.Abs(o.P50-10) > 1.5 {
+				t.Errorf("p50 one-way delay %.3f ms, want 10 ms (±1.5 here; measured within 0.5)", o.P50)
+			}
+			if spread := o.P95 - o.P50; spread < 1.645*tc.sigma-0.8 || spread > 1.645*tc.sigma+1 {
+				t.Errorf("p95 - p50 = %.3f ms, want about %.3f", spread, 1.645*tc.sigma)
+			}
+		})
+	}
+}
+
+// TestRunPcapDecrypts: with run.pcap=true a QUIC and a TCP run leave
+// captures that tshark decrypts with the run's key logs (HTTP/3, HTTP/2),
+// and the server-side capture holds every packet the server sent (within
+// the drops the capture reports).
+func TestRunPcapDecrypts(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	tshark, err := exec.LookPath("tshark")
+	if err != nil {
+		t.Skip("tshark not installed (Debian package tshark; CI installs it)")
+	}
+	for _, proto := range []string{"quic", "tcp"} {
+		t.Run(proto, func(t *testing.T) {
+			cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=3MB", "flow.proto="+proto, "run.pcap=true")
+			em, err := Start(context.Background(), cfg, StartOptions{Command: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer em.Close()
+			out := t.TempDir()
+			sum, err := em.RunFlows(context.Background(), RunOptions{Out: out, Binary: emuBinary(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var outSegs int64
+			if proto == "tcp" {
+				outSegs = snmpCounter(t, em, "srv", "Tcp", "OutSegs")
+			}
+			if len(sum.Captures) != 6 { // srv:gws, both ends of two links, cli1:gwc
+				t.Fatalf("captures %+v", sum.Captures)
+			}
+			var srv results.CaptureResult
+			for _, c := range sum.Captures {
+				if c.Node == "srv" {
+					srv = c
+				}
+				if c.Error != "" || c.Packets == 0 && !strings.HasSuffix(c.File, "l2.pcapng") { // the flow takes link1
+					t.Errorf("capture %+v", c)
+				}
+			}
+			keys := filepath.Join(out, "tls", "all.keys")
+			var all []byte
+			for _, side := range []string{"server", "client"} {
+				b, err := os.ReadFile(filepath.Join(out, results.KeyLogFile("f", side)))
+				if err != nil || len(b) == 0 {
+					t.Fatalf("key log of the %s: %v", side, err)
+				}
+				all = append(all, b...)
+			}
+			if err := os.WriteFile(keys, all, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			pcap := filepath.Join(out, srv.File)
+			filter := map[string]string{"quic": "http3", "tcp": "http2"}[proto]
+			frames := tsharkLines(t, tshark, pcap, keys, filter, "frame.number")
+			var sent, captured int64
+			if proto == "quic" {
+				// quic-go's qlog logs every packet it sends once; a closed
+				// connection resends its last packet as it was (same
+				// number, not logged), and ICMP errors quote packets: count
+				// the distinct QUIC packets the server sent.
+				a, err := readQlog(filepath.Join(out, results.QlogFile("f", "server")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent = a.Totals.PacketsSent
+				captured = int64(len(distinctQUICPackets(t, tshark, pcap, keys, "quic && !icmp && ip.src=="+topo.ServerAddr.String())))
+			} else {
+				sent = outSegs
+				captured = int64(len(tsharkLines(t, tshark, pcap, keys, "tcp && !icmp && ip.src=="+topo.ServerAddr.String(), "frame.number")))
+			}
+			t.Logf("%s: %d decrypted %s frames in %s; server sent %d packets, the capture holds %d (dropped %d, %d GSO packets split)",
+				proto, len(frames), filter, srv.File, sent, captured, srv.Dropped, srv.Split)
+			if len(frames) < 3 {
+				t.Errorf("tshark decrypted %d %s frames", len(frames), filter)
+			}
+			if diff := sent - captured; diff < 0 || diff > int64(45*srv.Dropped) {
+				t.Errorf("server sent %d packets, capture holds %d with %d drops reported", sent, captured, srv.Dropped)
+			}
+		})
+	}
+}
+
+// distinctQUICPackets returns the QUIC packets of the capture's datagrams
+// that match filter, each once, by packet number space and number.
+func distinctQUICPackets(t *testing.T, tshark, pcap, keys, filter string) map[string]bool {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, l := range tsharkLines(t, tshark, pcap, keys, filter, "quic.header_form", "quic.long.packet_type", "quic.packet_number") {
+		cols := strings.Split(l, "\t")
+		if len(cols) != 3 {
+			t.Fatalf("tshark line %q", l)
+		}
+		forms, types, pns := strings.Split(cols[0], ","), strings.Split(cols[1], ","), strings.Split(cols[2], ",")
+		k := 0
+		for j, form := range forms {
+			space := "1rtt"
+			if form == "1" && k < len(types) {
+				space, k = "long"+types[k], k+1
+			}
+			if j < len(pns) {
+				seen[space+":"+pns[j]] = true
+			}
+		}
+	}
+	return seen
+}
+
+func tsharkLines(t *testing.T, tshark, pcap, keys, filter string, fields ...string) []string {
+	t.Helper()
+	args := []string{"-n", "-r", pcap, "-o", "tls.keylog_file:" + keys, "-Y", filter, "-T", "fields"}
+	for _, f := range fields {
+		args = append(args, "-e", f)
+	}
+	out, err := exec.Command(tshark, args...).Output()
+	if err != nil {
+		t.Fatalf("tshark -Y %q: %v", filter, err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if sc.Text() != "" {
+			lines = append(lines, sc.Text())
+		}
+	}
+	return lines
+}
+
+// snmpCounter reads a /proc/net/snmp counter as a node's namespace sees it.
+func snmpCounter(t *testing.T, em *Emulation, node, group, field string) int64 {
+	t.Helper()
+	n, err := em.Net.Node(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v int64 = -1
+	err = n.Do(func() error {
+		b, err := os.ReadFile("/proc/thread-self/net/snmp")
+		if err != nil {
+			return err
+		}
+		var names []string
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			var fs []string
+			for _, f := range regexp.MustCompile(`\S+`).FindAllString(sc.Text(), -1) {
+				fs = append(fs, f)
+			}
+			if len(fs) == 0 || fs[0] != group+":" {
+				continue
+			}
+			if names == nil {
+				names = fs
+				continue
+			}
+			for i := range names {
+				if names[i] == field && i < len(fs) {
+					v, err = strconv.ParseInt(fs[i], 10, 64)
+					return err
+				}
+			}
+		}
+		return fmt.Errorf("no %s %s", group, field)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func kernelHasCC(name string) bool {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_available_congestion_control")
+	if err == nil && slices.Contains(regexp.MustCompile(`\S+`).FindAllString(string(b), -1), name) {
+		return true
+	}
+	_, err = os.Stat("/sys/module/tcp_" + name)
+	return err == nil
+}
