@@ -121,17 +121,23 @@
 //     written to the TLS connection, i.e. into the kernel socket buffer; the
 //     TCP server sets TCP_NOTSENT_LOWAT (--notsent-lowat, default
 //     DefaultNotSentLowat 16 KiB; -1: the kernel's, unlimited) on its
-//     sockets, so at most about that much plus one segment batch waits
-//     unsent ahead of a stamp (16 KiB is 6.5 ms at 20 Mbit/s). Without it
-//     the autotuned send buffer holds about a congestion window of unsent
-//     data and a stamp would wait about a round trip before it left;
+//     sockets and, before it takes a stamp's time, waits until its socket
+//     polls writable (sendwait.go: less than half the mark unsent), so at
+//     most about 8 KiB plus one segment batch waits unsent ahead of a
+//     stamp (3.3 ms at 20 Mbit/s). A time taken before a Write that then
+//     blocked in the kernel would count the drain of the piece before (up
+//     to 64 KiB, 26 ms at 20 Mbit/s) as the stamp's delay. Without the
+//     mark the autotuned send buffer holds about a congestion window of
+//     unsent data and a stamp would wait about a round trip before it left;
 //   - the network: propagation, the rate limiters' queues, the delay line,
 //     PDCP's reordering hold;
 //   - the receiver: the kernel's socket buffer until the client reads,
 //     head-of-line blocking (bytes behind a lost packet wait for its
 //     retransmission; a retransmitted stamp keeps its first send time, so
 //     its delay includes the loss recovery), and the HTTP/3 or HTTP/2
-//     stack's buffering.
+//     stack's buffering. Over TCP a stamp is readable only once its whole
+//     TLS record has arrived: Go's records grow to 16 KiB (6.6 ms at
+//     20 Mbit/s); a QUIC packet is decrypted on its own.
 //
 // The done line's owd_ms summarises all stamps of the download (nearest-rank
 // percentiles, results.DelayStats); the log has one row each: read time

@@ -65,6 +65,7 @@ func serveBytes(w http.ResponseWriter, r *http.Request, pattern []byte, stampInt
 			size = min(size, stampInterval-into)
 			if into == 0 && size >= StampSize {
 				chunk = stamped
+				waitSendable(r.Context()) // sendwait.go
 				putStamp(chunk, stampInterval, time.Now())
 			}
 		}

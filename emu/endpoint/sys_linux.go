@@ -121,3 +121,14 @@ func punchHole(f *os.File, n int64) error {
 	}
 	return nil
 }
+
+// waitWritable blocks until poll reports the socket writable: with
+// TCP_NOTSENT_LOWAT, until less than half the low-water mark waits unsent
+// (tcp_poll). The runtime's poller does the waiting, so no thread blocks.
+func waitWritable(rc syscall.RawConn) {
+	rc.Write(func(fd uintptr) bool {
+		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(p, 0)
+		return err != nil || n > 0 // a failed poll must not wait forever
+	})
+}

@@ -21,3 +21,4 @@ func setRcvBuf(c syscall.Conn, n int, allowForceless bool) error { return errNot
 func childAttr() *syscall.SysProcAttr                            { return &syscall.SysProcAttr{Setpgid: true} }
 func killGroup(pid int, sig syscall.Signal) error                { return errNotLinux }
 func punchHole(f *os.File, n int64) error                        { return errNotLinux }
+func waitWritable(rc syscall.RawConn)                            {}

@@ -75,6 +75,7 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 		},
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          newLogger(cfg.Log),
+		ConnContext:       withSendWait,
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeTLS(cl, "", "") }()
