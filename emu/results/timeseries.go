@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -20,8 +21,9 @@ type SeriesTable struct {
 	Rows   [][]float64
 }
 
-// Write writes the table as CSV, numbers in their shortest exact form; NaN
-// (nothing measured in the bin) is an empty cell.
+// Write writes the table as CSV, numbers in their shortest exact form and
+// NaN (not measured in that bin) as an empty cell, as ReadTimeseries reads
+// it.
 func (s *SeriesTable) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, strings.Join(s.Header, ","))
@@ -30,9 +32,10 @@ func (s *SeriesTable) Write(w io.Writer) error {
 			if i > 0 {
 				bw.WriteByte(',')
 			}
-			if v == v {
-				bw.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
+			if math.IsNaN(v) {
+				continue
 			}
+			bw.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
 		}
 		bw.WriteByte('\n')
 	}
