@@ -48,13 +48,13 @@ type RunAnalysis struct {
 	// PDUs that arrived out of order and were delivered in order.
 	PDCP map[string]PDCPSummary `json:"pdcp"`
 
-	Qlogs []*ConnAnalysis `json:"qlogs"`
-	// TCPInfo holds the TCP flows' TCP_INFO logs (tcpinfo.go).
-	TCPInfo  []*TCPInfoAnalysis `json:"tcpinfo"`
-	Warnings []string           `json:"warnings"`
+	Qlogs    []*ConnAnalysis `json:"qlogs"`
+	Warnings []string        `json:"warnings"`
 
 	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
 	Timeseries *results.Timeseries `json:"-"`
+	// TCPInfo holds the TCP flows' TCP_INFO logs (tcpinfo.go).
+	TCPInfo []*TCPInfoAnalysis `json:"tcpinfo"`
 }
 
 // FlowAnalysis is one flow of a run. Figures from qlog are null for flows

@@ -101,25 +101,33 @@ func (r *runner) stopCaptures() error {
 			rc.res.Error = err.Error()
 			errs = append(errs, fmt.Errorf("run.pcap: %s:%s: %w", rc.res.Node, rc.res.Iface, err))
 		}
+		if st.Dropped > 0 {
+			r.em.Warnings = append(r.em.Warnings, fmt.Sprintf("capture %s dropped %d of %d packets (its ring was full): the file misses them",
+				rc.res.File, st.Dropped, st.Received))
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// captureResults lists the captures for summary.json and counters.json,
-// and warns of packets a capture missed.
-func (r *runner) captureResults() (list []results.CaptureResult, byName map[string]results.CaptureResult, warnings []string) {
-	if len(r.obs.captures) == 0 {
-		return nil, nil, nil
-	}
-	byName = map[string]results.CaptureResult{}
+// captureList is the captures for summary.json.
+func (r *runner) captureList() []results.CaptureResult {
+	var list []results.CaptureResult
 	for _, rc := range r.obs.captures {
 		list = append(list, rc.res)
-		byName[rc.res.Node+"-"+rc.res.Iface] = rc.res
-		if rc.res.Dropped > 0 {
-			warnings = append(warnings, fmt.Sprintf("capture %s dropped %d of %d packets (its ring was full): the file misses them", rc.res.File, rc.res.Dropped, rc.res.Received))
-		}
 	}
-	return list, byName, warnings
+	return list
+}
+
+// captureMap is the captures for counters.json, by "<node>-<iface>".
+func (r *runner) captureMap() map[string]results.CaptureResult {
+	if len(r.obs.captures) == 0 {
+		return nil
+	}
+	m := map[string]results.CaptureResult{}
+	for _, rc := range r.obs.captures {
+		m[rc.res.Node+"-"+rc.res.Iface] = rc.res
+	}
+	return m
 }
 
 // flowDelays reads the delay series of flow i once: RTT from its

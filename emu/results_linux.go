@@ -70,6 +70,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		goodputs = append(goodputs, fr.GoodputMbps)
 		s.Flows = append(s.Flows, fr)
 	}
+	s.Captures = r.captureList()
 	s.JFI = results.Round3(analysis.JFI(goodputs))
 	if math.IsNaN(s.JFI) {
 		s.JFI = 0
@@ -91,9 +92,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		}
 	}
 	s.PDCP = r.em.PDCP()
-	var capWarnings []string
-	s.Captures, _, capWarnings = r.captureResults()
-	s.Warnings = append(r.em.Warnings, capWarnings...)
+	s.Warnings = r.em.Warnings
 	return s
 }
 
@@ -129,10 +128,10 @@ func (r *runner) writeResults(s *results.Summary) error {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	}
 	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.linkCounters()}
-	_, counters.Captures, _ = r.captureResults()
 	if len(counters.PDCP) == 0 {
 		counters.PDCP = nil // written as null, as before
 	}
+	counters.Captures = r.captureMap()
 	if err := results.WriteJSON(filepath.Join(r.o.Out, "counters.json"), counters); err != nil {
 		errs = append(errs, err)
 	}

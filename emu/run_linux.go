@@ -129,9 +129,8 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 		return nil, err
 	}
 	r.loop(ctx)
-	capErr := r.stopCaptures()
 	outcome, runErr := r.state.End()
-	runErr = errors.Join(runErr, capErr)
+	runErr = errors.Join(runErr, r.stopCaptures())
 	sum := r.summarize(outcome, runErr)
 	if err := r.writeResults(sum); err != nil {
 		runErr = errors.Join(runErr, err)

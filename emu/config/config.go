@@ -33,11 +33,11 @@ type Config struct {
 	// Flows are the downloads of the run; each has its own server and uses
 	// the client namespace of its path.
 	Flows []Flow
+	// Observe is what the run records besides results (observe.go).
+	Observe Observe
 	// Grace is how long a run may last past its flows' planned end before it
 	// is stopped as hung.
 	Grace time.Duration
-	// Observe is what the run records besides results (observe.go).
-	Observe Observe
 }
 
 // Link is one emulated radio leg: a shaped direction each way and
@@ -210,9 +210,9 @@ func DefaultConfig(scenario string) (Config, error) {
 			Enabled: true, Scheduler: "batch", Batch: 100, Split: "1:1",
 			TReordering: 200 * time.Millisecond, SNBits: 12, Uplink: PathLink1, Active: PathLink1,
 		},
-		Grace:   30 * time.Second,
-		Observe: defaultObserve(),
+		Grace: 30 * time.Second,
 	}
+	c.Observe = defaultObserve()
 	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default"}
 	switch scenario {
 	case "throughput":
