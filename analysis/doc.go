@@ -1,11 +1,12 @@
 // Package analysis turns what an emu run leaves behind — qlog files,
-// timeseries.csv, summary.json, counters.json — into the figures
-// researchers report: per-flow goodput, RTT, congestion window, losses and
-// receiver-side reordering (RFC 4737), Jain's fairness index, link
-// utilization, PDCP repairs, and mean / sd / 95 % confidence intervals over
-// repeated runs. It also draws the plots (gonum/plot, SVG and PNG), makes
-// qlog files loadable in older qvis builds, and plots bandwidth traces
-// (traceplot.go).
+// TCP_INFO and one-way delay logs, timeseries.csv, summary.json,
+// counters.json — into the figures researchers report: per-flow goodput,
+// RTT and one-way delay, congestion window, losses and receiver-side
+// reordering (RFC 4737), Jain's fairness index, link utilization, PDCP
+// repairs, and mean / sd / 95 % confidence intervals over repeated runs.
+// It also draws the plots (gonum/plot, SVG and PNG), writes a run's
+// self-contained report page (report.go), makes qlog files loadable in
+// older qvis builds, and plots bandwidth traces (traceplot.go).
 //
 // The qlog reader is the hot path: a 100 MB download produces some 80 000
 // events per side, and sweeps read hundreds of such files. It streams
