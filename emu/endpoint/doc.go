@@ -122,11 +122,13 @@
 //     TCP server sets TCP_NOTSENT_LOWAT (--notsent-lowat, default
 //     DefaultNotSentLowat 16 KiB; -1: the kernel's, unlimited) on its
 //     sockets and, before it takes a stamp's time, waits until its socket
-//     polls writable (sendwait.go: less than half the mark unsent), so at
-//     most about 8 KiB plus one segment batch waits unsent ahead of a
-//     stamp (3.3 ms at 20 Mbit/s). A time taken before a Write that then
-//     blocked in the kernel would count the drain of the piece before (up
-//     to 64 KiB, 26 ms at 20 Mbit/s) as the stamp's delay. Without the
+//     polls writable (sendwait.go: less than half the mark unsent) unless
+//     what is unsent drains within 1 ms at the socket's delivery rate, so
+//     at most about 8 KiB plus one segment batch waits unsent ahead of a
+//     stamp (3.3 ms at 20 Mbit/s), or 1 ms of data at high rates, where
+//     waiting would let the socket run dry. A time taken before a Write
+//     that then blocked in the kernel would count the drain of the piece
+//     before (up to 64 KiB, 26 ms at 20 Mbit/s) as the stamp's delay. Without the
 //     mark the autotuned send buffer holds about a congestion window of
 //     unsent data and a stamp would wait about a round trip before it left;
 //   - the network: propagation, the rate limiters' queues, the delay line,
