@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -36,6 +37,9 @@ type Config struct {
 	// Grace is how long a run may last past its flows' planned end before it
 	// is stopped as hung.
 	Grace time.Duration
+	// Fidelity holds the thresholds of the run's fidelity verdict
+	// (fidelity.* keys, fidelity.go).
+	Fidelity fidelity.Thresholds
 }
 
 // Link is one emulated radio leg: a shaped direction each way and
@@ -208,7 +212,8 @@ func DefaultConfig(scenario string) (Config, error) {
 			Enabled: true, Scheduler: "batch", Batch: 100, Split: "1:1",
 			TReordering: 200 * time.Millisecond, SNBits: 12, Uplink: PathLink1, Active: PathLink1,
 		},
-		Grace: 30 * time.Second,
+		Grace:    30 * time.Second,
+		Fidelity: fidelity.Defaults(),
 	}
 	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default"}
 	switch scenario {
@@ -338,6 +343,7 @@ func (c *Config) Validate() error {
 			bad(k+"rcvbuf", "want default or large (got %q)", f.RcvBuf)
 		}
 	}
+	errs = append(errs, c.validateFidelity()...)
 	return errors.Join(errs...)
 }
 

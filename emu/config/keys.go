@@ -94,6 +94,7 @@ func Params(c *Config) []Param {
 			add(f.param(fmt.Sprintf("flows.%d.", i), i))
 		}
 	}
+	ps = append(ps, fidelityParams()...)
 	return ps
 }
 
