@@ -5,11 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // TestWriteReportGolden pins the terminal summary of a fairness run: the
-// flow table, JFI, the links with where their rate came from, PDCP and
+// flow table, JFI, the links with where their rate came from and their
+// queueing delay, PDCP, the fidelity verdict with its failed checks, and
 // warnings.
 func TestWriteReportGolden(t *testing.T) {
 	s := &Summary{
@@ -22,12 +24,17 @@ func TestWriteReportGolden(t *testing.T) {
 		},
 		JFI: 0.663,
 		Links: []LinkResult{
-			{Name: "link1", Dir: "down", RateSource: "constant", CapacityMbps: 20, ThroughputMbps: 19.1, Utilization: 0.955, Drops: 12},
+			{Name: "link1", Dir: "down", RateSource: "constant", CapacityMbps: 20, ThroughputMbps: 19.1, Utilization: 0.955, Drops: 12,
+				QueueDelayMs: &DelayStats{P50: 48.2, P95: 50.1, P99: 50.4, Max: 51.3, Mean: 44.7, N: 6100}, QueueDelayMethod: "rate limiter counters, sampled every 10ms"},
 			{Name: "link2", Dir: "down", RateSource: "trace", Trace: "StaticA", CapacityMbps: 4.525, ThroughputMbps: 4.3, Utilization: 0.95},
 		},
 		PDCP: map[string]PDCPCounters{"down": {TxLink1: 5000, TxLink2: 4000, Reordered: 300, Held: 310, MaxBuffer: 40,
 			HoldMs: map[string]float64{"p95": 12.5}}},
 		Warnings: []string{"12-bit SNs can wrap during a 200ms t-Reordering stall above 61 Mbit/s"},
+		Fidelity: &fidelity.Fidelity{Status: fidelity.Degraded, Checks: []fidelity.Check{
+			{Name: fidelity.CheckLateP99, Subject: "link1.down", Value: 0.16, Threshold: 0.5, Unit: fidelity.UnitMs, OK: true, Detail: "p99 0.160 ms after the due time"},
+			{Name: fidelity.CheckEndpointCPU, Subject: "dc server", Value: 0.97, Threshold: 0.9, Unit: fidelity.UnitCores, Detail: "CPU-bound at 0.97 of a core: flow dc is limited by the host, not the network"},
+		}},
 	}
 	var b bytes.Buffer
 	WriteReport(&b, s, "results/20261201T000000Z-fairness")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,9 @@ type SeriesTable struct {
 	Rows   [][]float64
 }
 
-// Write writes the table as CSV, numbers in their shortest exact form.
+// Write writes the table as CSV, numbers in their shortest exact form and
+// NaN (not measured in that bin) as an empty cell, as ReadTimeseries reads
+// it.
 func (s *SeriesTable) Write(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, strings.Join(s.Header, ","))
@@ -28,6 +31,9 @@ func (s *SeriesTable) Write(w io.Writer) error {
 		for i, v := range row {
 			if i > 0 {
 				bw.WriteByte(',')
+			}
+			if math.IsNaN(v) {
+				continue
 			}
 			bw.WriteString(strconv.FormatFloat(v, 'f', -1, 64))
 		}
