@@ -103,7 +103,7 @@ type runner struct {
 	events  chan runloop.Event
 	servers []*process // by flow; nil until started
 	clients []*process
-	samples []linkSample
+	meas    measure
 	certs   struct{ cert, key string }
 	scratch string
 }
@@ -122,6 +122,7 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	r.events = make(chan runloop.Event, 64)
 	r.state = runloop.New(r.plan())
 	r.loop(ctx)
+	r.stopMeasuring() // when the run ended before its outcome was decided
 	outcome, runErr := r.state.End()
 	sum := r.summarize(outcome, runErr)
 	if err := r.writeResults(sum); err != nil {
@@ -175,6 +176,7 @@ func (r *runner) loop(ctx context.Context) {
 		select {
 		case ev := <-r.events:
 			r.state.Apply(ev)
+			r.observe(ev)
 		case <-interrupt:
 			interrupt = nil
 			r.state.Apply(runloop.Event{Kind: runloop.Interrupt, At: time.Now(), Err: ErrInterrupted})
@@ -195,9 +197,12 @@ func (r *runner) do(now time.Time, a runloop.Action) bool {
 		return true
 	case runloop.StartClient:
 		r.clients[a.Flow] = r.launch(a.Flow, r.startClient, runloop.ClientStarted, clientEvent, runloop.ClientExited)
+		r.flowStarted(a.Flow)
 		return true
 	case runloop.SampleLinks:
-		r.sample(now.Sub(r.em.Epoch))
+		r.sample(now)
+	case runloop.Stop:
+		r.stopMeasuring()
 	case runloop.PrintStatus:
 		fmt.Fprintln(r.o.Status, a.Line)
 	case runloop.EndClient:
@@ -209,7 +214,7 @@ func (r *runner) do(now time.Time, a runloop.Action) bool {
 	case runloop.KillServer:
 		signal(r.servers[a.Flow], syscall.SIGKILL)
 	}
-	// Stop needs nothing here: the state holds the outcome, and asks for
+	// Stop needs nothing more: the state holds the outcome, and asks for
 	// the endpoints to be stopped next.
 	return false
 }
