@@ -2,16 +2,23 @@ package emu
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dc-emu/emu/emu/fidelity"
+	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/procstat"
+	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -22,29 +29,34 @@ import (
 // 30 Mbit/s from the server to the link1 client beside a TCP flow on the
 // same path, run through RunFlows. The p95 queueing delay summary.json
 // reports (rate limiter counters read every 10 ms) is 50 ms ± 10 %, and
-// agrees with the UDP datagrams' own one-way delay (no delay line: the
-// queue is all the delay there is) within 2 ms + 5 %. The rate limiter is
-// judged saturated and delivering its rate, and timeseries.csv carries the
-// per-bin delay.
+// its median agrees with the UDP datagrams' own median one-way delay (no
+// delay line: the queue is all the delay there is) within 2 ms + 5 % (the
+// datagrams' tail also holds the receiver's scheduling on a loaded
+// machine, so p95 is only logged). The rate limiter is judged saturated
+// and delivering its rate, and timeseries.csv carries the per-bin delay.
 func TestQueueDelayOfSaturatedLink(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
+	bin := emuBinary(t)
 	em := startEmulation(t, "link.delay=0", "link.jitter=0", "link1.down.queue=50ms",
 		"flows.0.path=link1", "flow.proto=tcp", "flow.size=0", "flow.duration=6s")
 	srv, cli1 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1")
 	udp := startUDPFlow(t, srv, cli1, topo.ClientAddr(topo.PathLink1), 1472)
 	var pacing sync.WaitGroup
+	var quit atomic.Bool
 	pacing.Add(1)
-	go func() { defer pacing.Done(); udp.pace(30e6, 9*time.Second) }()
-	t.Cleanup(pacing.Wait) // before the flow's sockets close
+	go func() { defer pacing.Done(); udp.paceRT(t, 30e6, &quit) }()
+	stop := func() { quit.Store(true); pacing.Wait() }
+	t.Cleanup(stop) // before the flow's sockets close
 
 	out := t.TempDir()
 	start := time.Now()
-	sum, err := em.RunFlows(context.Background(), RunOptions{Out: out, Binary: emuBinary(t)})
+	sum, err := em.RunFlows(context.Background(), RunOptions{Out: out, Binary: bin})
+	end := time.Now()
+	stop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	end := time.Now()
 	var l *results.LinkResult
 	for i := range sum.Links {
 		if sum.Links[i].Name == "link1" && sum.Links[i].Dir == "down" {
@@ -76,10 +88,10 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 		t.Fatalf("only %d datagrams in the window", len(owd))
 	}
 	slices.Sort(owd)
-	ref := owd[int(0.95*float64(len(owd)-1))]
-	t.Logf("UDP one-way delay over %d datagrams: p50 %.2f p95 %.2f ms", len(owd), owd[len(owd)/2], ref)
-	if tol := 2 + 0.05*ref; math.Abs(q.P95-ref) > tol {
-		t.Errorf("counters give p95 %.2f ms, the datagrams %.2f ms (tolerance %.2f ms)", q.P95, ref, tol)
+	ref := owd[len(owd)/2]
+	t.Logf("UDP one-way delay over %d datagrams: p50 %.2f p95 %.2f ms", len(owd), ref, owd[int(0.95*float64(len(owd)-1))])
+	if tol := 2 + 0.05*ref; math.Abs(q.P50-ref) > tol {
+		t.Errorf("counters give p50 %.2f ms, the datagrams %.2f ms (tolerance %.2f ms)", q.P50, ref, tol)
 	}
 
 	var rate *fidelity.Check
@@ -107,14 +119,46 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 	if col == nil {
 		t.Fatalf("no link1.down.queue_delay_ms column in %v", ts.Columns)
 	}
-	var full int
+	var full, measured int
 	for _, v := range col {
+		if !math.IsNaN(v) {
+			measured++
+		}
 		if v > 45 && v < 55 {
 			full++
 		}
 	}
-	if full < len(col)/2 {
-		t.Errorf("only %d of %d bins show a full queue: %v", full, len(col), col)
+	if full < measured*3/4 {
+		t.Errorf("only %d of %d bins with departures show a full queue: %v", full, measured, col)
+	}
+}
+
+// paceRT sends like pace until quit, in bursts every 200 µs from a
+// real-time thread, so that a loaded machine does not stall the sender and
+// let the queue run empty.
+func (f *udpFlow) paceRT(t testing.TB, rate float64, quit *atomic.Bool) uint64 {
+	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+	if err != nil {
+		t.Error(err)
+		return 0
+	}
+	defer restore()
+	buf := make([]byte, f.size)
+	ipBytes := float64(f.size + 28)
+	tick := unix.NsecToTimespec(int64(200 * time.Microsecond))
+	start := time.Now()
+	var seq uint64
+	for {
+		if quit.Load() {
+			return seq
+		}
+		el := time.Since(start)
+		for due := uint64(rate / 8 / ipBytes * el.Seconds()); seq < due; seq++ {
+			binary.BigEndian.PutUint64(buf, seq)
+			binary.BigEndian.PutUint64(buf[8:], uint64(time.Now().UnixNano()))
+			f.send.Write(buf)
+		}
+		unix.Nanosleep(&tick, nil)
 	}
 }
 
@@ -188,6 +232,59 @@ func checkEveryCheck(t *testing.T, f *fidelity.Fidelity) {
 	for _, w := range want {
 		if !have[w] {
 			t.Errorf("no %s check", w)
+		}
+	}
+}
+
+// TestSamplerAgreesWithShaperStats: the sampler's one-dump readings (the
+// HTB root qdisc's counters) count what Shaper.Stats counts from the class
+// and the leaf: after 2 s of 30 Mbit/s into 20 Mbit/s with a 50 ms queue
+// and the queue drained, the last reading's bytes, packets and drops equal
+// Shaper.Stats' exactly, and the readings saw the queue full. It logs the
+// sampler thread's CPU per round of readings under that load.
+func TestSamplerAgreesWithShaperStats(t *testing.T) {
+	emutest.Exclusive(t)
+	em := startEmulation(t, "link.delay=0", "link.jitter=0", "link1.down.queue=50ms", "flows.0.path=link1")
+	srv, cli1 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1")
+	udp := startUDPFlow(t, srv, cli1, topo.ClientAddr(topo.PathLink1), 1472)
+	s, err := link.StartSampler(em.dirs, time.Now(), link.SampleInterval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu0, _ := procstat.ReadThread(os.Getpid(), s.TID())
+	udp.pace(30e6, 2*time.Second)
+	waitDrained(t, em)
+	cpu1, _ := procstat.ReadThread(os.Getpid(), s.TID())
+	series, st := s.Stop()
+	u := procstat.Between(cpu0, cpu1)
+	t.Logf("sampler: %d rounds, %d failed, %d missed, %d slow (longest %v); thread %.2f %% of a core, %.0f µs per round of %d directions, run-queue wait %.1f µs per wake-up",
+		st.Rounds, st.Failed, st.Missed, st.Slow, st.MaxTook, 100*u.CPU, u.CPU*u.Wall.Seconds()*1e6/float64(st.Rounds), len(em.dirs), float64(u.MeanWait)/1e3)
+	if st.Failed > 0 {
+		t.Fatalf("%d readings failed: %v", st.Failed, st.FirstError)
+	}
+	for i, d := range em.dirs {
+		want, err := d.Shaper.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := series[i][len(series[i])-1]
+		if got.Bytes != want.Bytes || got.Packets != want.Packets || got.Drops != want.Drops || got.Backlog != want.BacklogBytes {
+			t.Errorf("%s: sampler read %d bytes, %d packets, %d drops, backlog %d; Shaper.Stats %d, %d, %d, %d",
+				d.Name, got.Bytes, got.Packets, got.Drops, got.Backlog, want.Bytes, want.Packets, want.Drops, want.BacklogBytes)
+		}
+		if d.Name != "link1.down" {
+			continue
+		}
+		var top uint64
+		for _, r := range series[i] {
+			top = max(top, r.Backlog)
+		}
+		limit := d.Shape.Queue.LimitBytes(d.Shape.Rate, link.IPMTU+link.EtherHeader)
+		if top > uint64(limit) || top < uint64(limit)*9/10 {
+			t.Errorf("%s: largest backlog read %d bytes, want a full queue of %d", d.Name, top, limit)
+		}
+		if want.Drops == 0 {
+			t.Errorf("%s: no drops at 150 %% load", d.Name)
 		}
 	}
 }
