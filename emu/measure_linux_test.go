@@ -240,18 +240,32 @@ func checkEveryCheck(t *testing.T, f *fidelity.Fidelity) {
 // HTB root qdisc's counters) count what Shaper.Stats counts from the class
 // and the leaf: after 2 s of 30 Mbit/s into 20 Mbit/s with a 50 ms queue
 // and the queue drained, the last reading's bytes, packets and drops equal
-// Shaper.Stats' exactly, and the readings saw the queue full. It logs the
-// sampler thread's CPU per round of readings under that load.
+// Shaper.Stats' exactly, and the readings saw the queue full. The sampler
+// and packet threads carry their names. It logs the sampler thread's CPU
+// per round of readings under that load.
 func TestSamplerAgreesWithShaperStats(t *testing.T) {
 	emutest.Exclusive(t)
-	em := startEmulation(t, "link.delay=0", "link.jitter=0", "link1.down.queue=50ms", "flows.0.path=link1")
+	// Delay lines (1 ms) and PDCP proxies (a DC client) run too, to check
+	// their threads' names.
+	em := startEmulation(t, "link.delay=1ms", "link1.down.queue=50ms", "flows.0.path=link1", "flows.count=2", "flows.1.path=dc")
 	srv, cli1 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1")
 	udp := startUDPFlow(t, srv, cli1, topo.ClientAddr(topo.PathLink1), 1472)
 	s, err := link.StartSampler(em.dirs, time.Now(), link.SampleInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu0, _ := procstat.ReadThread(os.Getpid(), s.TID())
+	cpu0, err := procstat.ReadThread(os.Getpid(), s.TID())
+	if err != nil || cpu0.Stat.Name != "emu sampler" || cpu0.Stat.Policy != 1 || cpu0.Stat.RTPriority != nfq.RealtimePriority-1 {
+		t.Errorf("sampler thread %+v (%v), want emu sampler, SCHED_FIFO %d", cpu0.Stat, err, nfq.RealtimePriority-1)
+	}
+	if n := len(em.packetThreads()); n != 6 {
+		t.Errorf("%d packet threads, want 4 delay lines and 2 PDCP proxies", n)
+	}
+	for _, th := range em.packetThreads() {
+		if rd, err := procstat.ReadThread(os.Getpid(), th.tid); err != nil || !strings.HasPrefix(rd.Stat.Name, "dl link") && !strings.HasPrefix(rd.Stat.Name, "pdcp ") {
+			t.Errorf("%s: thread %d named %q (%v)", th.name, th.tid, rd.Stat.Name, err)
+		}
+	}
 	udp.pace(30e6, 2*time.Second)
 	waitDrained(t, em)
 	cpu1, _ := procstat.ReadThread(os.Getpid(), s.TID())
