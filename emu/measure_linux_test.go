@@ -164,19 +164,23 @@ func (f *udpFlow) paceRT(t testing.TB, rate float64, quit *atomic.Bool) uint64 {
 
 // TestQuietRunFidelity: a short DC run over constant links (delay lines
 // and PDCP proxies on) gets a verdict with every kind of check, for every
-// delay line, rate limiter, packet thread and endpoint, and it is ok. On a
-// machine others load a stall can make one run degraded (design.md); the
-// test then runs once more and fails only if that one is degraded too.
+// delay line, rate limiter, packet thread and endpoint, and on a quiet
+// machine it is ok. A stall can make one run degraded (design.md), so a
+// degraded run is repeated once. When others' work kept the machine busy
+// just before a degraded run, degraded is the right verdict, and the test
+// skips rather than fail.
 func TestQuietRunFidelity(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
+	bin := emuBinary(t)
 	var sum *results.Summary
 	var out string
 	for attempt := 1; attempt <= 2; attempt++ {
+		busy := othersBusy(t)
 		cfg := testConfig(t, "flow.size=8MB")
 		out = t.TempDir()
 		var err error
-		sum, err = Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t)})
+		sum, err = Run(context.Background(), cfg, RunOptions{Out: out, Binary: bin})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,11 +191,14 @@ func TestQuietRunFidelity(t *testing.T) {
 		checkEveryCheck(t, f)
 		var b strings.Builder
 		fidelity.WriteText(&b, *f, false)
-		t.Logf("attempt %d: %s", attempt, b.String())
+		t.Logf("attempt %d, the machine %.0f %% busy before it: %s", attempt, 100*busy, b.String())
 		if f.Status == fidelity.OK {
 			break
 		}
 		if attempt == 2 {
+			if busy > 0.25 {
+				t.Skipf("degraded twice while other work kept the machine %.0f %% busy: not a quiet run", 100*busy)
+			}
 			t.Errorf("a quiet run was degraded twice: %v", f.Failed())
 		}
 	}
@@ -206,6 +213,22 @@ func TestQuietRunFidelity(t *testing.T) {
 	}
 	t.Logf("sampler: %d rounds (%d missed, %d slow, longest %.0f µs), %.2f %% of a core, %.0f µs per round",
 		s.Rounds, s.Missed, s.Slow, s.MaxTookUs, 100*s.CPU, s.CPUPerRoundUs)
+}
+
+// othersBusy is how busy the host's CPUs are over the next second, before
+// the test starts anything: other users' work.
+func othersBusy(t *testing.T) float64 {
+	t.Helper()
+	a, err := procstat.ReadHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // a measuring interval, not a wait for a condition
+	b, err := procstat.ReadHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return procstat.HostBetween(a, b).Busy
 }
 
 // checkEveryCheck fails unless f has the checks a DC run over constant
