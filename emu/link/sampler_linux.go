@@ -18,11 +18,12 @@ import (
 // delay measured from the readings can be off by at most twice the
 // interval, and a queue shorter than the interval can never be proved
 // saturated (package linkstats); at 10 ms both are within what a run
-// reports. A round of readings is one qdisc dump per gateway: 44–70 µs of
-// the sampler thread's CPU for the four directions of a run, 0.45–0.7 % of
-// a core (TestSamplerAgreesWithShaperStats, TestQuietRunFidelity; a class
-// and a leaf dump per direction through vishvananda/netlink took 370–410
-// µs per round, 4 % of a core, on the same loaded machine).
+// reports. A round of readings is one qdisc dump per gateway: 40–81 µs of
+// the sampler thread's CPU for the four directions of a run, 0.4–0.8 % of
+// a core (TestSamplerAgreesWithShaperStats, TestQuietRunFidelity, on the
+// 2-core development VM while other work loaded it; a class and a leaf
+// dump per direction through vishvananda/netlink took 370–410 µs per
+// round, 4 % of a core, there).
 const SampleInterval = 10 * time.Millisecond
 
 // samplerPriority is the sampler thread's SCHED_FIFO priority: just below
