@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dc-emu/emu/analysis"
@@ -49,6 +50,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		}
 		fr.Error = st.Failure
 		fr.Seconds, fr.GoodputMbps = results.Round3(fr.Seconds), results.Round3(fr.GoodputMbps)
+		r.addSubflows(s, &fr, f)
 		goodputs = append(goodputs, fr.GoodputMbps)
 		s.Flows = append(s.Flows, fr)
 	}
@@ -59,7 +61,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 	s.Links = r.linkResults()
 	s.PDCP = r.em.PDCP()
 	s.Fidelity = r.fidelity()
-	s.Warnings = append(append([]string(nil), r.em.Warnings...), r.meas.warnings...)
+	s.Warnings = slices.Concat(r.em.Warnings, r.meas.warnings, s.Warnings)
 	return s
 }
 
@@ -158,6 +160,9 @@ func (r *runner) writeSeries() error {
 			row = append(row, v)
 		}
 		t.Rows = append(t.Rows, row)
+	}
+	if err := r.addSubflowSeries(t); err != nil {
+		return err
 	}
 	f, err := os.Create(filepath.Join(r.o.Out, "timeseries.csv"))
 	if err != nil {

@@ -306,6 +306,10 @@ func (r *runner) startServer(i int) (*process, error) {
 	if f.Size > 0 {
 		sc.Sizes = []int64{f.Size}
 	}
+	if f.Path == config.PathMPTCP {
+		// The per-subflow results come from the server's TCP_INFO log.
+		sc.MPTCP, sc.TCPInfoLog, sc.T0 = true, filepath.Join(r.o.Out, "flows", f.Name+".tcpinfo.csv"), r.em.Epoch
+	}
 	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), filepath.Join(r.o.Out, "logs", f.Name+"-server.log"), r.scratch)
 }
 
@@ -330,7 +334,7 @@ func (r *runner) startClient(i int) (*process, error) {
 		IdleTimeout: r.cfg.Grace,
 	}
 	if f.Proto == "tcp" {
-		cc.CC = f.CC
+		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP
 	}
 	if f.Proto == "quic" {
 		cc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-client.sqlog")

@@ -31,6 +31,8 @@ type Config struct {
 	Trace TraceOptions
 	// DC configures the PDCP proxies of Dual Connectivity clients.
 	DC DC
+	// MPTCP configures the path managers of Multipath TCP flows.
+	MPTCP MPTCP
 	// Flows are the downloads of the run; each has its own server and uses
 	// the client namespace of its path.
 	Flows []Flow
@@ -175,7 +177,7 @@ type Flow struct {
 	Duration   time.Duration // measurement window; 0 = until Size is done
 	Start      time.Duration // start time relative to the run's start
 	RcvBuf     string        // default or large (QUIC receive buffer)
-	Path       string        // dc, link1 or link2
+	Path       string        // dc, link1, link2 or mptcp
 }
 
 // Paths a client can use.
@@ -212,6 +214,7 @@ func DefaultConfig(scenario string) (Config, error) {
 			Enabled: true, Scheduler: "batch", Batch: 100, Split: "1:1",
 			TReordering: 200 * time.Millisecond, SNBits: 12, Uplink: PathLink1, Active: PathLink1,
 		},
+		MPTCP:    DefaultMPTCP(),
 		Grace:    30 * time.Second,
 		Fidelity: fidelity.Defaults(),
 	}
@@ -310,9 +313,9 @@ func (c *Config) Validate() error {
 		}
 		seen[f.Name] = true
 		switch f.Path {
-		case PathDC, PathLink1, PathLink2:
+		case PathDC, PathLink1, PathLink2, PathMPTCP:
 		default:
-			bad(k+"path", "want dc, link1 or link2 (got %q)", f.Path)
+			bad(k+"path", "want dc, link1, link2 or mptcp (got %q)", f.Path)
 		}
 		switch f.Proto {
 		case "quic":
@@ -344,6 +347,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.validateFidelity()...)
+	errs = append(errs, c.validateMPTCP()...)
 	return errors.Join(errs...)
 }
 

@@ -56,6 +56,10 @@ type FlowResult struct {
 	GoodputMbps float64 `json:"goodput_mbps"`
 	Complete    bool    `json:"complete"`
 	Error       string  `json:"error,omitempty"`
+	// Subflows and SubflowTotals are an MPTCP flow's subflows, from the
+	// server's TCP_INFO log (subflows.go).
+	Subflows      []SubflowResult `json:"subflows,omitempty"`
+	SubflowTotals *SubflowTotals  `json:"subflow_totals,omitempty"`
 }
 
 // LinkResult is one link direction's capacity and use over the run.

@@ -30,6 +30,7 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 	if len(s.Flows) > 1 {
 		fmt.Fprintf(w, "Jain's fairness index over %d flows: %.3f\n", len(s.Flows), s.JFI)
 	}
+	writeSubflows(w, s.Flows)
 	if len(s.Links) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "\nLINK\tRATE\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS\tQUEUE DELAY p50/p95/max")
