@@ -10,9 +10,9 @@ import (
 )
 
 // TestWriteReportGolden pins the terminal summary of a fairness run: the
-// flow table, JFI, the links with where their rate came from and their
-// queueing delay, PDCP, the fidelity verdict with its failed checks, and
-// warnings.
+// flow table, JFI, an MPTCP flow's subflows, the links with where their
+// rate came from and their queueing delay, PDCP, the fidelity verdict with
+// its failed checks, and warnings.
 func TestWriteReportGolden(t *testing.T) {
 	s := &Summary{
 		Run: "20261201T000000Z-fairness", Scenario: "fairness", Status: StatusOK, Seed: 42,
@@ -21,6 +21,14 @@ func TestWriteReportGolden(t *testing.T) {
 			{Name: "dc", Path: "dc", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 86_000_000, Seconds: 60, GoodputMbps: 11.467, Complete: true},
 			{Name: "link1", Path: "link1", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 99_500_000, Seconds: 60, GoodputMbps: 13.267, Complete: true},
 			{Name: "link2", Path: "link2", Proto: "tcp", ServerImpl: "go", ClientImpl: "go", CC: "cubic", Bytes: 1500, Seconds: 60, GoodputMbps: 0.0002},
+			{Name: "mptcp", Path: "mptcp", Proto: "tcp", ServerImpl: "go", ClientImpl: "go", CC: "cubic", Bytes: 90_000_000, Seconds: 60, GoodputMbps: 12, Complete: true,
+				Subflows: []SubflowResult{
+					{ID: 1, Link: "link1", Remote: "10.2.3.2:40000", CC: "cubic", BytesAcked: 60_000_000, Share: 0.666, SRTTMs: DelayStats{P50: 24.5, P95: 61.25},
+						MaxCwndBytes: 150_000, TotalRetrans: 12, FirstS: 0.1, LastS: 60.1},
+					{ID: 2, Link: "link2", Remote: "10.2.4.2:40001", CC: "cubic", BytesAcked: 30_100_000, Share: 0.334, SRTTMs: DelayStats{P50: 30, P95: 80},
+						MaxCwndBytes: 90_000, TotalRetrans: 3, FirstS: 0.15, LastS: 60.1},
+				},
+				SubflowTotals: &SubflowTotals{Subflows: 2, BytesAcked: 90_100_000, BytesSent: 90_200_000, BytesRetrans: 21_720, TotalRetrans: 15}},
 		},
 		JFI: 0.663,
 		Links: []LinkResult{
