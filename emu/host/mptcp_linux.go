@@ -39,4 +39,3 @@ func mptcpChecks(nsFd int, add func(name string, required bool, err error, okDet
 	}
 	add("MPTCP packet schedulers", false, schedErr, sched)
 }
-
