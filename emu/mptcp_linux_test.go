@@ -155,3 +155,24 @@ func TestMPTCPSchedulerTheKernelLacks(t *testing.T) {
 	}
 	noLeftovers(t, id)
 }
+
+// TestFairnessTopologyWithMPTCP: an MPTCP client in the fairness
+// scenario gets its node beside the single-link clients it competes with.
+func TestFairnessTopologyWithMPTCP(t *testing.T) {
+	cfg, err := config.Resolve("fairness", settings(t, "flows.0.path=mptcp", "flows.0.proto=tcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := TopologyOf(cfg, "t1")
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"cmp", "cli1", "cli2"} {
+		if _, ok := spec.Node(n); !ok {
+			t.Errorf("fairness topology with an MPTCP flow has no node %s", n)
+		}
+	}
+	if got := spec.Addrs("cmp"); len(got) != 2 {
+		t.Errorf("cmp has addresses %v, want one per link", got)
+	}
+}
