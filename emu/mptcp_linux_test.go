@@ -14,14 +14,6 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-func requireMPTCP(t *testing.T) {
-	t.Helper()
-	emutest.RequireRoot(t)
-	if _, err := os.Stat("/proc/sys/net/mptcp/enabled"); err != nil {
-		t.Skipf("kernel without MPTCP: %v", err)
-	}
-}
-
 // mptcpFrameHeader is the header bytes of a frame of an MPTCP data
 // segment on a link: Ethernet 14, IPv4 20, TCP 20 with 40 bytes of
 // options (timestamps 12 and a DSS option of 28 with a 64-bit data ACK and
@@ -38,7 +30,7 @@ func mptcpConfig(t *testing.T, kv ...string) config.Config {
 // summary, the terminal summary and timeseries.csv have them, and the
 // subflows' bytes match what each link's rate limiter sent.
 func TestRunMPTCPTwoSubflows(t *testing.T) {
-	requireMPTCP(t)
+	emutest.RequireMPTCP(t)
 	emutest.Exclusive(t)
 	cfg := mptcpConfig(t, "flow.size=10MB")
 	out := t.TempDir()
@@ -103,7 +95,7 @@ func TestRunMPTCPTwoSubflows(t *testing.T) {
 // namespace its socket is plain TCP, so the download would measure
 // single-path TCP; the run fails and says so, naming the flow and why.
 func TestRunMPTCPFallbackFails(t *testing.T) {
-	requireMPTCP(t)
+	emutest.RequireMPTCP(t)
 	emutest.Exclusive(t)
 	cfg := mptcpConfig(t, "flow.size=2MB")
 	id := runstate.NewRunID()
@@ -141,7 +133,7 @@ func TestRunMPTCPFallbackFails(t *testing.T) {
 // TestMPTCPSchedulerTheKernelLacks fails at start, naming the key and
 // what the kernel offers, and leaves nothing.
 func TestMPTCPSchedulerTheKernelLacks(t *testing.T) {
-	requireMPTCP(t)
+	emutest.RequireMPTCP(t)
 	cfg := mptcpConfig(t, "mptcp.scheduler=nosuch")
 	id := runstate.NewRunID()
 	em, err := Start(context.Background(), cfg, StartOptions{ID: id, Command: "run"})
