@@ -180,3 +180,16 @@ func TestBaselineNeedsAGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestMPTCPUtilizationCountsBothLinks: an MPTCP flow's bottleneck is both
+// downlinks, as a DC flow's.
+func TestMPTCPUtilizationCountsBothLinks(t *testing.T) {
+	s := &results.Summary{
+		Flows: []results.FlowResult{{Name: "mp", Path: config.PathMPTCP, GoodputMbps: 30}},
+		Links: []results.LinkResult{{Name: "link1", Dir: "down", CapacityMbps: 20}, {Name: "link2", Dir: "down", CapacityMbps: 20},
+			{Name: "link1", Dir: "up", CapacityMbps: 20}},
+	}
+	if got := RunMetrics(s)[MetricUtilization]; got != 0.75 {
+		t.Errorf("utilization %v, want 30 / (20 + 20) = 0.75", got)
+	}
+}
