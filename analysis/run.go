@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -50,6 +51,9 @@ type RunAnalysis struct {
 
 	Qlogs    []*ConnAnalysis `json:"qlogs"`
 	Warnings []string        `json:"warnings"`
+	// Fidelity is the run's verdict from summary.json (nil for runs
+	// without one).
+	Fidelity *fidelity.Fidelity `json:"fidelity,omitempty"`
 
 	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
 	Timeseries *results.Timeseries `json:"-"`
@@ -179,6 +183,7 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 		ra.warn("no %s: the run did not finish writing; figures come from the other files", summaryFile)
 	} else {
 		ra.Run, ra.Scenario, ra.Status, ra.Error = sum.Run, sum.Scenario, sum.Status, sum.Error
+		ra.Fidelity = sum.Fidelity
 		ra.Seed, ra.DurationS = strconv.FormatUint(sum.Seed, 10), NullFloat(sum.DurationS)
 		if !sum.Started.IsZero() {
 			ra.Started = sum.Started.Format(time.RFC3339Nano)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dc-emu/emu/emu/fidelity"
 )
 
 // Table cells: "-" for unknown values.
@@ -89,6 +91,10 @@ func WriteRun(w io.Writer, ra *RunAnalysis) {
 		p := ra.PDCP[d]
 		fmt.Fprintf(w, "PDCP %s: %d repairs (PDUs put back in order), %d held, %d delivered on t-Reordering expiry, %d duplicates discarded, %d out of window, max buffer %d\n",
 			d, p.Repairs, p.Held, p.ExpiredDeliveries, p.DuplicatesDiscarded, p.OutOfWindow, p.MaxBuffer)
+	}
+	if ra.Fidelity != nil {
+		fmt.Fprintln(w)
+		fidelity.WriteText(w, *ra.Fidelity, false)
 	}
 }
 

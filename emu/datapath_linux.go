@@ -139,11 +139,13 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 	}
 	for _, pp := range e.proxies {
 		tx, rx := pp.tx, pp.rx
+		tx.SetThreadName("pdcp tx " + pp.dir)
+		rx.SetThreadName("pdcp rx " + pp.dir)
 		e.goLoop("pdcp "+pp.dir+" transmit proxy", tx.Run)
 		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.Run)
 	}
 	e.updateSchedulers()
-	reservePs(e.packetLoops())
+	reservePs(e.packetLoops() + 1) // and a run's link sampler (link.Sampler)
 	return nil
 }
 

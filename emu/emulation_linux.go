@@ -115,6 +115,9 @@ func (e *Emulation) setup(ctx context.Context, players [2][2]*replay.Player, o S
 	if err := e.startDatapath(ctx, o); err != nil {
 		return err
 	}
+	if err := e.setupMPTCP(); err != nil {
+		return err
+	}
 	e.Epoch = time.Now()
 	for _, d := range e.dirs {
 		if d.Player != nil {

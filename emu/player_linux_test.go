@@ -251,8 +251,8 @@ func (f *stampedFlow) snapshot() []stamped {
 	return slices.Clone(f.arrivals)
 }
 
-// fidelity compares delivered rate with trace capacity per one-second bin.
-type fidelity struct {
+// replayFidelity compares delivered rate with trace capacity per one-second bin.
+type replayFidelity struct {
 	Steps, Within int
 	MAEPct        float64 // mean |delivered − capacity| / capacity
 	P95Pct        float64 // 95th percentile of the same
@@ -263,12 +263,12 @@ type fidelity struct {
 	Skipped       int     // bins left out (the flow did not keep the link busy in them)
 }
 
-func (f fidelity) WithinPct() float64 { return 100 * float64(f.Within) / float64(f.Steps) }
+func (f replayFidelity) WithinPct() float64 { return 100 * float64(f.Within) / float64(f.Steps) }
 
 // MeanErrPct is the error of the delivered mean over the whole window.
-func (f fidelity) MeanErrPct() float64 { return 100 * (f.Delivered - f.Capacity) / f.Capacity }
+func (f replayFidelity) MeanErrPct() float64 { return 100 * (f.Delivered - f.Capacity) / f.Capacity }
 
-func (f fidelity) String() string {
+func (f replayFidelity) String() string {
 	return fmt.Sprintf("%d/%d steps within tolerance (%.1f%%), mean abs error %.2f%%, p95 %.2f%%, max %.2f%% (%s); delivered mean %.3f Mbit/s vs capacity %.3f (%+.2f%%); %d s left out",
 		f.Within, f.Steps, f.WithinPct(), f.MAEPct, f.P95Pct, f.MaxPct, f.Worst, f.Delivered/1e6, f.Capacity/1e6, f.MeanErrPct(), f.Skipped)
 }
@@ -280,7 +280,7 @@ func replayTolerance(capacity float64) float64 { return max(0.05*capacity, 0.1e6
 // measureFidelity bins arrivals into seconds [first, last) of trace time
 // and compares each bin's IP rate with the player's mean capacity over it,
 // leaving out the bins skip marks (skip may be nil).
-func measureFidelity(p *replay.Player, as []stamped, epoch time.Time, first, last int, skip []bool) fidelity {
+func measureFidelity(p *replay.Player, as []stamped, epoch time.Time, first, last int, skip []bool) replayFidelity {
 	counts := make([]int, last)
 	for _, a := range as {
 		k := int(math.Floor(a.at.Sub(epoch).Seconds()))
@@ -288,7 +288,7 @@ func measureFidelity(p *replay.Player, as []stamped, epoch time.Time, first, las
 			counts[k]++
 		}
 	}
-	var f fidelity
+	var f replayFidelity
 	var errs []float64
 	for k := first; k < last; k++ {
 		if skip != nil && skip[k] {
@@ -349,8 +349,8 @@ func peakRate(p *replay.Player, from, to time.Duration) float64 {
 
 // replayResult is what replayRun measured.
 type replayResult struct {
-	fid      fidelity        // every second
-	clean    fidelity        // the seconds in which the flow kept the link busy
+	fid      replayFidelity  // every second
+	clean    replayFidelity  // the seconds in which the flow kept the link busy
 	landing  []time.Duration // when each rate change was seen, relative to its step (polled)
 	missed   int             // steps whose rate was never observed
 	changes  int             // steps with a rate change

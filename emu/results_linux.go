@@ -6,35 +6,21 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
 )
 
-// sample reads every rate limiter (and the PDCP buffers) once.
-func (r *runner) sample(el time.Duration) {
-	s := linkSample{T: el}
-	for i, d := range r.em.dirs {
-		st, err := d.Shaper.Stats()
-		if err != nil && len(r.samples) > 0 {
-			// A failed reading repeats the last one: a flat spot in the
-			// series is better than a failed run.
-			s.Dirs = append(s.Dirs, r.samples[len(r.samples)-1].Dirs[i])
-			continue
-		}
-		s.Dirs = append(s.Dirs, dirSample{Bytes: st.Bytes, Packets: st.Packets, BacklogBytes: st.BacklogBytes, Drops: st.Drops})
-	}
-	s.PDCP = r.em.pdcpBuffered()
-	r.samples = append(r.samples, s)
-}
-
 // summarize turns what the run measured into its summary: the run loop's
-// outcome and what each flow reported to it, and the link samples.
+// outcome and what each flow reported to it, the link readings and the
+// fidelity verdict.
 func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summary {
 	s := &results.Summary{
 		Run: filepath.Base(r.o.Out), Scenario: r.cfg.Scenario, Status: results.StatusOK, Seed: r.cfg.Seed,
@@ -67,6 +53,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		fr.RTTMs, fr.OWDMs = r.delayStats(i, done)
 		fr.Error = st.Failure
 		fr.Seconds, fr.GoodputMbps = results.Round3(fr.Seconds), results.Round3(fr.GoodputMbps)
+		r.addSubflows(s, &fr, f)
 		goodputs = append(goodputs, fr.GoodputMbps)
 		s.Flows = append(s.Flows, fr)
 	}
@@ -75,24 +62,10 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 	if math.IsNaN(s.JFI) {
 		s.JFI = 0
 	}
-	if len(r.samples) > 0 {
-		last := r.samples[len(r.samples)-1]
-		for i, d := range r.em.dirs {
-			capacity := d.Capacity(0, last.T)
-			thr := float64(last.Dirs[i].ipBytes()) * 8 / last.T.Seconds()
-			lr := results.LinkResult{Name: fmt.Sprintf("link%d", d.Link+1), Dir: dirName(d.Up), RateSource: "constant",
-				CapacityMbps: results.Round3(capacity / 1e6), ThroughputMbps: results.Round3(thr / 1e6), Drops: last.Dirs[i].Drops}
-			if capacity > 0 {
-				lr.Utilization = results.Round3(thr / capacity)
-			}
-			if d.Player != nil {
-				lr.RateSource, lr.Trace = "trace", r.cfg.Links[d.Link].Trace
-			}
-			s.Links = append(s.Links, lr)
-		}
-	}
+	s.Links = r.linkResults()
 	s.PDCP = r.em.PDCP()
-	s.Warnings = r.em.Warnings
+	s.Fidelity = r.fidelity()
+	s.Warnings = slices.Concat(r.em.Warnings, r.meas.warnings, s.Warnings)
 	return s
 }
 
@@ -127,7 +100,7 @@ func (r *runner) writeResults(s *results.Summary) error {
 	if err := r.writeSeries(); err != nil {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	}
-	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.linkCounters()}
+	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.linkCounters(), Sampler: r.samplerCounters()}
 	if len(counters.PDCP) == 0 {
 		counters.PDCP = nil // written as null, as before
 	}
@@ -139,7 +112,8 @@ func (r *runner) writeResults(s *results.Summary) error {
 }
 
 func (r *runner) writeSeries() error {
-	if len(r.samples) == 0 {
+	series := r.meas.series
+	if len(r.meas.pdcp) == 0 && lastT(series) == 0 {
 		return nil
 	}
 	t := &results.SeriesTable{Header: []string{"t_s"}}
@@ -153,14 +127,17 @@ func (r *runner) writeSeries() error {
 		logs[i] = fl
 	}
 	for _, d := range r.em.dirs {
-		t.Header = append(t.Header, d.Name+".capacity_mbps", d.Name+".throughput_mbps", d.Name+".queue_bytes")
+		t.Header = append(t.Header, d.Name+".capacity_mbps", d.Name+".throughput_mbps", d.Name+".queue_bytes", d.Name+".queue_delay_ms")
 	}
 	pdcpDirs := r.em.pdcpDirs()
 	for _, name := range pdcpDirs {
 		t.Header = append(t.Header, "pdcp."+name+".buffer_pkts")
 	}
 	bin := results.BinWidth
-	end := r.samples[len(r.samples)-1].T
+	end := lastT(series)
+	if n := len(r.meas.pdcp); n > 0 {
+		end = max(end, r.meas.pdcp[n-1].T)
+	}
 	bins := int((end + bin - 1) / bin)
 	for k := 0; k < bins; k++ {
 		from, to := time.Duration(k)*bin, time.Duration(k+1)*bin
@@ -169,25 +146,30 @@ func (r *runner) writeSeries() error {
 			got := results.BytesAt(fl, to.Seconds()) - results.BytesAt(fl, from.Seconds())
 			row = append(row, results.Round3(float64(got)*8/bin.Seconds()/1e6))
 		}
-		s0, s1 := sampleAt(r.samples, from), sampleAt(r.samples, to)
-		dt := (s1.T - s0.T).Seconds()
 		for i, d := range r.em.dirs {
-			thr := 0.0
-			if dt > 0 {
-				thr = float64(s1.Dirs[i].ipBytes()-s0.Dirs[i].ipBytes()) * 8 / dt / 1e6
+			var ser []linkstats.Sample
+			var q linkstats.QueueDelay
+			if i < len(series) {
+				ser, q = series[i], r.meas.queue[i]
 			}
-			row = append(row, results.Round3(d.Capacity(from, to)/1e6), results.Round3(thr), float64(s1.Dirs[i].BacklogBytes))
+			thr := (ipSentAt(ser, to) - ipSentAt(ser, from)) * 8 / bin.Seconds() / 1e6
+			row = append(row, results.Round3(d.Capacity(from, to)/1e6), results.Round3(thr), float64(backlogAt(ser, to)), binQueueDelay(q, k))
 		}
 		for i := range pdcpDirs {
 			v := 0.0
-			if i < len(s1.PDCP) {
-				v = float64(s1.PDCP[i])
+			if len(r.meas.pdcp) > 0 {
+				if s := pdcpAt(r.meas.pdcp, to); i < len(s.PDCP) {
+					v = float64(s.PDCP[i])
+				}
 			}
 			row = append(row, v)
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	r.addDelayColumns(t)
+	if err := r.addSubflowSeries(t); err != nil {
+		return err
+	}
 	f, err := os.Create(filepath.Join(r.o.Out, "timeseries.csv"))
 	if err != nil {
 		return err

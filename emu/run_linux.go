@@ -106,7 +106,7 @@ type runner struct {
 	events  chan runloop.Event
 	servers []*process // by flow; nil until started
 	clients []*process
-	samples []linkSample
+	meas    measure
 	certs   struct{ cert, key string }
 	scratch string
 	obs     observation // observe_linux.go
@@ -129,6 +129,7 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 		return nil, err
 	}
 	r.loop(ctx)
+	r.stopMeasuring() // when the run ended before its outcome was decided
 	outcome, runErr := r.state.End()
 	runErr = errors.Join(runErr, r.stopCaptures())
 	sum := r.summarize(outcome, runErr)
@@ -183,6 +184,7 @@ func (r *runner) loop(ctx context.Context) {
 		select {
 		case ev := <-r.events:
 			r.state.Apply(ev)
+			r.observe(ev)
 		case <-interrupt:
 			interrupt = nil
 			r.state.Apply(runloop.Event{Kind: runloop.Interrupt, At: time.Now(), Err: ErrInterrupted})
@@ -203,9 +205,12 @@ func (r *runner) do(now time.Time, a runloop.Action) bool {
 		return true
 	case runloop.StartClient:
 		r.clients[a.Flow] = r.launch(a.Flow, r.startClient, runloop.ClientStarted, clientEvent, runloop.ClientExited)
+		r.flowStarted(a.Flow)
 		return true
 	case runloop.SampleLinks:
-		r.sample(now.Sub(r.em.Epoch))
+		r.sample(now)
+	case runloop.Stop:
+		r.stopMeasuring()
 	case runloop.PrintStatus:
 		fmt.Fprintln(r.o.Status, a.Line)
 	case runloop.EndClient:
@@ -217,7 +222,7 @@ func (r *runner) do(now time.Time, a runloop.Action) bool {
 	case runloop.KillServer:
 		signal(r.servers[a.Flow], syscall.SIGKILL)
 	}
-	// Stop needs nothing here: the state holds the outcome, and asks for
+	// Stop needs nothing more: the state holds the outcome, and asks for
 	// the endpoints to be stopped next.
 	return false
 }
@@ -309,6 +314,10 @@ func (r *runner) startServer(i int) (*process, error) {
 	if f.Size > 0 {
 		sc.Sizes = []int64{f.Size}
 	}
+	if f.Path == config.PathMPTCP {
+		// The per-subflow results come from the server's TCP_INFO log.
+		sc.MPTCP, sc.TCPInfoLog, sc.T0 = true, filepath.Join(r.o.Out, "flows", f.Name+".tcpinfo.csv"), r.em.Epoch
+	}
 	r.observeServer(&sc, i)
 	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), filepath.Join(r.o.Out, "logs", f.Name+"-server.log"), r.scratch)
 }
@@ -334,7 +343,7 @@ func (r *runner) startClient(i int) (*process, error) {
 		IdleTimeout: r.cfg.Grace,
 	}
 	if f.Proto == "tcp" {
-		cc.CC = f.CC
+		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP
 	}
 	if f.Proto == "quic" {
 		cc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-client.sqlog")

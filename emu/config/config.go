@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -30,6 +31,8 @@ type Config struct {
 	Trace TraceOptions
 	// DC configures the PDCP proxies of Dual Connectivity clients.
 	DC DC
+	// MPTCP configures the path managers of Multipath TCP flows.
+	MPTCP MPTCP
 	// Flows are the downloads of the run; each has its own server and uses
 	// the client namespace of its path.
 	Flows []Flow
@@ -38,6 +41,9 @@ type Config struct {
 	// Grace is how long a run may last past its flows' planned end before it
 	// is stopped as hung.
 	Grace time.Duration
+	// Fidelity holds the thresholds of the run's fidelity verdict
+	// (fidelity.* keys, fidelity.go).
+	Fidelity fidelity.Thresholds
 }
 
 // Link is one emulated radio leg: a shaped direction each way and
@@ -173,7 +179,7 @@ type Flow struct {
 	Duration   time.Duration // measurement window; 0 = until Size is done
 	Start      time.Duration // start time relative to the run's start
 	RcvBuf     string        // default or large (QUIC receive buffer)
-	Path       string        // dc, link1 or link2
+	Path       string        // dc, link1, link2 or mptcp
 }
 
 // Paths a client can use.
@@ -210,7 +216,9 @@ func DefaultConfig(scenario string) (Config, error) {
 			Enabled: true, Scheduler: "batch", Batch: 100, Split: "1:1",
 			TReordering: 200 * time.Millisecond, SNBits: 12, Uplink: PathLink1, Active: PathLink1,
 		},
-		Grace: 30 * time.Second,
+		MPTCP:    DefaultMPTCP(),
+		Grace:    30 * time.Second,
+		Fidelity: fidelity.Defaults(),
 	}
 	c.Observe = defaultObserve()
 	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default"}
@@ -309,9 +317,9 @@ func (c *Config) Validate() error {
 		}
 		seen[f.Name] = true
 		switch f.Path {
-		case PathDC, PathLink1, PathLink2:
+		case PathDC, PathLink1, PathLink2, PathMPTCP:
 		default:
-			bad(k+"path", "want dc, link1 or link2 (got %q)", f.Path)
+			bad(k+"path", "want dc, link1, link2 or mptcp (got %q)", f.Path)
 		}
 		switch f.Proto {
 		case "quic":
@@ -342,6 +350,8 @@ func (c *Config) Validate() error {
 			bad(k+"rcvbuf", "want default or large (got %q)", f.RcvBuf)
 		}
 	}
+	errs = append(errs, c.validateFidelity()...)
+	errs = append(errs, c.validateMPTCP()...)
 	return errors.Join(errs...)
 }
 

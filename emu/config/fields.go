@@ -71,7 +71,7 @@ var flowFields = []flowField{
 	{"name", "", "flow name in results ([a-z0-9_-])",
 		func(f *Flow) string { return f.Name },
 		func(f *Flow, v string) error { f.Name = v; return nil }},
-	{"path", "", "dc, link1 or link2",
+	{"path", "", "dc, link1, link2 or mptcp (Multipath TCP over both links; proto=tcp)",
 		func(f *Flow) string { return f.Path },
 		func(f *Flow, v string) error { f.Path = v; return nil }},
 	{"proto", "", "quic or tcp (sets both implementations to that protocol's default)",

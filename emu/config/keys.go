@@ -90,11 +90,13 @@ func Params(c *Config) []Param {
 		func(c *Config) *string { return &c.DC.Active }))
 	add(stringParam("dc.uplink", "uplink of DC clients: link1, link2 or split (through the proxies too)",
 		func(c *Config) *string { return &c.DC.Uplink }))
+	ps = append(ps, mptcpParams()...)
 	for i := range c.Flows {
 		for _, f := range flowFields {
 			add(f.param(fmt.Sprintf("flows.%d.", i), i))
 		}
 	}
+	ps = append(ps, fidelityParams()...)
 	return ps
 }
 

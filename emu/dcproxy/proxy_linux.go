@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/procstat"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
@@ -36,6 +38,7 @@ type Tx struct {
 	sched  pdcp.Scheduler
 	clock  Clock
 	buf    []byte
+	thread loopThread
 
 	// Published by the loop for Snapshot, and link updates for the loop.
 	mu       sync.Mutex
@@ -48,11 +51,12 @@ type Tx struct {
 
 // Rx is the receive proxy of one direction.
 type Rx struct {
-	q     *nfq.Queue
-	recv  *pdcp.Receiver
-	bits  int
-	clock Clock
-	slots slotPool
+	q      *nfq.Queue
+	recv   *pdcp.Receiver
+	bits   int
+	clock  Clock
+	slots  slotPool
+	thread loopThread
 
 	// Published by the loop for Snapshot.
 	mu        sync.Mutex
@@ -61,6 +65,41 @@ type Rx struct {
 	malformed uint64
 	queue     QueueStats
 }
+
+// loopThread is a proxy loop's OS thread: its name, set before Run, and
+// its id, published by Run.
+type loopThread struct {
+	name string
+	tid  atomic.Int32
+}
+
+// lock locks the calling goroutine to a precise real-time thread (as
+// nfq.LockThreadPrecise), names it and publishes its id.
+func (lt *loopThread) lock() (restore func(), err error) {
+	restore, _, err = nfq.LockThreadPrecise(nfq.SchedRealtime)
+	if err != nil {
+		return nil, err
+	}
+	lt.tid.Store(int32(procstat.TID()))
+	if lt.name != "" {
+		_ = procstat.NameThread(lt.name) // a name is a convenience
+	}
+	return restore, nil
+}
+
+// SetThreadName names the OS thread Run will lock (at most 15 bytes show,
+// in top -H and the run's readings). Call it before Run.
+func (t *Tx) SetThreadName(name string) { t.thread.name = name }
+
+// TID is the id of the OS thread Run locked, for procstat.ReadThread; 0
+// before Run has locked it.
+func (t *Tx) TID() int { return int(t.thread.tid.Load()) }
+
+// SetThreadName names the OS thread Run will lock. Call it before Run.
+func (r *Rx) SetThreadName(name string) { r.thread.name = name }
+
+// TID is the id of the OS thread Run locked; 0 before Run has locked it.
+func (r *Rx) TID() int { return int(r.thread.tid.Load()) }
 
 func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
 	split, err := pdcp.ParseSplit(dc.Split)
@@ -117,7 +156,7 @@ func (t *Tx) SetLink(i int, s pdcp.LinkState) {
 
 // run is the transmit loop; it owns the queue, the sender and the scheduler.
 func (t *Tx) Run(ctx context.Context) error {
-	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+	restore, err := t.thread.lock()
 	if err != nil {
 		return err
 	}
@@ -194,7 +233,7 @@ func (t *Tx) Close() { t.q.Close() }
 
 // run is the receive loop; it owns the queue and the receiver.
 func (r *Rx) Run(ctx context.Context) error {
-	restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+	restore, err := r.thread.lock()
 	if err != nil {
 		return err
 	}

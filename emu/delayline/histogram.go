@@ -7,12 +7,13 @@ import (
 )
 
 // Histogram counts durations in fixed bins: 1 µs wide below 128 µs, then
-// eight bins per power of two (12.5 % wide) up to about 17 minutes. Add is
-// safe from one writer while others read.
+// eight bins per power of two (12.5 % wide) up to about 17 minutes, and the
+// exact largest duration. Add is safe from one writer while others read.
 type Histogram struct {
 	bins  [histBins]atomic.Uint64
 	count atomic.Uint64
 	sum   atomic.Int64 // ns
+	max   atomic.Int64 // ns
 }
 
 const (
@@ -50,6 +51,10 @@ func (h *Histogram) Add(d time.Duration) {
 	h.bins[histIndex(d)].Add(1)
 	h.count.Add(1)
 	h.sum.Add(int64(d))
+	// One writer: no other Add can raise max between the load and the store.
+	if int64(d) > h.max.Load() {
+		h.max.Store(int64(d))
+	}
 }
 
 // HistogramSnapshot is a copy of a Histogram at one moment.
@@ -57,6 +62,9 @@ type HistogramSnapshot struct {
 	Bins  [histBins]uint64
 	Count uint64
 	Sum   time.Duration
+	// Max is the largest duration recorded, exactly (Quantile(1) is its
+	// bin's upper edge).
+	Max time.Duration
 }
 
 // Snapshot copies the histogram.
@@ -67,6 +75,7 @@ func (h *Histogram) Snapshot() HistogramSnapshot {
 	}
 	s.Count = h.count.Load()
 	s.Sum = time.Duration(h.sum.Load())
+	s.Max = time.Duration(h.max.Load())
 	return s
 }
 

@@ -348,6 +348,9 @@ func TestHistogram(t *testing.T) {
 	if q := s.Quantile(1); q < 10*time.Millisecond || q > 11250*time.Microsecond {
 		t.Errorf("max bin edge %v, want within 12.5%% above 10ms", q)
 	}
+	if s.Max != 10*time.Millisecond {
+		t.Errorf("max %v, want exactly 10ms", s.Max)
+	}
 	for i := range histBins - 1 {
 		if histUpper(i) >= histUpper(i+1) {
 			t.Fatalf("bin edges not increasing at %d", i)

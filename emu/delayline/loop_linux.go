@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/procstat"
 )
 
 // Loop runs a Line on an NFQUEUE, configured as QueueConfig says.
@@ -27,12 +28,13 @@ type Loop struct {
 	done chan struct{}
 	err  error
 	once sync.Once
-	tid  atomic.Int32 // OS thread of the loop, for CPUTime
+	tid  atomic.Int32 // OS thread of the loop, for CPUTime and TID
 
 	lastArrival time.Time
 	lastStamped bool // the last arrival's kernel timestamp was believed
 
 	want    nfq.Sched
+	name    string
 	sched   nfq.Sched // set before started is closed
 	started chan struct{}
 }
@@ -62,6 +64,10 @@ type Options struct {
 	// Sched is how the loop's thread is scheduled; default (zero)
 	// nfq.SchedRealtime, the policy that keeps release times under load.
 	Sched nfq.Sched
+	// Name names the loop's OS thread (procstat.NameThread: at most 15
+	// bytes, so top -H and the run's readings show it); "" leaves the
+	// name the process gave it.
+	Name string
 }
 
 // Start runs l on q until Close, on a goroutine locked to its own OS thread
@@ -77,7 +83,7 @@ func Start(q *nfq.Queue, l *Line) *Loop { return StartWith(q, l, Options{}) }
 
 // StartWith is Start with options.
 func StartWith(q *nfq.Queue, l *Line, o Options) *Loop {
-	lp := &Loop{q: q, l: l, done: make(chan struct{}), want: o.Sched, started: make(chan struct{})}
+	lp := &Loop{q: q, l: l, done: make(chan struct{}), want: o.Sched, name: o.Name, started: make(chan struct{})}
 	go lp.run()
 	<-lp.started
 	return lp
@@ -90,13 +96,18 @@ func (lp *Loop) run() {
 	defer close(lp.done)
 	restore, got, err := nfq.LockThreadPrecise(lp.want)
 	lp.sched = got
+	if err == nil {
+		lp.tid.Store(int32(procstat.TID()))
+		if lp.name != "" {
+			_ = procstat.NameThread(lp.name) // a name is a convenience
+		}
+	}
 	close(lp.started)
 	if err != nil {
 		lp.err = err
 		return
 	}
 	defer restore()
-	lp.tid.Store(int32(unix.Gettid()))
 	lp.err = lp.serve()
 	// Stopping: hand every held packet to the kernel rather than strand it.
 	lp.l.ReleaseAll(lp.q)
@@ -223,6 +234,11 @@ func (lp *Loop) CPUTime() time.Duration {
 	}
 	return time.Duration(ts.Nano())
 }
+
+// TID is the id of the loop's OS thread (procstat.ReadThread reads its
+// CPU time and run-queue wait), known once Start has returned; 0 if the
+// loop could not lock a thread.
+func (lp *Loop) TID() int { return int(lp.tid.Load()) }
 
 // Done is closed when the loop has stopped, by Close or by an error (Err).
 func (lp *Loop) Done() <-chan struct{} { return lp.done }

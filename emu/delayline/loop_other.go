@@ -15,7 +15,10 @@ var errUnsupported = errors.New("delayline: the NFQUEUE delay line needs Linux")
 type Loop struct{ done chan struct{} }
 
 // Options tune a Loop.
-type Options struct{ Sched nfq.Sched }
+type Options struct {
+	Sched nfq.Sched
+	Name  string
+}
 
 // QueueConfig is the queue configuration a delay line wants.
 func QueueConfig(nsFd int, num uint16) nfq.Config {
@@ -32,6 +35,7 @@ func StartWith(q *nfq.Queue, l *Line, o Options) *Loop {
 
 func (lp *Loop) Sched() nfq.Sched       { return nfq.SchedDefault }
 func (lp *Loop) CPUTime() time.Duration { return 0 }
+func (lp *Loop) TID() int               { return 0 }
 func (lp *Loop) Snapshot() Snapshot     { return Snapshot{} }
 func (lp *Loop) Done() <-chan struct{}  { return lp.done }
 func (lp *Loop) Err() error             { return errUnsupported }

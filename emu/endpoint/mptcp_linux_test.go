@@ -16,14 +16,6 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-func requireMPTCP(t *testing.T) {
-	t.Helper()
-	emutest.RequireRoot(t)
-	if _, err := os.Stat("/proc/sys/net/mptcp/enabled"); err != nil {
-		t.Skipf("kernel without MPTCP: %v", err)
-	}
-}
-
 // pmSetup configures a node's path manager through package mptcp.
 func pmSetup(t *testing.T, nd *topo.NodeNS, l mptcp.Limits, eps ...mptcp.Endpoint) {
 	t.Helper()
@@ -57,7 +49,7 @@ func txBytes(t *testing.T, nd *topo.NodeNS, iface string) uint64 {
 // carry data, and the server's TCP_INFO log has rows for both with the
 // congestion control set on the MPTCP socket.
 func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
-	requireMPTCP(t)
+	emutest.RequireMPTCP(t)
 	emutest.Exclusive(t)
 	n, err := topo.Build(context.Background(), topo.DC(emutest.RunID(t), topo.DCOptions{Paths: []string{topo.PathMPTCP}, Uplink: topo.PathLink1}))
 	if err != nil {
@@ -149,7 +141,7 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 // TestMPTCPFallbackFails: an MPTCP client against a plain TCP server, and a
 // plain client against an MPTCP server, both fail and say why.
 func TestMPTCPFallbackFails(t *testing.T) {
-	requireMPTCP(t)
+	emutest.RequireMPTCP(t)
 	ns := emutest.NewNetNS(t)
 	_, cert, key := testCert(t)
 	t.Run("client", func(t *testing.T) {

@@ -127,7 +127,9 @@ func Doctor() DoctorReport {
 		}
 		return unix.Close(fd)
 	})
-	add("MPTCP", false, err, "MPTCP sockets available")
+	if add("MPTCP", false, err, "MPTCP sockets available") {
+		mptcpChecks(int(sc.NS), add)
+	}
 
 	cc, err := os.ReadFile("/proc/sys/net/ipv4/tcp_available_congestion_control")
 	ccs := strings.Fields(string(cc))

@@ -68,7 +68,8 @@ func (d *Dir) StartDelayLine(node *topo.NodeNS, num uint16, runSeed uint64) erro
 		return fmt.Errorf("%s: delay line queue %d in %s: %w", d.Name, num, node.NSName, err)
 	}
 	d.Line = line
-	d.Loop = delayline.Start(q, line)
+	// "dl link1.down": a thread name holds 15 bytes.
+	d.Loop = delayline.StartWith(q, line, delayline.Options{Name: "dl " + d.Name})
 	return nil
 }
 

@@ -5,6 +5,12 @@
 // that rate (and the trace's delay and loss) in time, and the NFQUEUE delay
 // line where the packet arrives at the other gateway (package delayline).
 //
+// Sampler reads the rate limiters of a run's directions every 10 ms, from
+// one real-time thread sleeping to absolute deadlines, into the
+// linkstats.Sample series the run's queueing delay, throughput and
+// saturated-rate figures come from; a reading is one qdisc dump of a
+// gateway's namespace over a netlink socket of its own (qdiscdump.go).
+//
 // Rates are IP-layer rates: the limiter counts Ethernet frames and its
 // class rate is scaled so that full-size packets get exactly the configured
 // rate. The package does not build namespaces, install queue rules or

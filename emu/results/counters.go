@@ -3,8 +3,9 @@ package results
 // Counters is a run's counters.json: the raw counters behind the summary,
 // per PDCP direction and per link direction ("link1.down", …).
 type Counters struct {
-	PDCP  map[string]PDCPCounters `json:"pdcp"`
-	Links map[string]LinkCounters `json:"links"`
+	PDCP    map[string]PDCPCounters `json:"pdcp"`
+	Links   map[string]LinkCounters `json:"links"`
+	Sampler *SamplerCounters        `json:"sampler,omitempty"`
 	// Captures are the run.pcap captures by "<node>-<iface>".
 	Captures map[string]CaptureResult `json:"captures,omitempty"`
 }

@@ -54,6 +54,11 @@ type Axis struct {
 	// Default is the axis's value in the base configuration when it can be
 	// named (the column value of points that vary another axis); "" if not.
 	Default string `json:"default,omitempty"`
+	// Baseline, if set, is the value of this axis the other values are
+	// compared to: each point's relative goodput divides by the goodput of
+	// the point with this value and the same values on the other axes
+	// (Point.Baseline).
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Plain reports whether every value of the axis sets exactly its keys to
@@ -89,6 +94,9 @@ type Point struct {
 	// Config is the resolved configuration (seed 0); only in plans made by
 	// sweep.NewPlan, not in plans read from plan.json.
 	Config config.Config `json:"-"`
+	// Baseline is the id of the point this one's relative goodput divides
+	// by, when an axis has a baseline (itself for a baseline point).
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Unset marks, in a point's Params, a key the point's configuration does
@@ -180,6 +188,11 @@ func (p *Plan) check() error {
 			return fmt.Errorf("points[%d]: id %q is not a unique directory name", i, pt.ID)
 		}
 		ids[pt.ID] = true
+	}
+	for i, pt := range p.Points {
+		if pt.Baseline != "" && !ids[pt.Baseline] {
+			return fmt.Errorf("points[%d] (%s): baseline %q is not in points", i, pt.ID, pt.Baseline)
+		}
 	}
 	runs := map[string]bool{}
 	for i, r := range p.Runs {

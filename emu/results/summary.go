@@ -62,6 +62,10 @@ type FlowResult struct {
 	// (docs/results.md); nil (null) where the flow has none.
 	RTTMs *DelayStats `json:"rtt_ms"`
 	OWDMs *DelayStats `json:"owd_ms"`
+	// Subflows and SubflowTotals are an MPTCP flow's subflows, from the
+	// server's TCP_INFO log (subflows.go).
+	Subflows      []SubflowResult `json:"subflows,omitempty"`
+	SubflowTotals *SubflowTotals  `json:"subflow_totals,omitempty"`
 }
 
 // LinkResult is one link direction's capacity and use over the run.
@@ -76,6 +80,13 @@ type LinkResult struct {
 	ThroughputMbps float64 `json:"throughput_mbps"`
 	Utilization    float64 `json:"utilization"`
 	Drops          uint64  `json:"queue_drops"`
+	// QueueDelayMs is how long bytes waited in the rate limiter's queue,
+	// measured from its counters as QueueDelayMethod says (N: the
+	// readings); QueueDelayDerivedMs is backlog ÷ rate at each reading,
+	// derived, for comparison. Absent when the run took no readings.
+	QueueDelayMs        *DelayStats `json:"queue_delay_ms,omitempty"`
+	QueueDelayMethod    string      `json:"queue_delay_method,omitempty"`
+	QueueDelayDerivedMs *DelayStats `json:"queue_delay_derived_ms,omitempty"`
 }
 
 // Files of a run directory (docs/results.md).

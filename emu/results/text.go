@@ -5,6 +5,8 @@ import (
 	"io"
 	"sort"
 	"text/tabwriter"
+
+	"github.com/dc-emu/emu/emu/fidelity"
 )
 
 // WriteReport prints a run's summary for the terminal: per-flow goodput
@@ -29,15 +31,16 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 	if len(s.Flows) > 1 {
 		fmt.Fprintf(w, "Jain's fairness index over %d flows: %.3f\n", len(s.Flows), s.JFI)
 	}
+	writeSubflows(w, s.Flows)
 	if len(s.Links) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "\nLINK\tRATE\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS")
+		fmt.Fprintln(tw, "\nLINK\tRATE\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS\tQUEUE DELAY p50/p95/max")
 		for _, l := range s.Links {
 			src := l.RateSource
 			if l.Trace != "" {
 				src = "trace " + l.Trace
 			}
-			fmt.Fprintf(tw, "%s.%s\t%s\t%.2f Mbit/s\t%.2f Mbit/s\t%.1f%%\t%d\n", l.Name, l.Dir, src, l.CapacityMbps, l.ThroughputMbps, 100*l.Utilization, l.Drops)
+			fmt.Fprintf(tw, "%s.%s\t%s\t%.2f Mbit/s\t%.2f Mbit/s\t%.1f%%\t%d\t%s\n", l.Name, l.Dir, src, l.CapacityMbps, l.ThroughputMbps, 100*l.Utilization, l.Drops, queueDelayText(l.QueueDelayMs))
 		}
 		tw.Flush()
 	}
@@ -52,12 +55,24 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 				d, c.TxLink1, c.TxLink2, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.ExpiredDeliveries, c.DuplicatesDiscarded, c.OutOfWindow)
 		}
 	}
+	if s.Fidelity != nil {
+		fmt.Fprintln(w)
+		fidelity.WriteText(w, *s.Fidelity, false)
+	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	if dir != "" {
 		fmt.Fprintf(w, "\nresults: %s   (emu analyze %s for plots)\n", dir, dir)
 	}
+}
+
+// queueDelayText is a link's measured queueing delay for the link table.
+func queueDelayText(d *DelayStats) string {
+	if d == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f/%.1f/%.1f ms", d.P50, d.P95, d.Max)
 }
 
 // HumanBytes prints a byte count with an SI unit for people.

@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// Down asks the owners of running emulations (all, or only runID) to stop,
+// Down asks the owners of running emulations (every emu up, or only runID,
+// which may also be a run or a sweep's run) to stop,
 // waits for them to tear down, and cleans up after any that do not answer
 // within ten seconds. It returns the ids it stopped.
 func Down(ctx context.Context, runID string) ([]string, error) {
@@ -20,6 +21,12 @@ func Down(ctx context.Context, runID string) ([]string, error) {
 	var errs []error
 	for _, s := range states {
 		if runID != "" && s.ID != runID {
+			continue
+		}
+		// Without a run id only emulations that emu up keeps up are
+		// stopped: an emu run or sweep of someone else's on the same host
+		// is not "the emulation" a user means.
+		if runID == "" && s.Command != "up" {
 			continue
 		}
 		if !s.Alive() {

@@ -77,6 +77,7 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 		}
 		t.Runs = append(t.Runs, res)
 	}
+	addRelativeGoodput(p, t.Runs, perPoint)
 	t.Metrics = metricOrder(p, t.Runs)
 	for i := range p.Points {
 		pt := &p.Points[i]

@@ -33,6 +33,8 @@ type Figure struct {
 // index when points have several flows, and the goodput utilization of the
 // bottleneck. Along a grid, each combination of the other axes' values is
 // its own line. The x axis is categorical: the values in the order given.
+// A grid with a baseline axis and two others also gets the heat map of
+// relative goodput (heatmap.go).
 // Then, once per sweep, goodput against p95 RTT and one-way delay
 // (delay_figures.go).
 func Figures(t *results.SweepTable) ([]Figure, error) {
@@ -69,6 +71,13 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 				figs = append(figs, *f)
 			}
 		}
+	}
+	hm, err := heatmapFigure(t)
+	if err != nil {
+		return nil, fmt.Errorf("relative goodput heat map: %w", err)
+	}
+	if hm != nil {
+		figs = append(figs, *hm)
 	}
 	more, err := delayFigures(t)
 	if err != nil {

@@ -18,8 +18,8 @@ const (
 	// run computed it (1 for a single flow).
 	MetricJFI = "jfi"
 	// MetricUtilization is the total goodput divided by the capacity of
-	// the bottleneck: the downlinks the flows use (a DC flow uses both
-	// links, or link1 alone with dc.enabled=false), at their configured or
+	// the bottleneck: the downlinks the flows use (a DC or MPTCP flow uses
+	// both links, a DC flow link1 alone with dc.enabled=false), at their configured or
 	// trace-replayed mean rate. Goodput, not IP throughput: it says how
 	// much of the path reached the application.
 	MetricUtilization = "utilization"
@@ -95,6 +95,8 @@ func usedLinks(s *results.Summary) map[string]bool {
 			if s.Config["dc.enabled"] != "false" {
 				used[config.PathLink2] = true
 			}
+		case config.PathMPTCP:
+			used[config.PathLink1], used[config.PathLink2] = true, true
 		default:
 			used[f.Path] = true
 		}

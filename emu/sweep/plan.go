@@ -79,15 +79,20 @@ func NewPlan(s Spec) (*results.Plan, error) {
 		a.Default = axisDefault(a, &base)
 		p.Vary = append(p.Vary, a)
 	}
+	b, err := baselineAxis(p.Vary, s.Grid)
+	if err != nil {
+		return nil, err
+	}
 	combos := oneAtATime(p.Vary)
 	if s.Grid {
 		combos = grid(p.Vary)
 	}
+	comboPoint := make([]int, len(combos))
 	if n := len(combos) * s.Repeat; n > maxRuns {
 		return nil, fmt.Errorf("the plan has %d runs; more than %d is surely a mistake", n, maxRuns)
 	}
 	byConfig := map[string]int{}
-	for _, c := range combos {
+	for ci, c := range combos {
 		sets, err := parseSettings(c.settings)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.name(), err)
@@ -99,17 +104,22 @@ func NewPlan(s Spec) (*results.Plan, error) {
 		vals := values(&cfg)
 		key := canonical(vals)
 		if i, ok := byConfig[key]; ok {
-			maps.Copy(p.Points[i].Labels, c.labels)
+			mergeLabels(p.Points[i].Labels, c.labels)
+			comboPoint[ci] = i
 			continue
 		}
 		byConfig[key] = len(p.Points)
+		comboPoint[ci] = len(p.Points)
 		p.Points = append(p.Points, results.Point{
-			Labels: c.labels, Settings: c.settings, Params: diff(p.Base, vals), Config: cfg,
+			Labels: maps.Clone(c.labels), Settings: c.settings, Params: diff(p.Base, vals), Config: cfg,
 		})
 	}
 	width := max(2, len(fmt.Sprint(len(p.Points))))
 	for i := range p.Points {
 		p.Points[i].ID = fmt.Sprintf("p%0*d", width, i+1)
+	}
+	if b >= 0 {
+		setBaselines(p, b, combos, comboPoint)
 	}
 	for r := 1; r <= s.Repeat; r++ {
 		for _, pt := range p.Points {

@@ -286,6 +286,7 @@ var presets = slices.Concat(paperPresets(), []Preset{
 			"flows named quic1…, tcp1… share it for 20 s (quic-go NewReno, kernel TCP with its default congestion control). " +
 			"Whether a machine can emulate 1 Gbit/s depends on its cores: check the utilization column, and lower the rate with --set link1.rate=200mbit if single flows cannot fill the link.",
 	},
+	multipathPreset(),
 })
 
 // pair is the settings of two named flows: quicN flows are quic-go, tcpN

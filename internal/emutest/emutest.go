@@ -20,6 +20,16 @@ func RequireRoot(tb testing.TB) {
 	}
 }
 
+// RequireMPTCP skips a test that needs root and a kernel with Multipath
+// TCP.
+func RequireMPTCP(tb testing.TB) {
+	tb.Helper()
+	RequireRoot(tb)
+	if _, err := os.Stat("/proc/sys/net/mptcp/enabled"); err != nil {
+		tb.Skipf("kernel without MPTCP: %v", err)
+	}
+}
+
 // RunID returns a short identifier unique to this test process and call,
 // for names of namespaces and other kernel objects a test creates.
 func RunID(tb testing.TB) string {

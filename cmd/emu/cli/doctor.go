@@ -19,9 +19,10 @@ func newDoctorCmd(e *env) *cobra.Command {
 		Short: "Probe what this kernel and machine can do, and which backend emu will use",
 		Long: `doctor probes, inside a scratch network namespace, everything emu needs:
 root, namespaces, veth, each qdisc (htb, tbf, netem, fq, fq_codel), NFQUEUE
-rules and how they can be installed, policy routing, MPTCP, TCP congestion
-controls and the ngtcp2 binaries. It prints which backend each feature will
-use and exits non-zero if emu cannot run at all.`,
+rules and how they can be installed, policy routing, MPTCP with its path
+managers and packet schedulers, TCP congestion controls and the ngtcp2
+binaries. It prints which backend each feature will use and exits non-zero
+if emu cannot run at all.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r := host.Doctor()

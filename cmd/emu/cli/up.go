@@ -153,7 +153,7 @@ func newDownCmd(e *env) *cobra.Command {
 	var run string
 	c := &cobra.Command{
 		Use:   "down",
-		Short: "Stop running emulations (all, or the one given with --run)",
+		Short: "Stop the emulations emu up keeps up (or the run given with --run)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := requireRoot("down"); err != nil {
@@ -164,11 +164,11 @@ func newDownCmd(e *env) *cobra.Command {
 				fmt.Fprintf(e.stdout, "stopped %s\n", id)
 			}
 			if err == nil && len(stopped) == 0 {
-				fmt.Fprintln(e.stdout, "no emulation running")
+				fmt.Fprintln(e.stdout, "no emulation of emu up running (emu down --run ID stops a run or sweep)")
 			}
 			return err
 		},
 	}
-	c.Flags().StringVar(&run, "run", "", "stop only this run id")
+	c.Flags().StringVar(&run, "run", "", "stop only this run id (any emulation: up, run, sweep, calibrate)")
 	return c
 }

@@ -1,0 +1,94 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/dc-emu/emu/emu/fidelity"
+)
+
+// fidelityParams are the fidelity.* keys: the thresholds of every run's
+// fidelity verdict (package fidelity; the measured figures behind each
+// default are in fidelity/thresholds.go). Defaults: fidelity.Defaults.
+func fidelityParams() []Param {
+	th := func(c *Config) *fidelity.Thresholds { return &c.Fidelity }
+	return []Param{
+		fractionParam("fidelity.late_frac", "a delay line's p99 release lateness is degraded above this fraction of its delay (clamped to late_floor..late_ceil)",
+			func(c *Config) *float64 { return &th(c).LateFrac }),
+		durationParam("fidelity.late_floor", "lowest p99 release-lateness limit of a delay line",
+			func(c *Config) *time.Duration { return &th(c).LateFloor }),
+		durationParam("fidelity.late_ceil", "highest p99 release-lateness limit of a delay line",
+			func(c *Config) *time.Duration { return &th(c).LateCeil }),
+		durationParam("fidelity.late_max", "longest release lateness (stall) of a delay line",
+			func(c *Config) *time.Duration { return &th(c).LateMax }),
+		fractionParam("fidelity.rate_tolerance", "a saturated rate limiter is degraded outside 1 ± this of its configured rate",
+			func(c *Config) *float64 { return &th(c).RateTolerance }),
+		durationParam("fidelity.min_saturated", "how long a rate limiter must be provably saturated for its rate to be judged",
+			func(c *Config) *time.Duration { return &th(c).MinSaturated }),
+		fractionParam("fidelity.thread_wait", "an emulator packet thread's run-queue wait, as a fraction of the run",
+			func(c *Config) *float64 { return &th(c).ThreadWait }),
+		durationParam("fidelity.thread_mean_wait", "an emulator packet thread's run-queue wait per timeslice",
+			func(c *Config) *time.Duration { return &th(c).ThreadMeanWait }),
+		floatParam("fidelity.thread_cpu", "cores", "an emulator packet thread's CPU",
+			func(c *Config) *float64 { return &th(c).ThreadCPU }),
+		floatParam("fidelity.endpoint_cpu", "cores", "an endpoint process at or above this CPU over its flow is CPU-bound: the host limits the flow",
+			func(c *Config) *float64 { return &th(c).EndpointCPU }),
+		durationParam("fidelity.softirq_wait", "the kernel's softirq threads' mean run-queue wait per timeslice",
+			func(c *Config) *time.Duration { return &th(c).SoftirqWait }),
+		fractionParam("fidelity.steal", "time the hypervisor stole from the host's CPUs over the run",
+			func(c *Config) *float64 { return &th(c).Steal }),
+	}
+}
+
+func fractionParam(key, doc string, field func(*Config) *float64) Param {
+	return Param{key, "%", doc,
+		func(c *Config) string { return FormatFraction(*field(c)) },
+		func(c *Config, v string) (err error) { *field(c), err = ParseFraction(v); return }}
+}
+
+// validateFidelity checks the thresholds: a zero would silently take the
+// default in package fidelity, so every threshold must be positive.
+func (c *Config) validateFidelity() []error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", key, fmt.Sprintf(format, args...)))
+	}
+	th := c.Fidelity
+	for _, d := range []struct {
+		key string
+		v   time.Duration
+	}{
+		{"fidelity.late_floor", th.LateFloor}, {"fidelity.late_ceil", th.LateCeil}, {"fidelity.late_max", th.LateMax},
+		{"fidelity.min_saturated", th.MinSaturated}, {"fidelity.thread_mean_wait", th.ThreadMeanWait},
+		{"fidelity.softirq_wait", th.SoftirqWait},
+	} {
+		if d.v <= 0 {
+			bad(d.key, "must be positive (got %v)", d.v)
+		}
+	}
+	if th.LateFloor > th.LateCeil {
+		bad("fidelity.late_floor", "%v is above fidelity.late_ceil (%v)", th.LateFloor, th.LateCeil)
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{
+		{"fidelity.late_frac", th.LateFrac}, {"fidelity.rate_tolerance", th.RateTolerance},
+		{"fidelity.thread_wait", th.ThreadWait}, {"fidelity.steal", th.Steal},
+	} {
+		if f.v <= 0 {
+			bad(f.key, "must be positive (got %s)", FormatFraction(f.v))
+		}
+	}
+	if th.RateTolerance >= 1 {
+		bad("fidelity.rate_tolerance", "%s would accept a rate limiter that delivers nothing; want below 100%%", FormatFraction(th.RateTolerance))
+	}
+	if !(th.ThreadCPU > 0 && th.ThreadCPU <= 1) {
+		bad("fidelity.thread_cpu", "want a share of one core in (0, 1] (got %s)", strconv.FormatFloat(th.ThreadCPU, 'g', -1, 64))
+	}
+	if !(th.EndpointCPU > 0) {
+		bad("fidelity.endpoint_cpu", "must be positive (got %s)", strconv.FormatFloat(th.EndpointCPU, 'g', -1, 64))
+	}
+	return errs
+}

@@ -1,0 +1,56 @@
+package emu
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/dc-emu/emu/emu/fidelity"
+)
+
+// fidelity judges whether the run's emulation kept up (package fidelity)
+// from what the run measured between the start of its flows and its
+// outcome: the delay lines' lateness, the rate limiters' delivery while
+// saturated, the packet threads' and endpoints' CPU and run-queue wait,
+// the softirq threads' wait and the host's steal. Nil when the run never
+// reached its flows.
+func (r *runner) fidelity() *fidelity.Fidelity {
+	m := &r.meas
+	if !m.started {
+		return nil
+	}
+	var fm fidelity.Measurements
+	for i, d := range r.em.dirs {
+		if d.Loop != nil {
+			fm.DelayLines = append(fm.DelayLines, delayLineFigures(d.Name, d.Shape.Delay, d.Loop.Snapshot().Late))
+		}
+		if i >= len(m.series) || len(m.series[i]) < 2 {
+			continue
+		}
+		var capacity func(from, to time.Duration) float64
+		if d.Player != nil {
+			capacity = d.Capacity // the trace's mean rate over each stretch
+		}
+		rl, err := rateLimiterFigures(d.Name, m.series[i], capacity)
+		if err != nil {
+			m.warnings = append(m.warnings, fmt.Sprintf("fidelity: %s: %v", d.Name, err))
+			continue
+		}
+		fm.RateLimiters = append(fm.RateLimiters, rl)
+	}
+	for _, t := range m.probe.threads {
+		if t.haveA && t.haveB {
+			fm.Threads = append(fm.Threads, threadFigures(t.name, t.a, t.b))
+		}
+	}
+	for i, f := range m.probe.flows {
+		for role, p := range f.procs {
+			if p.haveA && p.haveB {
+				fm.Endpoints = append(fm.Endpoints, endpointFigures(r.cfg.Flows[i].Name, endpointRoles[role], p.a, p.b))
+			}
+		}
+	}
+	fm.HostSteal, fm.HostStealKnown = m.probe.steal, m.probe.stealOK
+	fm.SoftirqMeanWait, fm.SoftirqKnown = m.probe.softirqWait, m.probe.softirqOK
+	v := fidelity.Evaluate(fm, r.cfg.Fidelity)
+	return &v
+}

@@ -1,0 +1,100 @@
+package emu
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/dc-emu/emu/emu/linkstats"
+	"github.com/dc-emu/emu/emu/results"
+)
+
+// pdcpSample is how many packets each PDCP receive proxy held at T since
+// the epoch, per direction in use; the run takes one every 100 ms
+// (runloop.SampleLinks). The rate limiters have their own series, read
+// every 10 ms (link.Sampler).
+type pdcpSample struct {
+	T    time.Duration
+	PDCP []int
+}
+
+// pdcpAt returns the last sample taken at or before t (the first one if
+// none).
+func pdcpAt(samples []pdcpSample, t time.Duration) pdcpSample {
+	i := sort.Search(len(samples), func(i int) bool { return samples[i].T > t })
+	if i == 0 {
+		return samples[0]
+	}
+	return samples[i-1]
+}
+
+// ipSent is the IP-layer part of a reading's cumulative count: the rate
+// limiter counts each frame's Ethernet header too.
+func ipSent(s linkstats.Sample) float64 {
+	return max(0, float64(s.Bytes)-float64(s.Packets)*linkstats.FrameHeader)
+}
+
+// ipSentAt is a direction's cumulative IP-layer bytes sent by t,
+// interpolated linearly between readings; before the first reading it is
+// the first one's count and after the last the last one's.
+func ipSentAt(series []linkstats.Sample, t time.Duration) float64 {
+	if len(series) == 0 {
+		return 0
+	}
+	i := sort.Search(len(series), func(i int) bool { return series[i].T > t })
+	switch {
+	case i == 0:
+		return ipSent(series[0])
+	case i == len(series):
+		return ipSent(series[i-1])
+	}
+	a, b := series[i-1], series[i]
+	f := float64(t-a.T) / float64(b.T-a.T)
+	return ipSent(a) + f*(ipSent(b)-ipSent(a))
+}
+
+// backlogAt is a direction's queue in bytes at the last reading at or
+// before t; 0 before the first.
+func backlogAt(series []linkstats.Sample, t time.Duration) uint64 {
+	i := sort.Search(len(series), func(i int) bool { return series[i].T > t })
+	if i == 0 {
+		return 0
+	}
+	return series[i-1].Backlog
+}
+
+// lastT is the time of the latest reading of any direction.
+func lastT(series [][]linkstats.Sample) time.Duration {
+	var end time.Duration
+	for _, s := range series {
+		if len(s) > 0 {
+			end = max(end, s[len(s)-1].T)
+		}
+	}
+	return end
+}
+
+// binQueueDelay is the measured mean queueing delay in ms of the bytes that
+// left in bin k of a direction's series (linkstats bins of
+// results.BinWidth); NaN when none left, so the cell stays empty.
+func binQueueDelay(q linkstats.QueueDelay, k int) float64 {
+	if k >= len(q.Bins) || q.Bins[k].Bytes == 0 {
+		return math.NaN()
+	}
+	return results.Round3(ms(q.Bins[k].Mean))
+}
+
+// delayStats turns a distribution of queueing delays into summary.json's
+// figures in ms; n is the readings it was computed from. Nil when no byte
+// left the queue.
+func delayStats(d linkstats.Dist, n int) *results.DelayStats {
+	if d.Bytes == 0 {
+		return nil
+	}
+	return &results.DelayStats{
+		P50: results.Round3(ms(d.P50)), P95: results.Round3(ms(d.P95)), P99: results.Round3(ms(d.P99)),
+		Max: results.Round3(ms(d.Max)), Mean: results.Round3(ms(d.Mean)), N: n,
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }

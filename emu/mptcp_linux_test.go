@@ -1,0 +1,172 @@
+package emu
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runstate"
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// mptcpFrameHeader is the header bytes of a frame of an MPTCP data
+// segment on a link: Ethernet 14, IPv4 20, TCP 20 with 40 bytes of
+// options (timestamps 12 and a DSS option of 28 with a 64-bit data ACK and
+// mapping), as tshark shows them.
+const mptcpFrameHeader = 14 + 20 + 20 + 40
+
+// mptcpConfig is one MPTCP download over two constant links.
+func mptcpConfig(t *testing.T, kv ...string) config.Config {
+	return testConfig(t, append([]string{"flows.0.path=mptcp", "flows.0.name=mp", "flow.proto=tcp", "flow.cc=cubic"}, kv...)...)
+}
+
+// TestRunMPTCPTwoSubflows runs an MPTCP download through the emulation:
+// the connection gets a subflow over each link, both carry data, the
+// summary, the terminal summary and timeseries.csv have them, and the
+// subflows' bytes match what each link's rate limiter sent.
+func TestRunMPTCPTwoSubflows(t *testing.T) {
+	emutest.RequireMPTCP(t)
+	emutest.Exclusive(t)
+	cfg := mptcpConfig(t, "flow.size=10MB")
+	out := t.TempDir()
+	id := runstate.NewRunID()
+	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sum.Flows[0]
+	if !f.Complete || f.Bytes != 10e6 {
+		t.Fatalf("flow %+v", f)
+	}
+	if len(f.Subflows) != 2 || f.SubflowTotals == nil || f.SubflowTotals.Subflows != 2 {
+		t.Fatalf("subflows %+v, totals %+v; want two", f.Subflows, f.SubflowTotals)
+	}
+	var b strings.Builder
+	results.WriteReport(&b, sum, out)
+	t.Log(b.String())
+	if !strings.Contains(b.String(), "MPTCP mp: 2 subflows") {
+		t.Error("the terminal summary does not show the subflows")
+	}
+	var counters results.Counters
+	if err := results.ReadJSON(os.DirFS(out), results.CountersFile, &counters); err != nil {
+		t.Fatal(err)
+	}
+	clients := topo.ClientAddrs(topo.PathMPTCP)
+	for i, sf := range f.Subflows {
+		link := []string{"link1", "link2"}[i]
+		if sf.Link != link || !strings.HasPrefix(sf.Remote, clients[i].String()+":") || sf.CC != "cubic" {
+			t.Errorf("subflow %d: link %s, client %s, cc %s; want %s from %s, cubic", sf.ID, sf.Link, sf.Remote, sf.CC, link, clients[i])
+		}
+		if sf.Share < 0.2 || sf.Share > 0.8 || sf.BytesAcked <= 0 || sf.SRTTMs.N == 0 || sf.MaxCwndBytes <= 0 {
+			t.Errorf("subflow %d over %s: %+v", sf.ID, sf.Link, sf)
+		}
+		// What the link's rate limiter passed is the subflow's payload
+		// that got through, each frame with its headers: the bytes the
+		// subflow had acknowledged, and the retransmissions of segments
+		// the queue did not drop (measured: within 0.9 %).
+		q := counters.Links[link+".down"].Qdisc
+		if q == nil {
+			t.Fatalf("no rate-limiter counters of %s.down", link)
+		}
+		payload := float64(q.Bytes) - float64(q.Packets)*mptcpFrameHeader
+		if d := payload/float64(sf.BytesAcked) - 1; d < -0.03 || d > 0.03 {
+			t.Errorf("%s carried %.0f payload bytes (%d B in %d frames), its subflow had %d acknowledged: %+.2f %%", link, payload, q.Bytes, q.Packets, sf.BytesAcked, 100*d)
+		}
+	}
+	if f.SubflowTotals.BytesAcked < f.Bytes {
+		t.Errorf("subflows acknowledged %d bytes, the client received %d", f.SubflowTotals.BytesAcked, f.Bytes)
+	}
+	ts, err := os.ReadFile(filepath.Join(out, "timeseries.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"flow.mp.sf1.mbps", "flow.mp.sf2.srtt_ms", "flow.mp.sf2.cwnd_bytes", "flow.mp.sf1.retrans"} {
+		if !strings.Contains(strings.SplitN(string(ts), "\n", 2)[0], col) {
+			t.Errorf("timeseries.csv has no column %s", col)
+		}
+	}
+	noLeftovers(t, id)
+}
+
+// TestRunMPTCPFallbackFails: with MPTCP disabled in the client's
+// namespace its socket is plain TCP, so the download would measure
+// single-path TCP; the run fails and says so, naming the flow and why.
+func TestRunMPTCPFallbackFails(t *testing.T) {
+	emutest.RequireMPTCP(t)
+	emutest.Exclusive(t)
+	cfg := mptcpConfig(t, "flow.size=2MB")
+	id := runstate.NewRunID()
+	em, err := Start(context.Background(), cfg, StartOptions{ID: id, Command: "run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { em.Close() })
+	cli, err := em.Net.Node(topo.ClientNode(topo.PathMPTCP))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Do(func() error { return os.WriteFile("/proc/sys/net/mptcp/enabled", []byte("0"), 0) }); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := em.RunFlows(context.Background(), RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
+	if err == nil {
+		t.Fatal("the run succeeded over a connection that fell back to plain TCP")
+	}
+	t.Logf("run error: %v", err)
+	for _, want := range []string{"flow mp", "MPTCP fell back to plain TCP", "net.mptcp.enabled"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not say %q", want)
+		}
+	}
+	if sum == nil || sum.Status != results.StatusFailed || sum.Flows[0].Complete || !strings.Contains(sum.Flows[0].Error, "fell back") {
+		t.Errorf("summary %+v", sum)
+	}
+	if err := em.Close(); err != nil {
+		t.Error(err)
+	}
+	noLeftovers(t, id)
+}
+
+// TestMPTCPSchedulerTheKernelLacks fails at start, naming the key and
+// what the kernel offers, and leaves nothing.
+func TestMPTCPSchedulerTheKernelLacks(t *testing.T) {
+	emutest.RequireMPTCP(t)
+	cfg := mptcpConfig(t, "mptcp.scheduler=nosuch")
+	id := runstate.NewRunID()
+	em, err := Start(context.Background(), cfg, StartOptions{ID: id, Command: "run"})
+	if err == nil {
+		em.Close()
+		t.Fatal("started with a scheduler the kernel does not have")
+	}
+	t.Logf("start: %v", err)
+	if !strings.Contains(err.Error(), "mptcp.scheduler=nosuch: this kernel offers") {
+		t.Errorf("error %q does not name the key and the kernel's schedulers", err)
+	}
+	noLeftovers(t, id)
+}
+
+// TestFairnessTopologyWithMPTCP: an MPTCP client in the fairness
+// scenario gets its node beside the single-link clients it competes with.
+func TestFairnessTopologyWithMPTCP(t *testing.T) {
+	cfg, err := config.Resolve("fairness", settings(t, "flows.0.path=mptcp", "flows.0.proto=tcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := TopologyOf(cfg, "t1")
+	if err := spec.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"cmp", "cli1", "cli2"} {
+		if _, ok := spec.Node(n); !ok {
+			t.Errorf("fairness topology with an MPTCP flow has no node %s", n)
+		}
+	}
+	if got := spec.Addrs("cmp"); len(got) != 2 {
+		t.Errorf("cmp has addresses %v, want one per link", got)
+	}
+}
