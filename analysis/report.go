@@ -228,6 +228,11 @@ code { font-size: 0.9em; }
 <table><tr><th>link</th><th>capacity (Mbit/s)</th><th>throughput (Mbit/s)</th><th>utilization</th></tr>
 {{range .RA.Links}}<tr><td>{{.Name}} {{.Dir}}</td><td class="num">{{num .CapacityMbps 2}}</td><td class="num">{{num .ThroughputMbps 2}}</td><td class="num">{{pct .Utilization}}</td></tr>
 {{end}}</table>{{end}}
+{{with .Summary}}{{if .Links}}<h2>Queueing delay per link direction</h2>
+<p>How long bytes waited in each rate limiter's queue (summary.json <code>queue_delay_ms</code>; measured from the rate limiters' counters, the derived figure is backlog ÷ rate). Milliseconds.</p>
+<table><tr><th>link</th><th>p50</th><th>p95</th><th>p99</th><th>max</th><th>derived p95</th><th>method</th></tr>
+{{range .Links}}<tr><td>{{.Name}} {{.Dir}}</td><td class="num">{{ms .QueueDelayMs "p50"}}</td><td class="num">{{ms .QueueDelayMs "p95"}}</td><td class="num">{{ms .QueueDelayMs "p99"}}</td><td class="num">{{ms .QueueDelayMs "max"}}</td><td class="num">{{ms .QueueDelayDerivedMs "p95"}}</td><td>{{.QueueDelayMethod}}</td></tr>
+{{end}}</table>{{end}}{{end}}
 {{with .Summary}}{{if .Captures}}<h2>Packet captures</h2>
 <table><tr><th>file</th><th>packets written</th><th>received by the socket</th><th>dropped (ring full)</th><th>GSO packets split</th></tr>
 {{range .Captures}}<tr><td><a href="{{.File}}">{{.File}}</a></td><td class="num">{{.Packets}}</td><td class="num">{{.Received}}</td><td class="num{{if .Dropped}} bad{{end}}">{{.Dropped}}</td><td class="num">{{.Split}}</td></tr>
