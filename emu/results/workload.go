@@ -74,3 +74,42 @@ type ResumeResult struct {
 	Resumed     int `json:"resumed"`
 	ZeroRTT     int `json:"zero_rtt"`
 }
+
+// Note counts one more measured connection, whether it resumed the
+// session and had 0-RTT data accepted; a nil r (no resumption) counts
+// nothing.
+func (r *ResumeResult) Note(resumed, zeroRTT bool) {
+	if r == nil {
+		return
+	}
+	r.Connections++
+	if resumed {
+		r.Resumed++
+	}
+	if zeroRTT {
+		r.ZeroRTT++
+	}
+}
+
+// Latency, FCT and Handshake are the statistics of w, nil when w is nil
+// or has none (for checks that go over every figure).
+func (w *FlowWorkload) Latency() *DelayStats {
+	if w == nil {
+		return nil
+	}
+	return w.LatencyMs
+}
+
+func (w *FlowWorkload) FCT() *DelayStats {
+	if w == nil {
+		return nil
+	}
+	return w.FCTS
+}
+
+func (w *FlowWorkload) Handshake() *DelayStats {
+	if w == nil {
+		return nil
+	}
+	return w.HandshakeMs
+}
