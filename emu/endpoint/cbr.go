@@ -101,13 +101,13 @@ func reportOf(st results.CBRStats) cbrResult {
 // cbrReceiver accounts for the datagrams of one flow as they arrive. It
 // belongs to one goroutine.
 type cbrReceiver struct {
-	m       *meter // received payload bytes (progress, receive log)
-	pkts    []results.CBRPacket
-	log     *results.CBRWriter
-	count   int64 // datagrams the sender will send, from their headers
+	m        *meter // received payload bytes (progress, receive log)
+	pkts     []results.CBRPacket
+	log      *results.CBRWriter
+	count    int64 // datagrams the sender will send, from their headers
 	distinct map[uint32]bool
-	ended   time.Time // first end datagram; zero before
-	sent    int64     // from the end datagram
+	ended    time.Time // first end datagram; zero before
+	sent     int64     // from the end datagram
 }
 
 func newCBRReceiver(m *meter, log *results.CBRWriter) *cbrReceiver {

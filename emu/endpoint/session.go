@@ -51,7 +51,9 @@ type connector struct {
 // hconn is one connection: requests go through rt. Once handshaken is
 // closed, handshake, resumed and zeroRTT say how it was set up.
 type hconn struct {
-	rt         interface{ RoundTrip(*http.Request) (*http.Response, error) }
+	rt interface {
+		RoundTrip(*http.Request) (*http.Response, error)
+	}
 	close      func() error
 	started    time.Time
 	handshaken chan struct{}
