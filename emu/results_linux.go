@@ -42,16 +42,21 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		if st.ServerCC != "" {
 			fr.CC = st.ServerCC
 		}
+		var done *endpoint.Event
 		if d := st.Done; d != nil {
 			fr.Bytes, fr.Complete = d.Bytes, d.Complete
 			if ev, ok := d.Result.(endpoint.Event); ok {
 				fr.Seconds, fr.GoodputMbps = ev.Seconds, ev.GoodputMbps
+				done = &ev
 			}
 		}
+		r.summarizeWork(&fr, f, done)
 		fr.Error = st.Failure
 		fr.Seconds, fr.GoodputMbps = results.Round3(fr.Seconds), results.Round3(fr.GoodputMbps)
 		r.addSubflows(s, &fr, f)
-		goodputs = append(goodputs, fr.GoodputMbps)
+		if f.Kind == config.KindBulk { // fairness is a share of what bulk flows could take
+			goodputs = append(goodputs, fr.GoodputMbps)
+		}
 		s.Flows = append(s.Flows, fr)
 	}
 	s.JFI = results.Round3(analysis.JFI(goodputs))
@@ -162,6 +167,9 @@ func (r *runner) writeSeries() error {
 		t.Rows = append(t.Rows, row)
 	}
 	if err := r.addSubflowSeries(t); err != nil {
+		return err
+	}
+	if err := r.workColumns(t); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(r.o.Out, "timeseries.csv"))

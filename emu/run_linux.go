@@ -75,6 +75,9 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summa
 
 // checkEndpoints fails early when a flow needs a binary that is missing.
 func checkEndpoints(cfg config.Config) error {
+	if err := checkWorkloads(cfg); err != nil {
+		return err
+	}
 	for i, f := range cfg.Flows {
 		for _, impl := range []struct{ key, v, bin, pkg string }{
 			{"server_impl", f.ServerImpl, "gtlsserver", "ngtcp2-server"},
@@ -142,7 +145,11 @@ func (r *runner) configRecord() results.ConfigRecord {
 func (r *runner) plan() runloop.Plan {
 	p := runloop.Plan{Epoch: r.em.Epoch, Grace: r.cfg.Grace, Status: r.o.Status != nil}
 	for _, f := range r.cfg.Flows {
-		p.Flows = append(p.Flows, runloop.Flow{Name: f.Name, Start: f.Start, Size: f.Size, Duration: f.Duration})
+		fl := runloop.Flow{Name: f.Name, Start: f.Start, Size: f.Size, Duration: f.Duration}
+		if f.Kind != config.KindBulk {
+			fl.Size = 0 // the live line shows no share of a size that does not apply
+		}
+		p.Flows = append(p.Flows, fl)
 	}
 	return p
 }
@@ -298,12 +305,12 @@ func (r *runner) startServer(i int) (*process, error) {
 	sc := endpoint.ServerConfig{
 		Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
 		Listen: serverListen(f, i), CertFile: r.certs.cert, KeyFile: r.certs.key,
-		CC: f.CC,
+		CC: f.CC, Work: r.serverWork(f),
 	}
 	if f.Proto == "quic" {
 		sc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-server.sqlog")
 	}
-	if f.Size > 0 {
+	if f.Size > 0 && f.Kind == config.KindBulk {
 		sc.Sizes = []int64{f.Size}
 	}
 	if f.Path == config.PathMPTCP {
@@ -324,14 +331,22 @@ func (r *runner) startClient(i int) (*process, error) {
 	if size == 0 {
 		size = endpoint.UnboundedSize
 	}
+	work, recv, err := r.clientWork(f, i)
+	if err != nil {
+		return nil, err
+	}
 	cc := endpoint.ClientConfig{
 		Impl: endpoint.Impl(f.ClientImpl), Proto: endpoint.Proto(f.Proto),
-		URL:    endpoint.BytesURL(serverListen(f, i), size),
+		URL:    clientURL(f, i),
 		CAFile: r.certs.cert, Size: size, Duration: f.Duration,
 		RcvBuf:      endpoint.RcvBuf(f.RcvBuf),
-		RecvLog:     filepath.Join(r.o.Out, "flows", f.Name+".csv"),
+		RecvLog:     recv,
 		T0:          r.em.Epoch,
 		IdleTimeout: r.cfg.Grace,
+		Work:        work,
+	}
+	if f.Kind != config.KindBulk {
+		cc.Size = 0
 	}
 	if f.Proto == "tcp" {
 		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP

@@ -200,3 +200,18 @@ func FuzzReadWorkloadLogs(f *testing.F) {
 		}
 	})
 }
+
+func TestBinMeans(t *testing.T) {
+	got := BinMeans([]time.Duration{0, 50 * ms, 100 * ms, 101 * ms, 350 * ms, 9 * time.Second}, []float64{1, 3, 5, 7, 9, 11}, 4, 100*ms)
+	want := []float64{3, 7, math.NaN(), 9} // (0, 100]: 1, 3, 5; (100, 200]: 7; (300, 400]: 9; 9 s is past the last bin
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Errorf("bin %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	var b bytes.Buffer
+	(&SeriesTable{Header: []string{"t_s", "x"}, Rows: [][]float64{{0.1, math.NaN()}}}).Write(&b)
+	if b.String() != "t_s,x\n0.1,\n" {
+		t.Errorf("NaN written as %q", b.String())
+	}
+}
