@@ -245,6 +245,7 @@ func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 			return nil, nil, err
 		}
 	}
+	figs = append(figs, workloadFigures(ra)...)
 	return figs, notes, nil
 }
 

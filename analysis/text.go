@@ -59,6 +59,7 @@ func WriteRun(w io.Writer, ra *RunAnalysis) {
 			anFloat(f.P95SRTTMs, 3), anKB(f.MaxCwndBytes), anInt(f.PacketsLost), reord, anInt(f.BytesReceived))
 	}
 	tw.Flush()
+	writeWorkloads(w, ra)
 	fmt.Fprintf(w, "\nJFI %s over the flows' goodput", anFloat(ra.JFI, 3))
 	if ra.JFIActive.Valid() {
 		fmt.Fprintf(w, "; %s while all flows are active (%s-%s s)", anFloat(ra.JFIActive, 3),

@@ -136,6 +136,15 @@ func (r *runner) summarizeWork(fr *results.FlowResult, f config.Flow, ev *endpoi
 	fr.Objects, _, _ = results.ObjectResults(rows, func(from, to time.Duration) float64 {
 		return r.bottleneck(f, from, to) / 1e6
 	})
+	var hs []float64
+	for _, o := range fr.Objects {
+		if o.HandshakeMs != nil {
+			hs = append(hs, *o.HandshakeMs)
+		}
+	}
+	if st, ok := results.SummarizeDelays(hs); ok {
+		fr.HandshakeMs = &st
+	}
 }
 
 // bottleneck is the capacity (bit/s) of the links that carry flow f's
