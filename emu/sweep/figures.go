@@ -60,6 +60,7 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 			specs = append(specs, figSpec{name: "jfi-" + slug, title: "Jain's fairness index vs " + a.Key, metric: MetricJFI, perGroup: true})
 		}
 		specs = append(specs, figSpec{name: "utilization-" + slug, title: "Bottleneck utilization vs " + a.Key, metric: MetricUtilization, perGroup: true})
+		specs = append(specs, workloadSpecs(t, slug, a.Key)...)
 		for _, s := range specs {
 			f, err := drawFigure(t, a, groups, s, xlabel)
 			if err != nil {
@@ -77,7 +78,11 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 	if hm != nil {
 		figs = append(figs, *hm)
 	}
-	return figs, nil
+	trade, err := tradeoffFigures(t)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, trade...), nil
 }
 
 // figSpec says what one figure shows: one metric with a line per group,

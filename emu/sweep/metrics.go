@@ -39,6 +39,8 @@ func metricLabel(m string) string {
 		return "goodput / bottleneck capacity"
 	case strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps"):
 		return fmt.Sprintf("goodput of %s (Mbit/s)", strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"))
+	case workloadLabel(m) != "":
+		return workloadLabel(m)
 	}
 	return m
 }
@@ -64,6 +66,7 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 	if c := bottleneckMbps(s); c > 0 {
 		m[MetricUtilization] = total / c
 	}
+	addWorkloadMetrics(m, s)
 	return m
 }
 
