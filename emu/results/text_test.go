@@ -69,7 +69,7 @@ func TestWriteReportWorkloadsGolden(t *testing.T) {
 			{Name: "web", Path: "link1", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 1.5e6, Seconds: 3, GoodputMbps: 4, Complete: true,
 				FlowWorkload: FlowWorkload{Kind: "objects", Direction: "down", FCTS: &DelayStats{P50: 1.25, P95: 1.9, P99: 1.9, Max: 1.9, N: 2},
 					Objects: []ObjectResult{{Size: 500e3, FCTS: 1.25, Utilization: 0.064, Complete: true, HandshakeMs: &hs}, {Index: 1, Size: 1e6, FCTS: 1.9, Utilization: 0.084, Complete: true}},
-					Resume: &ResumeResult{Mode: "0rtt", FirstHandshakeMs: 601.2, FirstFCTS: 1.2, Connections: 1, Resumed: 1, ZeroRTT: 1}}},
+					Resume:  &ResumeResult{Mode: "0rtt", FirstHandshakeMs: 601.2, FirstFCTS: 1.2, Connections: 1, Resumed: 1, ZeroRTT: 1}}},
 		},
 		JFI: 0.99,
 	}
