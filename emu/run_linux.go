@@ -288,11 +288,15 @@ func signal(p *process, sig syscall.Signal) {
 
 // serverListen returns the listening address of flow i's server.
 func serverListen(f config.Flow, i int) string {
-	port := quicPortBase + i
+	return netip.AddrPortFrom(topo.ServerAddr, serverPort(f, i)).String()
+}
+
+// serverPort is the port of flow i's server (UDP for QUIC and cbr).
+func serverPort(f config.Flow, i int) uint16 {
 	if f.Proto == "tcp" {
-		port = tcpPortBase + i
+		return uint16(tcpPortBase + i)
 	}
-	return netip.AddrPortFrom(topo.ServerAddr, uint16(port)).String()
+	return uint16(quicPortBase + i)
 }
 
 // startServer starts flow i's server in the server's namespace.

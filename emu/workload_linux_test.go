@@ -96,3 +96,32 @@ func TestRunKinds(t *testing.T) {
 	results.WriteReport(&report, sum, out)
 	t.Log(report.String())
 }
+
+// TestRunSteering gives one of two cbr flows over DC its own PDCP entity
+// pinned to link2 (active-standby, 30 ms) while the other keeps the
+// client's entity and batch 10 over links of 10 and 30 ms: the steered
+// flow's datagrams all take 30 ms, the other's alternate, and both arrive
+// complete and in order.
+func TestRunSteering(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	sum, _ := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
+		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
+		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2")
+	for _, f := range sum.Flows {
+		if f.Received == nil || *f.Received != 200 || *f.Reordered != 0 || f.OWDMs == nil {
+			t.Fatalf("flow %s: %+v", f.Name, f)
+		}
+		t.Logf("%s: owd p50 %.2f p95 %.2f max %.2f ms", f.Name, f.OWDMs.P50, f.OWDMs.P95, f.OWDMs.Max)
+	}
+	pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
+	if pinned.P50 < 29 || pinned.P50 > 33 || pinned.Max-pinned.P50 > 3 {
+		t.Errorf("the flow pinned to link2 (30 ms): owd %+v", pinned)
+	}
+	if batch.P50 > 20 && batch.P95 < 29 {
+		t.Errorf("the batch flow does not use both links: owd %+v", batch)
+	}
+	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 400 {
+		t.Errorf("PDCP down %+v", d)
+	}
+}
