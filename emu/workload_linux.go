@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
@@ -211,14 +212,23 @@ func (r *runner) workColumns(t *results.SeriesTable) error {
 		default:
 			continue
 		}
-		t.Header = append(t.Header, name)
+		// A cbr flow's owd_ms may have a column already (the one every flow
+		// gets from its stamp log, empty for datagrams): fill that one.
+		col := slices.Index(t.Header, name)
+		if col < 0 {
+			t.Header = append(t.Header, name)
+		}
 		means := results.BinMeans(at, v, bins, results.BinWidth)
 		for k := range t.Rows {
 			m := means[k]
 			if !math.IsNaN(m) {
 				m = results.Round3(m)
 			}
-			t.Rows[k] = append(t.Rows[k], m)
+			if col < 0 {
+				t.Rows[k] = append(t.Rows[k], m)
+			} else {
+				t.Rows[k][col] = m
+			}
 		}
 	}
 	return nil

@@ -160,7 +160,7 @@ func (r *cbrReceiver) stats() results.CBRStats {
 
 // cbrWork is the FlowWorkload of a cbr flow from its receiver's report.
 func cbrWork(up bool, rep cbrResult) *results.FlowWorkload {
-	w := &results.FlowWorkload{Kind: string(KindCBR), Direction: "down", OWDMs: rep.OWD}
+	w := &results.FlowWorkload{Kind: string(KindCBR), Direction: "down"}
 	if up {
 		w.Direction = "up"
 	}

@@ -59,6 +59,10 @@ type FlowResult struct {
 	GoodputMbps float64 `json:"goodput_mbps"`
 	Complete    bool    `json:"complete"`
 	Error       string  `json:"error,omitempty"`
+	// RTTMs and OWDMs are the flow's round-trip and one-way delays
+	// (docs/results.md); nil (null) where the flow has none.
+	RTTMs *DelayStats `json:"rtt_ms"`
+	OWDMs *DelayStats `json:"owd_ms"`
 	// Subflows and SubflowTotals are an MPTCP flow's subflows, from the
 	// server's TCP_INFO log (subflows.go).
 	Subflows      []SubflowResult `json:"subflows,omitempty"`

@@ -17,16 +17,15 @@ type FlowWorkload struct {
 	// or objects flow opened (a new one each, or a resumed one).
 	HandshakeMs *DelayStats `json:"handshake_ms,omitempty"`
 
-	// cbr: the receiver's one-way delay of each datagram, RFC 3550
-	// interarrival jitter at the end of the flow, datagrams sent and
-	// received, the fraction lost, and datagrams that arrived after one
-	// with a higher sequence number.
-	OWDMs     *DelayStats `json:"owd_ms,omitempty"`
-	JitterMs  *float64    `json:"jitter_ms,omitempty"`
-	Sent      *int64      `json:"packets_sent,omitempty"`
-	Received  *int64      `json:"packets_received,omitempty"`
-	Loss      *float64    `json:"loss,omitempty"`
-	Reordered *int64      `json:"reordered,omitempty"`
+	// cbr: RFC 3550 interarrival jitter at the end of the flow, datagrams
+	// sent and received, the fraction lost, and datagrams that arrived
+	// after one with a higher sequence number. (Its one-way delays are
+	// the flow's owd_ms, FlowResult.OWDMs.)
+	JitterMs  *float64 `json:"jitter_ms,omitempty"`
+	Sent      *int64   `json:"packets_sent,omitempty"`
+	Received  *int64   `json:"packets_received,omitempty"`
+	Loss      *float64 `json:"loss,omitempty"`
+	Reordered *int64   `json:"reordered,omitempty"`
 
 	// objects: the completion time of each object (seconds), and each.
 	FCTS    *DelayStats    `json:"fct_s,omitempty"`

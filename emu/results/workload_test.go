@@ -165,7 +165,7 @@ func TestObjectsLogAndResults(t *testing.T) {
 // behind another of the same name.
 func TestWorkloadJSON(t *testing.T) {
 	j, loss := 1.5, 0.01
-	f := FlowResult{Name: "voip", FlowWorkload: FlowWorkload{Kind: "cbr", Direction: "down", OWDMs: &DelayStats{P50: 10, N: 3}, JitterMs: &j, Loss: &loss}}
+	f := FlowResult{Name: "voip", OWDMs: &DelayStats{P50: 10, N: 3}, FlowWorkload: FlowWorkload{Kind: "cbr", Direction: "down", JitterMs: &j, Loss: &loss}}
 	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)

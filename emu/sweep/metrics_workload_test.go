@@ -19,7 +19,7 @@ func TestWorkloadMetrics(t *testing.T) {
 	s := &results.Summary{Flows: []results.FlowResult{
 		{Name: "bulk", GoodputMbps: 30, FlowWorkload: results.FlowWorkload{Kind: "bulk"}},
 		{Name: "rr", GoodputMbps: 0.01, FlowWorkload: results.FlowWorkload{Kind: "rr", LatencyMs: &results.DelayStats{P50: 21, P95: 90, P99: 120, N: 9}}},
-		{Name: "voip", FlowWorkload: results.FlowWorkload{Kind: "cbr", OWDMs: &results.DelayStats{P50: 10, P95: 30, P99: 31, N: 9}, JitterMs: &jit, Loss: &loss}},
+		{Name: "voip", OWDMs: &results.DelayStats{P50: 10, P95: 30, P99: 31, N: 9}, FlowWorkload: results.FlowWorkload{Kind: "cbr", JitterMs: &jit, Loss: &loss}},
 		{Name: "web", FlowWorkload: results.FlowWorkload{Kind: "objects", FCTS: &results.DelayStats{P50: 1, P95: 3, N: 3},
 			Objects: []results.ObjectResult{{Size: 1e6, FCTS: 1, Utilization: 0.2, Complete: true}, {Size: 1e6, FCTS: 2, Utilization: 0.1, Complete: true}, {Size: 100e6, FCTS: 20, Utilization: 0.8, Complete: true}, {Size: 100e6, FCTS: 50}}}},
 	}}
