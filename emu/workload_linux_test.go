@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runstate"
@@ -105,7 +106,7 @@ func TestRunKinds(t *testing.T) {
 func TestRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	sum, _ := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
+	sum, out := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
 		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
 		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2")
 	for _, f := range sum.Flows {
@@ -115,13 +116,50 @@ func TestRunSteering(t *testing.T) {
 		t.Logf("%s: owd p50 %.2f p95 %.2f max %.2f ms", f.Name, f.OWDMs.P50, f.OWDMs.P95, f.OWDMs.Max)
 	}
 	pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
-	if pinned.P50 < 29 || pinned.P50 > 33 || pinned.Max-pinned.P50 > 3 {
+	if pinned.P50 < 29 || pinned.P50 > 33 {
 		t.Errorf("the flow pinned to link2 (30 ms): owd %+v", pinned)
+	}
+	// Not one datagram took the 10 ms link (a loaded machine may delay
+	// some beyond 30 ms, never below).
+	pkts, err := results.ReadCBRFile(filepath.Join(out, "flows", "pinned.cbr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkts {
+		if d := p.Recv - p.Sent; d < 29*time.Millisecond {
+			t.Errorf("datagram %d of the pinned flow took %v", p.Seq, d)
+		}
 	}
 	if batch.P50 > 20 && batch.P95 < 29 {
 		t.Errorf("the batch flow does not use both links: owd %+v", batch)
 	}
-	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 400 {
+	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 { // the counters are published every 50 ms
 		t.Errorf("PDCP down %+v", d)
+	}
+}
+
+// TestRunSteeringDuplicate duplicates one cbr flow's datagrams (its own
+// scheduler) beside one on batch, with 5 % loss on each link: the copies
+// are the steered flow's alone, so its loss is about 5 %² and the other's
+// about 5 %.
+func TestRunSteeringDuplicate(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	sum, _ := runKinds(t, "link.jitter=0", "link.down.loss=5%", "flows.count=2",
+		"flow.kind=cbr", "flow.count=1000", "flow.interval=2ms",
+		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate")
+	batch, dup := sum.Flows[0], sum.Flows[1]
+	if batch.Loss == nil || dup.Loss == nil {
+		t.Fatalf("flows %+v %+v", batch, dup)
+	}
+	t.Logf("loss: batch %.4f, duplicated %.4f; PDCP down %+v", *batch.Loss, *dup.Loss, sum.PDCP["down"])
+	if *batch.Loss < 0.02 || *batch.Loss > 0.09 {
+		t.Errorf("batch flow loss %.4f, want about 0.05", *batch.Loss)
+	}
+	if *dup.Loss > 0.012 {
+		t.Errorf("duplicated flow loss %.4f, want about 0.0025", *dup.Loss)
+	}
+	if d := sum.PDCP["down"]; d.DuplicatesDiscarded < 800 || d.DuplicatesDiscarded > 1000 {
+		t.Errorf("%d duplicates discarded, want about 1000 × 0.95²", d.DuplicatesDiscarded)
 	}
 }
