@@ -55,12 +55,15 @@ func TestRunKinds(t *testing.T) {
 	if f := byName["up"]; f.Kind != "bulk" || f.Direction != "up" || f.Bytes != 2e6 || f.GoodputMbps <= 0 || f.OWDMs == nil {
 		t.Errorf("upload: %+v", f)
 	}
-	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 || f.LatencyMs.P50 > 40 {
+	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 || f.LatencyMs.P50 > 300 { // beside bulk flows: queueing (the idle figure is a measurement)
 		t.Errorf("rr over 2 × 10 ms: %+v (latency %+v)", f, f.LatencyMs)
 	}
 	for _, name := range []string{"voip", "voip-up"} {
 		f := byName[name]
-		if f.Sent == nil || f.Received == nil || *f.Received != *f.Sent || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.OWDMs.P50 > 15 || f.Loss == nil || *f.Loss != 0 || f.JitterMs == nil {
+		// Propagation bounds the delay below; above, the shared PDCP entity
+		// holds datagrams behind the other flows' packets and the queues
+		// hold them behind the bulk flows, so only a loose bound is fair.
+		if f.Sent == nil || f.Received == nil || *f.Received != *f.Sent || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.OWDMs.P50 > 200 || f.Loss == nil || *f.Loss != 0 || f.JitterMs == nil {
 			t.Errorf("cbr %s over 10 ms: %+v (owd %+v)", name, f, f.OWDMs)
 		}
 		if f.Reordered == nil || *f.Reordered != 0 {
