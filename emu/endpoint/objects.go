@@ -2,7 +2,6 @@ package endpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -110,29 +109,13 @@ func runObjects(ctx context.Context, cfg *ClientConfig, m *meter, c *connector) 
 	}
 	work := &results.FlowWorkload{Kind: string(KindObjects), Direction: "down"}
 	run := &objectsRun{cfg: cfg, m: m, c: c, work: work}
-	var logFile *os.File
-	if cfg.Work.KindLog != "" {
-		f, err := os.Create(cfg.Work.KindLog)
-		if err != nil {
-			return Result{}, fmt.Errorf("objects log: %w", err)
-		}
-		logFile, run.log = f, results.NewObjectsWriter(f)
+	log, err := openKindLog(cfg.Work.KindLog, "objects log", results.NewObjectsWriter)
+	if err != nil {
+		return Result{}, err
 	}
-	err = run.run(ctx, sched)
-	if run.log != nil {
-		if ferr := errors.Join(run.log.Flush(), logFile.Close()); ferr != nil && err == nil {
-			err = fmt.Errorf("objects log: %w", ferr)
-		}
-	}
-	now := time.Now()
-	r := Result{Bytes: m.bytes.Load(), CC: c.congestion(), RcvBufBytes: c.rcvbuf, Work: work}
-	r.Seconds = now.Sub(m.start).Seconds()
-	if !m.windowEnd.IsZero() && now.After(m.windowEnd) {
-		r.Seconds = m.windowEnd.Sub(m.start).Seconds()
-	}
-	if r.Seconds > 0 {
-		r.GoodputMbps = float64(r.Bytes) * 8 / r.Seconds / 1e6
-	}
+	run.log = log.w
+	err = log.close(run.run(ctx, sched))
+	r := workResult(m, c, work)
 	var fcts []float64
 	complete := 0
 	for _, row := range run.rows {
@@ -155,7 +138,7 @@ func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 	ctx, cancel := windowContext(ctx, run.m)
 	defer cancel()
 	if err := resumeFirst(ctx, run.c, run.work); err != nil {
-		return run.end(ctx, err)
+		return loopEnd(ctx, err)
 	}
 	// The first object is asked for when the flow's connection is: its
 	// completion time includes the set-up, whether or not it is shared.
@@ -164,7 +147,7 @@ func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 	if !run.cfg.Work.NewConns {
 		h, err := run.c.dial(ctx)
 		if err != nil {
-			return run.end(ctx, describeWork(err, run.cfg, run.c.addr, 0))
+			return loopEnd(ctx, describeWork(err, run.cfg, run.c.addr, 0))
 		}
 		defer h.close()
 		shared = h
@@ -177,10 +160,10 @@ func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 				start = first
 			}
 			if err := run.fetch(ctx, shared, i, size, start); err != nil {
-				return run.end(ctx, err)
+				return loopEnd(ctx, err)
 			}
 		}
-		return run.end(ctx, nil)
+		return loopEnd(ctx, nil)
 	}
 	var wg sync.WaitGroup
 	timer := time.NewTimer(0)
@@ -210,18 +193,7 @@ func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 		})
 	}
 	wg.Wait()
-	return run.end(ctx, run.err)
-}
-
-// end is rrRun.end for objects.
-func (run *objectsRun) end(ctx context.Context, err error) error {
-	if errors.Is(context.Cause(ctx), errWindowEnd) {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %w", errInterrupted, context.Cause(ctx))
-	}
-	return err
+	return loopEnd(ctx, run.err)
 }
 
 // fetch gets object i of size bytes, asked for at start, on shared or on

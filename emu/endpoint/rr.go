@@ -2,11 +2,9 @@ package endpoint
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,29 +76,13 @@ type rrRun struct {
 func runRR(ctx context.Context, cfg *ClientConfig, m *meter, c *connector) (Result, error) {
 	work := &results.FlowWorkload{Kind: string(KindRR), Direction: "down"}
 	run := &rrRun{cfg: cfg, m: m, c: c, pattern: bodyPattern(), work: work}
-	var logFile *os.File
-	if cfg.Work.KindLog != "" {
-		f, err := os.Create(cfg.Work.KindLog)
-		if err != nil {
-			return Result{}, fmt.Errorf("rr log: %w", err)
-		}
-		logFile, run.log = f, results.NewRRWriter(f)
+	log, err := openKindLog(cfg.Work.KindLog, "rr log", results.NewRRWriter)
+	if err != nil {
+		return Result{}, err
 	}
-	err := run.run(ctx)
-	if run.log != nil {
-		if ferr := errors.Join(run.log.Flush(), logFile.Close()); ferr != nil && err == nil {
-			err = fmt.Errorf("rr log: %w", ferr)
-		}
-	}
-	now := time.Now()
-	r := Result{Bytes: m.bytes.Load(), CC: c.congestion(), RcvBufBytes: c.rcvbuf, Work: work}
-	r.Seconds = now.Sub(m.start).Seconds()
-	if !m.windowEnd.IsZero() && now.After(m.windowEnd) {
-		r.Seconds = m.windowEnd.Sub(m.start).Seconds()
-	}
-	if r.Seconds > 0 {
-		r.GoodputMbps = float64(r.Bytes) * 8 / r.Seconds / 1e6
-	}
+	run.log = log.w
+	err = log.close(run.run(ctx))
+	r := workResult(m, c, work)
 	work.Transactions = len(run.rows)
 	if lat, ok, hs := results.SummarizeRR(run.rows); ok {
 		work.LatencyMs, work.HandshakeMs = &lat, hs
@@ -116,13 +98,13 @@ func (run *rrRun) run(ctx context.Context) error {
 	ctx, cancel := windowContext(ctx, run.m)
 	defer cancel()
 	if err := resumeFirst(ctx, run.c, run.work); err != nil {
-		return run.end(ctx, err)
+		return loopEnd(ctx, err)
 	}
 	var shared *hconn
 	if !run.cfg.Work.NewConns {
 		h, err := run.c.dial(ctx)
 		if err != nil {
-			return run.end(ctx, describeWork(err, run.cfg, run.c.addr, 0))
+			return loopEnd(ctx, describeWork(err, run.cfg, run.c.addr, 0))
 		}
 		defer h.close()
 		shared = h
@@ -132,7 +114,7 @@ func (run *rrRun) run(ctx context.Context) error {
 	if every == 0 {
 		for i := 0; count == 0 || i < count; i++ {
 			if err := run.transact(ctx, shared, i == 0); err != nil {
-				return run.end(ctx, err)
+				return loopEnd(ctx, err)
 			}
 		}
 		return nil
@@ -173,19 +155,7 @@ func (run *rrRun) run(ctx context.Context) error {
 	run.mu.Lock()
 	err = run.err
 	run.mu.Unlock()
-	return run.end(ctx, err)
-}
-
-// end turns how the transactions ended into the flow's error: the
-// window's end is not one, the caller's cancellation is an interruption.
-func (run *rrRun) end(ctx context.Context, err error) error {
-	if errors.Is(context.Cause(ctx), errWindowEnd) {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return fmt.Errorf("%w: %w", errInterrupted, context.Cause(ctx))
-	}
-	return err
+	return loopEnd(ctx, err)
 }
 
 func (run *rrRun) fail(err error) {

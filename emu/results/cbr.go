@@ -1,10 +1,8 @@
 package results
 
 import (
-	"fmt"
 	"io"
 	"math"
-	"os"
 	"time"
 )
 
@@ -46,47 +44,31 @@ func (w *CBRWriter) Write(p CBRPacket) {
 func (w *CBRWriter) Flush() error { return w.rw.Flush() }
 
 // ReadCBRFile reads the datagram log at path.
-func ReadCBRFile(path string) ([]CBRPacket, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cbr log: %w", err)
-	}
-	defer f.Close()
-	return ReadCBR(f, path)
-}
+func ReadCBRFile(path string) ([]CBRPacket, error) { return readFile(path, "cbr log", ReadCBR) }
 
 // ReadCBR reads a datagram log; name is the file name errors give. Rows
 // are in arrival order: recv_s never decreases.
 func ReadCBR(r io.Reader, name string) ([]CBRPacket, error) {
-	rr := newRowReader(r, name, CBRHeader)
-	var rows []CBRPacket
-	for {
-		ok, err := rr.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return rows, nil
-		}
+	return readRows(r, name, CBRHeader, func(rr *rowReader) (p CBRPacket, err error) {
 		seq, err := rr.int(0, "seq", 0, math.MaxUint32)
 		if err != nil {
-			return nil, err
+			return p, err
 		}
-		p := CBRPacket{Seq: uint32(seq)}
+		p.Seq = uint32(seq)
 		if p.Sent, err = parseSignedSeconds(rr, 1, "sent_s"); err != nil {
-			return nil, err
+			return p, err
 		}
 		if p.Recv, err = parseSignedSeconds(rr, 2, "recv_s"); err != nil {
-			return nil, err
+			return p, err
 		}
-		if _, err := parseSignedSeconds(rr, 3, "owd_ms"); err != nil {
-			return nil, err
+		_, err = parseSignedSeconds(rr, 3, "owd_ms")
+		return p, err
+	}, func(rr *rowReader, prev, p CBRPacket) error {
+		if p.Recv < prev.Recv {
+			return rr.fail("recv_s", rr.fields[2], ErrBackwards)
 		}
-		if n := len(rows); n > 0 && p.Recv < rows[n-1].Recv {
-			return nil, rr.fail("recv_s", rr.fields[2], ErrBackwards)
-		}
-		rows = append(rows, p)
-	}
+		return nil
+	})
 }
 
 // parseSignedSeconds reads a time that may be negative (a stamp before t0

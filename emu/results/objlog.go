@@ -1,9 +1,7 @@
 package results
 
 import (
-	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 )
@@ -72,58 +70,40 @@ func (w *ObjectsWriter) Flush() error { return w.rw.Flush() }
 
 // ReadObjectsFile reads the objects log at path.
 func ReadObjectsFile(path string) ([]ObjectRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("objects log: %w", err)
-	}
-	defer f.Close()
-	return ReadObjects(f, path)
+	return readFile(path, "objects log", ReadObjects)
 }
 
 // ReadObjects reads an objects log; name is the file name errors give.
 func ReadObjects(r io.Reader, name string) ([]ObjectRow, error) {
-	rr := newRowReader(r, name, ObjectsHeader)
-	var rows []ObjectRow
-	for {
-		ok, err := rr.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return rows, nil
-		}
-		var row ObjectRow
+	return readRows(r, name, ObjectsHeader, func(rr *rowReader) (row ObjectRow, err error) {
 		idx, err := rr.int(0, "index", 0, 1<<31-1)
 		if err != nil {
-			return nil, err
+			return row, err
 		}
 		row.Index = int(idx)
 		if row.Size, err = rr.int(1, "size", 0, 1<<50); err != nil {
-			return nil, err
+			return row, err
 		}
 		if row.Start, err = rr.seconds(2, "start_s", 1); err != nil {
-			return nil, err
+			return row, err
 		}
 		if row.FCT, err = rr.seconds(3, "fct_s", 1); err != nil {
-			return nil, err
+			return row, err
 		}
 		if row.Bytes, err = rr.int(4, "bytes", 0, 1<<50); err != nil {
-			return nil, err
+			return row, err
 		}
 		if row.Handshake, row.NewConn, err = rr.optSeconds(5, "handshake_ms", 1e-3); err != nil {
-			return nil, err
+			return row, err
 		}
 		res, err := rr.int(6, "resumed", 0, 1)
 		if err != nil {
-			return nil, err
+			return row, err
 		}
 		zr, err := rr.int(7, "zero_rtt", 0, 1)
-		if err != nil {
-			return nil, err
-		}
 		row.Resumed, row.ZeroRTT = res == 1, zr == 1
-		rows = append(rows, row)
-	}
+		return row, err
+	}, nil)
 }
 
 // ObjectResults turns an objects log into the summary's objects, sorted

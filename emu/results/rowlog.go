@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 )
@@ -137,3 +138,39 @@ func appendOptMicros(b []byte, d time.Duration, ok bool, decimals int) []byte {
 
 // msOf is d in milliseconds.
 func msOf(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// readRows reads a per-flow log of header's columns, one T per row parsed
+// by parse; check, if not nil, compares a row with the one before it.
+func readRows[T any](r io.Reader, name, header string, parse func(*rowReader) (T, error), check func(rr *rowReader, prev, row T) error) ([]T, error) {
+	rr := newRowReader(r, name, header)
+	var rows []T
+	for {
+		ok, err := rr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return rows, nil
+		}
+		row, err := parse(rr)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(rows); n > 0 && check != nil {
+			if err := check(rr, rows[n-1], row); err != nil {
+				return nil, err
+			}
+		}
+		rows = append(rows, row)
+	}
+}
+
+// readFile opens path and reads it with read; what names the log in errors.
+func readFile[T any](path, what string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer f.Close()
+	return read(f, path)
+}

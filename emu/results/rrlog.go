@@ -1,9 +1,7 @@
 package results
 
 import (
-	"fmt"
 	"io"
-	"os"
 	"time"
 )
 
@@ -45,39 +43,20 @@ func (w *RRWriter) Write(r RRRow) {
 func (w *RRWriter) Flush() error { return w.rw.Flush() }
 
 // ReadRRFile reads the transaction log at path.
-func ReadRRFile(path string) ([]RRRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("rr log: %w", err)
-	}
-	defer f.Close()
-	return ReadRR(f, path)
-}
+func ReadRRFile(path string) ([]RRRow, error) { return readFile(path, "rr log", ReadRR) }
 
 // ReadRR reads a transaction log; name is the file name errors give.
 func ReadRR(r io.Reader, name string) ([]RRRow, error) {
-	rr := newRowReader(r, name, RRHeader)
-	var rows []RRRow
-	for {
-		ok, err := rr.next()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return rows, nil
-		}
-		var row RRRow
+	return readRows(r, name, RRHeader, func(rr *rowReader) (row RRRow, err error) {
 		if row.T, err = rr.seconds(0, "t_s", 1); err != nil {
-			return nil, err
+			return row, err
 		}
 		if row.Latency, err = rr.seconds(1, "latency_ms", 1e-3); err != nil {
-			return nil, err
+			return row, err
 		}
-		if row.Handshake, row.NewConn, err = rr.optSeconds(2, "handshake_ms", 1e-3); err != nil {
-			return nil, err
-		}
-		rows = append(rows, row)
-	}
+		row.Handshake, row.NewConn, err = rr.optSeconds(2, "handshake_ms", 1e-3)
+		return row, err
+	}, nil)
 }
 
 // SummarizeRR returns the latency statistics of transactions (false
