@@ -20,14 +20,25 @@ import (
 // standard deviation both ways, labelled with the point's values — the
 // scheduler-combination view of the steering preset.
 func tradeoffFigures(t *results.SweepTable) ([]Figure, error) {
+	// Interactive flows: rr flows (their latency) and cbr flows (their
+	// one-way delay; only cbr flows have a jitter). Every flow may have an
+	// owd_p95_ms, so that alone does not make one interactive.
 	var delays, goodputs []string
 	interactive := map[string]bool{}
+	has := map[string]bool{}
 	for _, m := range t.Metrics {
-		for _, suf := range []string{".latency_p95_ms", ".owd_p95_ms"} {
-			if name, ok := strings.CutSuffix(strings.TrimPrefix(m, "flow."), suf); ok && strings.HasPrefix(m, "flow.") {
-				delays = append(delays, m)
-				interactive[name] = true
-			}
+		has[m] = true
+	}
+	for _, m := range t.Metrics {
+		name, ok := strings.CutPrefix(m, "flow.")
+		if !ok {
+			continue
+		}
+		if n, ok := strings.CutSuffix(name, ".latency_p95_ms"); ok {
+			delays, interactive[n] = append(delays, m), true
+		}
+		if n, ok := strings.CutSuffix(name, ".owd_p95_ms"); ok && has["flow."+n+".jitter_ms"] {
+			delays, interactive[n] = append(delays, m), true
 		}
 	}
 	for _, m := range t.Metrics {

@@ -19,8 +19,9 @@ const (
 	MetricJFI = "jfi"
 	// MetricUtilization is the total goodput divided by the capacity of
 	// the bottleneck: the downlinks the flows use (a DC or MPTCP flow uses
-	// both links, a DC flow link1 alone with dc.enabled=false), at their configured or
-	// trace-replayed mean rate. Goodput, not IP throughput: it says how
+	// both links, a DC flow link1 alone with dc.enabled=false) and the
+	// uplinks their uploads use, at their configured or trace-replayed mean
+	// rate. Goodput, not IP throughput: it says how
 	// much of the path reached the application.
 	MetricUtilization = "utilization"
 )
@@ -71,12 +72,12 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 }
 
 // bottleneckMbps is the summed downlink capacity of the links the run's
-// flows use.
+// flows use, and the uplink capacity of those its uploads use.
 func bottleneckMbps(s *results.Summary) float64 {
-	used := usedLinks(s)
+	used, up := usedLinks(s), uploadLinks(s)
 	c := 0.0
 	for _, l := range s.Links {
-		if l.Dir == "down" && used[l.Name] {
+		if l.Dir == "down" && used[l.Name] || l.Dir == "up" && up[l.Name] {
 			c += l.CapacityMbps
 		}
 	}

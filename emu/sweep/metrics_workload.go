@@ -116,3 +116,28 @@ func workloadSpecs(t *results.SweepTable, slug, key string) []figSpec {
 	slices.SortFunc(out, func(a, b figSpec) int { return strings.Compare(a.name, b.name) })
 	return out
 }
+
+// uploadLinks names the links whose uplink the run's uploads (bulk or cbr
+// with direction up) use: a DC flow's dc.uplink (both with split and DC
+// on), a single-link flow's link.
+func uploadLinks(s *results.Summary) map[string]bool {
+	up := map[string]bool{}
+	for _, f := range s.Flows {
+		if f.Direction != config.DirUp {
+			continue
+		}
+		switch {
+		case f.Path != config.PathDC:
+			up[f.Path] = true
+		case s.Config["dc.enabled"] == "false":
+			up[config.PathLink1] = true
+		case s.Config["dc.uplink"] == "split":
+			up[config.PathLink1], up[config.PathLink2] = true, true
+		case s.Config["dc.uplink"] == config.PathLink2:
+			up[config.PathLink2] = true
+		default:
+			up[config.PathLink1] = true
+		}
+	}
+	return up
+}

@@ -147,3 +147,16 @@ func TestWorkloadPresets(t *testing.T) {
 		t.Errorf("cca-5g: %d points", len(p.Points))
 	}
 }
+
+func TestUtilizationCountsUploads(t *testing.T) {
+	s := &results.Summary{Config: map[string]string{"dc.enabled": "true", "dc.uplink": "split"},
+		Flows: []results.FlowResult{
+			{Name: "down", Path: "dc", GoodputMbps: 36, FlowWorkload: results.FlowWorkload{Kind: "bulk", Direction: "down"}},
+			{Name: "up", Path: "dc", GoodputMbps: 36, FlowWorkload: results.FlowWorkload{Kind: "bulk", Direction: "up"}},
+		},
+		Links: []results.LinkResult{{Name: "link1", Dir: "down", CapacityMbps: 20}, {Name: "link1", Dir: "up", CapacityMbps: 20},
+			{Name: "link2", Dir: "down", CapacityMbps: 20}, {Name: "link2", Dir: "up", CapacityMbps: 20}}}
+	if u := RunMetrics(s)[MetricUtilization]; math.Abs(u-0.9) > 1e-9 {
+		t.Errorf("72 Mbit/s over 2 × 20 down and 2 × 20 up: utilization %v, want 0.9", u)
+	}
+}
