@@ -157,6 +157,8 @@ func (r *runner) bottleneck(f config.Flow, from, to time.Duration) float64 {
 	uses := func(link int) bool {
 		name := fmt.Sprintf("link%d", link+1)
 		switch {
+		case f.Path == config.PathMPTCP:
+			return true // a subflow per link
 		case f.Path != config.PathDC:
 			return f.Path == name
 		case !r.cfg.DC.Enabled:

@@ -71,6 +71,7 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 		{[]string{"flow.path=link1", "flow.scheduler=batch"}, "flows.0.scheduler: only DC flows cross the PDCP proxies (path link1"},
 		{[]string{"flow.batch=-3"}, "flows.0.scheduler: dc.batch: -3: must be at least 1"},
 		{[]string{"flow.active=link3"}, `flows.0.scheduler: active link "link3"`},
+		{[]string{"flow.path=mptcp", "flow.proto=tcp", "flow.direction=up"}, "flows.0.kind: over path mptcp emu runs bulk downloads only"},
 	} {
 		_, err := Resolve("throughput", settings(t, tc.set...))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

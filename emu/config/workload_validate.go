@@ -47,6 +47,9 @@ func (c *Config) validateWorkload(k string, f Flow, bad func(key, format string,
 	case w.Kind != KindCBR && f.Proto == ProtoUDP:
 		bad(k+"proto", "udp carries cbr flows only (kind is %s)", w.Kind)
 	}
+	if f.Path == PathMPTCP && (w.Kind != KindBulk || w.Direction != DirDown) {
+		bad(k+"kind", "over path mptcp emu runs bulk downloads only (kind %s, direction %s)", w.Kind, w.Direction)
+	}
 	goOnly := w.Kind != KindBulk || w.Direction == DirUp || w.Resume != ResumeOff
 	if goOnly && (f.ServerImpl == "ngtcp2" || f.ClientImpl == "ngtcp2") {
 		what := w.Kind

@@ -127,6 +127,8 @@ func uploadLinks(s *results.Summary) map[string]bool {
 			continue
 		}
 		switch {
+		case f.Path == config.PathMPTCP:
+			up[config.PathLink1], up[config.PathLink2] = true, true
 		case f.Path != config.PathDC:
 			up[f.Path] = true
 		case s.Config["dc.enabled"] == "false":
