@@ -249,6 +249,7 @@ func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 	if err := ra.latencyFigures(try); err != nil {
 		return nil, nil, err
 	}
+	figs = append(figs, workloadFigures(ra)...)
 	return figs, notes, nil
 }
 

@@ -54,6 +54,8 @@ type RunAnalysis struct {
 	// Fidelity is the run's verdict from summary.json (nil for runs
 	// without one).
 	Fidelity *fidelity.Fidelity `json:"fidelity,omitempty"`
+	// Workloads are the flows of kinds other than bulk (workload.go).
+	Workloads []WorkloadAnalysis `json:"workloads,omitempty"`
 
 	// Timeseries is the run's timeseries.csv, for the plots (nil if absent).
 	Timeseries *results.Timeseries `json:"-"`
@@ -72,6 +74,9 @@ type FlowAnalysis struct {
 	ClientImpl string `json:"client_impl,omitempty"`
 	CC         string `json:"cc,omitempty"`
 	Complete   *bool  `json:"complete,omitempty"`
+	// Kind is rr, cbr or objects; empty for a bulk flow, the only ones
+	// Jain's index is over.
+	Kind string `json:"kind,omitempty"`
 
 	// GoodputMbps is the application goodput: from summary.json, else from
 	// flows/<flow>.csv, else from the receiver's qlog (GoodputSource says).
@@ -231,6 +236,9 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 	ra.computeFairness()
 	ra.computeLinks(sum)
 	ra.computePDCP(sum, counters)
+	if err := ra.readWorkloads(fsys, sum); err != nil {
+		return nil, err
+	}
 	return ra, nil
 }
 
@@ -305,8 +313,8 @@ func readFlowFiles(fsys fs.FS) (map[string][]results.FlowSample, error) {
 	}
 	out := map[string][]results.FlowSample{}
 	for _, name := range files {
-		if strings.Count(path.Base(name), ".") > 1 {
-			continue // flows/<flow>.tcpinfo.csv, .owd.csv: flow names have no dot
+		if strings.Contains(strings.TrimSuffix(path.Base(name), ".csv"), ".") {
+			continue // a flow's other logs (flows/<flow>.rr.csv, …): flow names have no dots
 		}
 		f, err := fsys.Open(name)
 		if err != nil {
@@ -359,6 +367,9 @@ func (ra *RunAnalysis) buildFlows(sum *results.Summary, conns map[string]map[str
 		startS := 0.0
 		if sf, ok := summaryFlows[name]; ok {
 			fa.Proto, fa.ServerImpl, fa.ClientImpl, fa.CC = sf.Proto, sf.ServerImpl, sf.ClientImpl, sf.CC
+			if !sf.IsBulk() {
+				fa.Kind = sf.Kind
+			}
 			complete := sf.Complete
 			fa.Complete = &complete
 			startS = sf.StartS

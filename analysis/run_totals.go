@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
@@ -12,21 +13,29 @@ import (
 
 func (ra *RunAnalysis) computeFairness() {
 	var g []float64
+	bulk := 0
 	for _, f := range ra.Flows {
+		if f.Kind != "" {
+			continue // fairness is a share of what bulk flows could take
+		}
+		bulk++
 		if f.GoodputMbps.Valid() {
 			g = append(g, float64(f.GoodputMbps))
 		}
 	}
-	if len(g) > 0 && len(g) == len(ra.Flows) {
+	if len(g) > 0 && len(g) == bulk {
 		ra.JFI = NullFloat(JFI(g))
-	} else if len(ra.Flows) > 0 {
-		ra.warn("JFI left out: %d of %d flows have no goodput", len(ra.Flows)-len(g), len(ra.Flows))
+	} else if bulk > 0 {
+		ra.warn("JFI left out: %d of %d flows have no goodput", bulk-len(g), bulk)
 	}
 	ts := ra.Timeseries
 	if ts == nil {
 		return
 	}
-	flows := ts.Flows()
+	flows := slices.DeleteFunc(ts.Flows(), func(name string) bool {
+		i := slices.IndexFunc(ra.Flows, func(f FlowAnalysis) bool { return f.Name == name })
+		return i >= 0 && ra.Flows[i].Kind != ""
+	})
 	if len(flows) < 2 {
 		return
 	}

@@ -60,6 +60,7 @@ func WriteRun(w io.Writer, ra *RunAnalysis) {
 	}
 	tw.Flush()
 	writeDelays(w, ra)
+	writeWorkloads(w, ra)
 	fmt.Fprintf(w, "\nJFI %s over the flows' goodput", anFloat(ra.JFI, 3))
 	if ra.JFIActive.Valid() {
 		fmt.Fprintf(w, "; %s while all flows are active (%s-%s s)", anFloat(ra.JFIActive, 3),

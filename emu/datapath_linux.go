@@ -87,6 +87,9 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 		if down.rx, err = dcproxy.OpenRx(gwc, queuePDCPRx, e.Config.DC, clock); err != nil {
 			return err
 		}
+		if err := steer(down, e.Config); err != nil {
+			return err
+		}
 		plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
 			nft.QueueRule{IIf: "srv", Dst: []netip.Prefix{dcNet}, NotProto: pdcpProto, Queue: queuePDCPTx})
 		if err := e.planDup(plans["gws"], "srv"); err != nil {
@@ -103,6 +106,9 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 			}
 			e.proxies = append(e.proxies, up)
 			if up.rx, err = dcproxy.OpenRx(gws, queuePDCPRx, e.Config.DC, clock); err != nil {
+				return err
+			}
+			if err := steer(up, e.Config); err != nil {
 				return err
 			}
 			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
@@ -145,6 +151,9 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.Run)
 	}
 	e.updateSchedulers()
+	if len(e.proxies) > 0 && queueAware(e.Config) {
+		e.goLoop("pdcp queue state", e.trackQueues)
+	}
 	reservePs(e.packetLoops() + 1) // and a run's link sampler (link.Sampler)
 	return nil
 }

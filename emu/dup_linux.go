@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/dc-emu/emu/emu/internal/nft"
-	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -16,15 +15,16 @@ const dupTable = "emu-dup"
 // same hook, on the packet as the transmit proxy's verdict left it.
 const prioDup = prioPDCP + 50
 
-// planDup adds to a gateway's plan, when the scheduler duplicates, the
-// rule that copies every PDU the transmit proxy sent to link1 (from the
-// interface iif) to the other gateway over link2. The kernel makes and
-// sends the copy (nf_dup_ipv4): the transmit proxy's loop never waits for
-// it, and the copy meets link2's rate limiter like any packet, so only
-// link2's own queue can drop it. Every PDU of the duplicate scheduler
-// carries link1's mark, so mark and protocol pick exactly the PDUs.
+// planDup adds to a gateway's plan, when a scheduler duplicates (the
+// run's, or a steered flow's), the rule that copies every PDU the transmit
+// proxy sent to both links (from the interface iif; it went over link1) to
+// the other gateway over link2. The kernel makes and sends the copy
+// (nf_dup_ipv4): the transmit proxy's loop never waits for it, and the
+// copy meets link2's rate limiter like any packet, so only link2's own
+// queue can drop it. Such PDUs carry topo.MarkBoth, so mark and protocol
+// pick exactly them, whatever other flows' schedulers do.
 func (e *Emulation) planDup(p *gatewayPlan, iif string) error {
-	if e.Config.DC.Scheduler != pdcp.KindDuplicate {
+	if !duplicates(e.Config) {
 		return nil
 	}
 	const dev = "l2"
@@ -33,7 +33,7 @@ func (e *Emulation) planDup(p *gatewayPlan, iif string) error {
 		return fmt.Errorf("%s: pdcp duplication: device %s: %w", p.node.NSName, dev, err)
 	}
 	p.dup = &nft.DupChain{Name: "pdcp-dup", Hook: nft.Prerouting, Priority: prioDup, Rules: []nft.DupRule{{
-		IIf: iif, Mark: topo.MarkLink1, Proto: pdcpProto,
+		IIf: iif, Mark: topo.MarkBoth, Proto: pdcpProto,
 		To: topo.LinkNextHop(p.node.Name, 1), Dev: dev, DevIndex: l.Attrs().Index,
 	}}}
 	return nil

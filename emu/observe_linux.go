@@ -10,6 +10,7 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/capture"
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
 )
@@ -36,11 +37,15 @@ type flowDelays struct {
 // file is a run-directory path (results' slash form) under the output.
 func (r *runner) file(rel string) string { return filepath.Join(r.o.Out, filepath.FromSlash(rel)) }
 
-// observeServer makes flow i's server write its TLS key log and, for TCP,
-// its TCP_INFO log with times since the epoch.
+// observeServer makes flow i's server write its TLS key log, for TCP its
+// TCP_INFO log with times since the epoch, and for an upload (the server
+// reads the stamped body) the one-way delay log.
 func (r *runner) observeServer(sc *endpoint.ServerConfig, i int) {
 	f := r.cfg.Flows[i]
 	sc.KeyLogFile = r.file(results.KeyLogFile(f.Name, "server"))
+	if f.Kind == config.KindBulk && f.Direction == config.DirUp {
+		sc.Work.OWDLog = r.file(results.OWDFile(f.Name))
+	}
 	if f.Proto == "tcp" {
 		sc.TCPInfoLog = r.file(results.TCPInfoFile(f.Name))
 		sc.TCPInfoInterval = r.cfg.Observe.TCPInfoInterval
@@ -49,11 +54,12 @@ func (r *runner) observeServer(sc *endpoint.ServerConfig, i int) {
 }
 
 // observeClient makes flow i's client write its TLS key log and, where it
-// reads the body (not ngtcp2's), its one-way delay log.
+// reads a stamped body (a bulk download, not by ngtcp2's client), its
+// one-way delay log. The other kinds report their own delays.
 func (r *runner) observeClient(cc *endpoint.ClientConfig, i int) {
 	f := r.cfg.Flows[i]
 	cc.KeyLogFile = r.file(results.KeyLogFile(f.Name, "client"))
-	if f.ClientImpl != string(endpoint.ImplNgtcp2) {
+	if f.ClientImpl != string(endpoint.ImplNgtcp2) && f.Kind == config.KindBulk && f.Direction != config.DirUp {
 		cc.OWDLog = r.file(results.OWDFile(f.Name))
 	}
 }
@@ -178,7 +184,7 @@ func (r *runner) readFlowDelays(i int) flowDelays {
 			}
 		}
 	}
-	if f.ClientImpl != string(endpoint.ImplNgtcp2) {
+	{ // written by the client, or the server of an upload
 		rows, err := results.ReadOWDFile(r.file(results.OWDFile(f.Name)))
 		if err != nil {
 			warn(err)

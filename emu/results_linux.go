@@ -51,10 +51,13 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 			}
 		}
 		fr.RTTMs, fr.OWDMs = r.delayStats(i, done)
+		r.summarizeWork(&fr, f, done)
 		fr.Error = st.Failure
 		fr.Seconds, fr.GoodputMbps = results.Round3(fr.Seconds), results.Round3(fr.GoodputMbps)
 		r.addSubflows(s, &fr, f)
-		goodputs = append(goodputs, fr.GoodputMbps)
+		if f.Kind == config.KindBulk { // fairness is a share of what bulk flows could take
+			goodputs = append(goodputs, fr.GoodputMbps)
+		}
 		s.Flows = append(s.Flows, fr)
 	}
 	s.Captures = r.captureList()
@@ -168,6 +171,9 @@ func (r *runner) writeSeries() error {
 	}
 	r.addDelayColumns(t)
 	if err := r.addSubflowSeries(t); err != nil {
+		return err
+	}
+	if err := r.workColumns(t); err != nil {
 		return err
 	}
 	f, err := os.Create(filepath.Join(r.o.Out, "timeseries.csv"))

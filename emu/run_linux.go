@@ -78,6 +78,9 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summa
 
 // checkEndpoints fails early when a flow needs a binary that is missing.
 func checkEndpoints(cfg config.Config) error {
+	if err := checkWorkloads(cfg); err != nil {
+		return err
+	}
 	for i, f := range cfg.Flows {
 		for _, impl := range []struct{ key, v, bin, pkg string }{
 			{"server_impl", f.ServerImpl, "gtlsserver", "ngtcp2-server"},
@@ -150,7 +153,11 @@ func (r *runner) configRecord() results.ConfigRecord {
 func (r *runner) plan() runloop.Plan {
 	p := runloop.Plan{Epoch: r.em.Epoch, Grace: r.cfg.Grace, Status: r.o.Status != nil}
 	for _, f := range r.cfg.Flows {
-		p.Flows = append(p.Flows, runloop.Flow{Name: f.Name, Start: f.Start, Size: f.Size, Duration: f.Duration})
+		fl := runloop.Flow{Name: f.Name, Start: f.Start, Size: f.Size, Duration: f.Duration}
+		if f.Kind != config.KindBulk {
+			fl.Size = 0 // the live line shows no share of a size that does not apply
+		}
+		p.Flows = append(p.Flows, fl)
 	}
 	return p
 }
@@ -289,11 +296,15 @@ func signal(p *process, sig syscall.Signal) {
 
 // serverListen returns the listening address of flow i's server.
 func serverListen(f config.Flow, i int) string {
-	port := quicPortBase + i
+	return netip.AddrPortFrom(topo.ServerAddr, serverPort(f, i)).String()
+}
+
+// serverPort is the port of flow i's server (UDP for QUIC and cbr).
+func serverPort(f config.Flow, i int) uint16 {
 	if f.Proto == "tcp" {
-		port = tcpPortBase + i
+		return uint16(tcpPortBase + i)
 	}
-	return netip.AddrPortFrom(topo.ServerAddr, uint16(port)).String()
+	return uint16(quicPortBase + i)
 }
 
 // startServer starts flow i's server in the server's namespace.
@@ -306,12 +317,12 @@ func (r *runner) startServer(i int) (*process, error) {
 	sc := endpoint.ServerConfig{
 		Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
 		Listen: serverListen(f, i), CertFile: r.certs.cert, KeyFile: r.certs.key,
-		CC: f.CC,
+		CC: f.CC, Work: r.serverWork(f),
 	}
 	if f.Proto == "quic" {
 		sc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-server.sqlog")
 	}
-	if f.Size > 0 {
+	if f.Size > 0 && f.Kind == config.KindBulk {
 		sc.Sizes = []int64{f.Size}
 	}
 	if f.Path == config.PathMPTCP {
@@ -333,14 +344,22 @@ func (r *runner) startClient(i int) (*process, error) {
 	if size == 0 {
 		size = endpoint.UnboundedSize
 	}
+	work, recv, err := r.clientWork(f, i)
+	if err != nil {
+		return nil, err
+	}
 	cc := endpoint.ClientConfig{
 		Impl: endpoint.Impl(f.ClientImpl), Proto: endpoint.Proto(f.Proto),
-		URL:    endpoint.BytesURL(serverListen(f, i), size),
+		URL:    clientURL(f, i),
 		CAFile: r.certs.cert, Size: size, Duration: f.Duration,
 		RcvBuf:      endpoint.RcvBuf(f.RcvBuf),
-		RecvLog:     filepath.Join(r.o.Out, "flows", f.Name+".csv"),
+		RecvLog:     recv,
 		T0:          r.em.Epoch,
 		IdleTimeout: r.cfg.Grace,
+		Work:        work,
+	}
+	if f.Kind != config.KindBulk {
+		cc.Size = 0
 	}
 	if f.Proto == "tcp" {
 		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP

@@ -3,8 +3,8 @@ package pdcp
 import "time"
 
 // adaptive is batch with a split that follows the links' current rates: at
-// the start of every batch of N COUNTs it sets n0 = round(N·r0/(r0+r1)) from
-// the latest LinkState, so the split matches the bandwidth ratio (the
+// the start of every batch of N COUNTs it sets n0 = batchCut(k, N·r0/(r0+r1))
+// from the latest LinkState, so the split matches the bandwidth ratio (the
 // paper's recommendation) and reordering stays batch-shaped. Until a rate is
 // known it uses the configured split. A PDU whose batch slot falls on a link
 // that went down during the batch goes on the other link if that one is up.
@@ -21,7 +21,7 @@ func (s *adaptive) SetLinkState(i int, st LinkState) { s.links[i] = st }
 func (s *adaptive) Pick(count uint64, _ int, _ time.Duration) Links {
 	if id := count/s.n + 1; id != s.batchID {
 		s.batchID = id
-		s.n0 = batchShare(int(s.n), s.share0())
+		s.n0 = batchCut(id-1, float64(s.n)*s.share0())
 	}
 	i := 1
 	if count%s.n < s.n0 {

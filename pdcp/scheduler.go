@@ -2,7 +2,6 @@ package pdcp
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 )
@@ -112,11 +111,5 @@ func NewScheduler(cfg SchedulerConfig) (Scheduler, error) {
 	case KindAdaptive:
 		return &adaptive{n: uint64(cfg.Batch), fallback: cfg.Split}, nil
 	}
-	return &batch{n: uint64(cfg.Batch), n0: batchShare(cfg.Batch, cfg.Split.share0())}, nil
-}
-
-// batchShare returns n0 = round(N·share0), the PDUs of each batch that go on
-// link 0.
-func batchShare(n int, share0 float64) uint64 {
-	return uint64(math.Round(float64(n) * share0))
+	return &batch{n: uint64(cfg.Batch), q0: float64(cfg.Batch) * cfg.Split.share0()}, nil
 }

@@ -38,24 +38,35 @@ func TestBatchScheduler(t *testing.T) {
 	cases := []struct {
 		batch int
 		split Split
-		want  string // one batch
+		want  []string // consecutive batches; the pattern then repeats
 	}{
-		{0, Split{}, strings.Repeat("0", 50) + strings.Repeat("1", 50)}, // defaults: 100, 1:1
-		{100, Split{9, 1}, strings.Repeat("0", 90) + strings.Repeat("1", 10)},
-		{100, Split{1, 0}, strings.Repeat("0", 100)},
-		{100, Split{0, 1}, strings.Repeat("1", 100)},
-		{3, Split{1, 1}, "001"},         // round(1.5) = 2
-		{10, Split{1, 3}, "0001111111"}, // round(2.5) = 3
-		{1, Split{1, 1}, "0"},
+		{0, Split{}, []string{strings.Repeat("0", 50) + strings.Repeat("1", 50)}}, // defaults: 100, 1:1
+		{100, Split{9, 1}, []string{strings.Repeat("0", 90) + strings.Repeat("1", 10)}},
+		{100, Split{1, 0}, []string{strings.Repeat("0", 100)}},
+		{100, Split{0, 1}, []string{strings.Repeat("1", 100)}},
+		// A share that is not a whole number of PDUs alternates between the
+		// nearest counts, so the long-run split is exact.
+		{3, Split{1, 1}, []string{"001", "011"}},                // 1.5: 2, 1
+		{10, Split{1, 3}, []string{"0001111111", "0011111111"}}, // 2.5: 3, 2
+		{1, Split{1, 1}, []string{"0", "1"}},                    // one PDU per link in turn
+		{25, Split{7, 3}, []string{strings.Repeat("0", 18) + strings.Repeat("1", 7), strings.Repeat("0", 17) + strings.Repeat("1", 8)}},
 	}
 	for _, tc := range cases {
 		s := mustScheduler(t, SchedulerConfig{Kind: KindBatch, Batch: tc.batch, Split: tc.split})
-		n := len(tc.want)
-		for k := uint64(0); k < 3; k++ { // the pattern repeats every batch
-			if got := pattern(s, k*uint64(n), n, 0); got != tc.want {
-				t.Errorf("batch %d split %v, batch %d: got %s, want %s", tc.batch, tc.split, k, got, tc.want)
+		n := len(tc.want[0])
+		for k := uint64(0); k < 4*uint64(len(tc.want)); k++ {
+			want := tc.want[k%uint64(len(tc.want))]
+			if got := pattern(s, k*uint64(n), n, 0); got != want {
+				t.Errorf("batch %d split %v, batch %d: got %s, want %s", tc.batch, tc.split, k, got, want)
 			}
 		}
+	}
+	// Over many batches the split is exact: batch 25 at 1:1 puts 12.5 of
+	// every 25 PDUs on each link, not 13 and 12.
+	s := mustScheduler(t, SchedulerConfig{Kind: KindBatch, Batch: 25, Split: Split{1, 1}})
+	on0 := strings.Count(pattern(s, 0, 25*1000, 0), "0")
+	if on0 != 12500 {
+		t.Errorf("batch 25 at 1:1: %d of 25000 PDUs on link 0, want 12500", on0)
 	}
 }
 

@@ -21,6 +21,9 @@ const (
 const (
 	MarkLink1 uint32 = 1
 	MarkLink2 uint32 = 2
+	// MarkBoth is a PDU for both links (PDCP duplication): routed over
+	// link1, and copied to link2 by the gateway's duplication rule.
+	MarkBoth uint32 = 3
 )
 
 // Routing tables of the gateways; one per link, so a mark (or a client's
@@ -164,6 +167,8 @@ func DC(runID string, o DCOptions) Spec {
 		gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[i].Addr(), Dev: dev, Table: table})
 		gwc.Rules = append(gwc.Rules, Rule{Priority: 100 + i, Mark: mark, Table: table})
 	}
+	gws.Rules = append(gws.Rules, Rule{Priority: 102, Mark: MarkBoth, Table: TableLink1})
+	gwc.Rules = append(gwc.Rules, Rule{Priority: 102, Mark: MarkBoth, Table: TableLink1})
 	// Main tables: DC traffic takes link1 when no proxy marks it.
 	gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[0].Addr(), Dev: "l1"})
 	for _, c := range clientPlan {

@@ -180,6 +180,8 @@ type Flow struct {
 	Start      time.Duration // start time relative to the run's start
 	RcvBuf     string        // default or large (QUIC receive buffer)
 	Path       string        // dc, link1, link2 or mptcp
+	// Workload is the flow's kind and its parameters (workload.go).
+	Workload
 }
 
 // Paths a client can use.
@@ -221,7 +223,7 @@ func DefaultConfig(scenario string) (Config, error) {
 		Fidelity: fidelity.Defaults(),
 	}
 	c.Observe = defaultObserve()
-	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default"}
+	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default", Workload: DefaultWorkload()}
 	switch scenario {
 	case "throughput":
 		f := base
@@ -340,10 +342,17 @@ func (c *Config) Validate() error {
 					bad(k+impl.key, "TCP endpoints are emu's own Go HTTPS endpoints: want go (got %q)", impl.v)
 				}
 			}
+		case ProtoUDP:
+			for _, impl := range []struct{ key, v string }{{"server_impl", f.ServerImpl}, {"client_impl", f.ClientImpl}} {
+				if impl.v != "go" {
+					bad(k+impl.key, "UDP endpoints are emu's own: want go (got %q)", impl.v)
+				}
+			}
 		default:
-			bad(k+"proto", "want quic or tcp (got %q)", f.Proto)
+			bad(k+"proto", "want quic, tcp or udp (got %q)", f.Proto)
 		}
-		if f.Size <= 0 && f.Duration <= 0 {
+		c.validateWorkload(k, f, bad)
+		if f.Kind == KindBulk && f.Size <= 0 && f.Duration <= 0 {
 			bad(k+"size", "a flow needs a size or a duration")
 		}
 		if f.RcvBuf != "default" && f.RcvBuf != "large" {

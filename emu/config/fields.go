@@ -74,12 +74,12 @@ var flowFields = []flowField{
 	{"path", "", "dc, link1, link2 or mptcp (Multipath TCP over both links; proto=tcp)",
 		func(f *Flow) string { return f.Path },
 		func(f *Flow, v string) error { f.Path = v; return nil }},
-	{"proto", "", "quic or tcp (sets both implementations to that protocol's default)",
+	{"proto", "", "quic, tcp or udp (cbr flows; sets both implementations to that protocol's default)",
 		func(f *Flow) string { return f.Proto },
 		func(f *Flow, v string) error {
 			if v != f.Proto {
 				switch v {
-				case "tcp":
+				case "tcp", ProtoUDP:
 					f.ServerImpl, f.ClientImpl = "go", "go"
 				case "quic":
 					f.ServerImpl, f.ClientImpl = "quic-go", "quic-go"

@@ -92,7 +92,7 @@ func Params(c *Config) []Param {
 		func(c *Config) *string { return &c.DC.Uplink }))
 	ps = append(ps, mptcpParams()...)
 	for i := range c.Flows {
-		for _, f := range flowFields {
+		for _, f := range slices.Concat(flowFields, workloadFields) {
 			add(f.param(fmt.Sprintf("flows.%d.", i), i))
 		}
 	}

@@ -102,7 +102,7 @@ func TestBadInputNamesKeyAndValue(t *testing.T) {
 		{"dc.split=3:x", `dc.split: "3:x"`},
 		{"dc.scheduler=magic", `dc.scheduler: unknown scheduler "magic"`},
 		{"flows.x.size=1MB", `flows.x.size: flow index "x"`},
-		{"flow.proto=sctp", `flows.0.proto: want quic or tcp (got "sctp")`},
+		{"flow.proto=sctp", `flows.0.proto: want quic, tcp or udp (got "sctp")`},
 		{"link.queue=0", `link.queue=0: "0" is not a queue limit`},
 	}
 	for _, tc := range cases {

@@ -33,12 +33,19 @@ func (c Clock) now() time.Duration { return time.Since(c.start) }
 
 // Tx is the transmit proxy of one direction.
 type Tx struct {
-	q      *nfq.Queue
-	sender *pdcp.Sender
-	sched  pdcp.Scheduler
-	clock  Clock
-	buf    []byte
-	thread loopThread
+	q *nfq.Queue
+	// The PDCP entities: 0 is the DC client's; Steer adds one per steered
+	// flow, each with its own COUNTs and scheduler. observers are the
+	// schedulers that account for other entities' PDUs (nil without
+	// steering).
+	senders   []*pdcp.Sender
+	scheds    []pdcp.Scheduler
+	observers []pdcp.Observer
+	cls       classifier
+	bits      int
+	clock     Clock
+	buf       []byte
+	thread    loopThread
 
 	// Published by the loop for Snapshot, and link updates for the loop.
 	mu       sync.Mutex
@@ -51,17 +58,22 @@ type Tx struct {
 
 // Rx is the receive proxy of one direction.
 type Rx struct {
-	q      *nfq.Queue
-	recv   *pdcp.Receiver
-	bits   int
-	clock  Clock
-	slots  slotPool
-	thread loopThread
+	q *nfq.Queue
+	// recvs are the PDCP entities, as the transmit side's: 0 the DC
+	// client's, one more per steered flow.
+	recvs       []*pdcp.Receiver
+	cls         classifier
+	tReordering time.Duration
+	bits        int
+	clock       Clock
+	slots       slotPool
+	maxBuffered int // of all entities at once
+	thread      loopThread
 
 	// Published by the loop for Snapshot.
 	mu        sync.Mutex
 	counters  pdcp.RxCounters
-	buffered  int
+	buffer    int // SDUs held at the last publication
 	malformed uint64
 	queue     QueueStats
 }
@@ -113,9 +125,10 @@ func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
 	return pdcp.NewScheduler(pdcp.SchedulerConfig{Kind: dc.Scheduler, Batch: dc.Batch, Split: split, Active: active})
 }
 
-// OpenTx opens the transmit proxy's queue in node. With the duplicate
-// scheduler it gives every PDU the link1 mark; the copy for link2 is made
-// by the kernel after the verdict (DupRule, installed by package emu).
+// OpenTx opens the transmit proxy's queue in node. A PDU a scheduler puts
+// on both links (duplicate) gets topo.MarkBoth, which routes it over
+// link1; the copy for link2 is made by the kernel after the verdict
+// (DupRule on that mark, installed by package emu).
 func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, error) {
 	sched, err := newScheduler(dc)
 	if err != nil {
@@ -130,7 +143,8 @@ func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
-	return &Tx{q: q, sender: sender, sched: sched, clock: clock, buf: make([]byte, 0, 1<<16)}, nil
+	return &Tx{q: q, senders: []*pdcp.Sender{sender}, scheds: []pdcp.Scheduler{sched}, bits: dc.SNBits,
+		clock: clock, buf: make([]byte, 0, 1<<16)}, nil
 }
 
 // OpenRx opens the receive proxy's queue in node.
@@ -143,7 +157,7 @@ func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
 	}
-	return &Rx{q: q, recv: recv, bits: dc.SNBits, clock: clock}, nil
+	return &Rx{q: q, recvs: []*pdcp.Receiver{recv}, tReordering: dc.TReordering, bits: dc.SNBits, clock: clock}, nil
 }
 
 // setLink updates what the scheduler knows of link i (rate changes of a
@@ -175,25 +189,36 @@ func (t *Tx) Run(ctx context.Context) error {
 		}
 		t.mu.Lock()
 		if t.linksNew {
-			t.sched.SetLinkState(0, t.links[0])
-			t.sched.SetLinkState(1, t.links[1])
+			for _, s := range t.scheds {
+				s.SetLinkState(0, t.links[0])
+				s.SetLinkState(1, t.links[1])
+			}
 			t.linksNew = false
 		}
 		t.mu.Unlock()
 		now := t.clock.now()
 		for i := range n {
 			p := &pkts[i]
-			pdu, to, err := t.sender.Send(t.buf[:0], p.Payload, now)
+			e := t.cls.entity(p.Payload)
+			pdu, to, err := t.senders[e].Send(t.buf[:0], p.Payload, now)
 			if err != nil {
 				t.q.AcceptWithMark(p.ID, topo.MarkLink1)
 				continue
 			}
+			for j, o := range t.observers {
+				if o != nil && j != e {
+					o.Observe(to, len(pdu), now)
+				}
+			}
 			// pdcp.Link1 is the second link (links count from 0). Both
-			// links: link1's mark, and the kernel's dup rule copies the PDU
-			// to link2.
-			if to == pdcp.Link1 {
+			// links: the both-links mark, routed over link1, and the
+			// kernel's dup rule copies the PDU to link2.
+			switch to {
+			case pdcp.Link1:
 				t.q.AcceptModified(p.ID, topo.MarkLink2, pdu)
-			} else {
+			case pdcp.BothLinks:
+				t.q.AcceptModified(p.ID, topo.MarkBoth, pdu)
+			default:
 				t.q.AcceptModified(p.ID, topo.MarkLink1, pdu)
 			}
 		}
@@ -224,7 +249,11 @@ func (t *Tx) publish(l *txLoop) {
 	st, err := t.q.Stats()
 	l.queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	t.mu.Lock()
-	t.counters, t.latency, t.queue = t.sender.Counters, l.latency, l.queue
+	c := t.senders[0].Counters
+	for _, s := range t.senders[1:] {
+		c.Add(&s.Counters)
+	}
+	t.counters, t.latency, t.queue = c, l.latency, l.queue
 	t.mu.Unlock()
 }
 
@@ -246,8 +275,10 @@ func (r *Rx) Run(ctx context.Context) error {
 	defer func() { r.publish(malformed, &queue) }()
 	for ctx.Err() == nil {
 		wake := time.Now().Add(100 * time.Millisecond)
-		if d, ok := r.recv.Deadline(); ok {
-			wake = r.clock.start.Add(d)
+		for _, rc := range r.recvs {
+			if d, ok := rc.Deadline(); ok && r.clock.start.Add(d).Before(wake) {
+				wake = r.clock.start.Add(d)
+			}
 		}
 		n, err := r.q.Recv(pkts, wake)
 		if err != nil {
@@ -257,8 +288,10 @@ func (r *Rx) Run(ctx context.Context) error {
 			return err
 		}
 		now := r.clock.now()
-		if d, ok := r.recv.Deadline(); ok && now >= d {
-			r.recv.Expire(now, deliver)
+		for _, rc := range r.recvs {
+			if d, ok := rc.Deadline(); ok && now >= d {
+				rc.Expire(now, deliver)
+			}
 		}
 		for i := range n {
 			p := &pkts[i]
@@ -276,7 +309,7 @@ func (r *Rx) Run(ctx context.Context) error {
 				continue
 			}
 			slot := r.slots.put(sdu)
-			switch r.recv.Receive(sn, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
+			switch r.recvs[r.cls.entity(sdu)].Receive(sn, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
 			case pdcp.DiscardDuplicate, pdcp.DiscardOld:
 				r.slots.free(slot)
 				r.q.Drop(p.ID)
@@ -285,15 +318,29 @@ func (r *Rx) Run(ctx context.Context) error {
 		if err := r.q.Flush(); err != nil && ctx.Err() == nil {
 			return err
 		}
+		if len(r.recvs) > 1 {
+			r.maxBuffered = max(r.maxBuffered, r.buffered())
+		}
 		if time.Since(lastPublish) > 50*time.Millisecond {
 			lastPublish = time.Now()
 			r.publish(malformed, &queue)
 		}
 	}
 	// Deliver what is held, so nothing stays queued in the kernel.
-	r.recv.Flush(r.clock.now(), deliver)
+	for _, rc := range r.recvs {
+		rc.Flush(r.clock.now(), deliver)
+	}
 	r.q.Flush()
 	return nil
+}
+
+// buffered is how many SDUs the entities hold now.
+func (r *Rx) buffered() int {
+	n := 0
+	for _, rc := range r.recvs {
+		n += rc.Buffered()
+	}
+	return n
 }
 
 // publish samples the queue's kernel counters and copies the loop's
@@ -302,7 +349,14 @@ func (r *Rx) publish(malformed uint64, queue *QueueStats) {
 	st, err := r.q.Stats()
 	queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	r.mu.Lock()
-	r.counters, r.buffered, r.malformed, r.queue = r.recv.Counters, r.recv.Buffered(), malformed, *queue
+	c := r.recvs[0].Counters
+	for _, rc := range r.recvs[1:] {
+		c.Add(&rc.Counters)
+	}
+	if len(r.recvs) > 1 {
+		c.MaxBuffered = r.maxBuffered
+	}
+	r.counters, r.buffer, r.malformed, r.queue = c, r.buffered(), malformed, *queue
 	r.mu.Unlock()
 }
 
@@ -382,5 +436,5 @@ func (r *Rx) Queue() QueueStats {
 func (r *Rx) Snapshot() (pdcp.RxCounters, int, uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.counters, r.buffered, r.malformed
+	return r.counters, r.buffer, r.malformed
 }

@@ -66,6 +66,7 @@ func ServerArgs(cfg ServerConfig) []string {
 	if !cfg.T0.IsZero() {
 		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
 	}
+	a.serverWork(cfg.Work)
 	return a
 }
 
@@ -94,6 +95,7 @@ func ClientArgs(cfg ClientConfig) []string {
 	a.dur(FlagInterval, cfg.Interval)
 	a.dur(FlagHandshakeTimeout, cfg.HandshakeTimeout)
 	a.dur(FlagIdleTimeout, cfg.IdleTimeout)
+	a.work(cfg.Work)
 	return a
 }
 

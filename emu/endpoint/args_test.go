@@ -44,3 +44,24 @@ func TestServerArgsTCPInfoMPTCP(t *testing.T) {
 		t.Errorf("ClientArgs without --mptcp: %q", c)
 	}
 }
+
+func TestClientArgsWork(t *testing.T) {
+	got := ClientArgs(ClientConfig{Proto: ProtoQUIC, URL: "https://10.0.0.1:4433/bytes/0", CAFile: "c",
+		Work: Workload{Kind: KindObjects, Objects: "500kB,1MB", Arrivals: "poisson:1s", Seed: 9, Count: 4, NewConns: true, Resume: "0rtt", KindLog: "/r/o.csv"}})
+	want := []string{"endpoint", "client", "--proto=quic", "--url=https://10.0.0.1:4433/bytes/0", "--ca=c",
+		"--kind=objects", "--objects=500kB,1MB", "--arrivals=poisson:1s", "--seed=9", "--count=4", "--new-conns", "--resume=0rtt", "--kind-log=/r/o.csv"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ClientArgs =\n%q\nwant\n%q", got, want)
+	}
+	got = ClientArgs(ClientConfig{Proto: ProtoUDP, URL: "udp://10.0.0.1:4433/", Work: Workload{Kind: KindCBR, Up: true, Packet: 160, Every: 20 * time.Millisecond}})
+	if !slices.Contains(got, "--up") || !slices.Contains(got, "--packet=160") || !slices.Contains(got, "--every=20ms") {
+		t.Errorf("cbr args %q", got)
+	}
+	if got := ClientArgs(ClientConfig{Proto: ProtoTCP, URL: "https://a:1/bytes/1", Work: Workload{Kind: KindBulk}}); slices.Contains(got, "--kind=bulk") {
+		t.Errorf("a download names its kind: %q", got)
+	}
+	srv := ServerArgs(ServerConfig{Proto: ProtoUDP, Listen: "10.0.0.1:4433", Work: ServerWork{KindLog: "/r/s.cbr.csv", RecvLog: "/r/s.csv"}})
+	if !slices.Contains(srv, "--kind-log=/r/s.cbr.csv") || !slices.Contains(srv, "--recv-log=/r/s.csv") {
+		t.Errorf("server args %q", srv)
+	}
+}

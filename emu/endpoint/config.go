@@ -114,6 +114,10 @@ type ServerConfig struct {
 	// T0 is the origin of the TCP_INFO log's times; zero means the
 	// server's start.
 	T0 time.Time
+	// Work is what the server does for clients other than downloads: it
+	// receives uploads and cbr datagrams, and sends cbr datagrams
+	// (kind.go, cbr.go).
+	Work ServerWork
 }
 
 // ConnInfo describes an accepted connection.
@@ -176,6 +180,9 @@ type ClientConfig struct {
 	IdleTimeout time.Duration
 	// Log receives child-process output and warnings; nil discards them.
 	Log io.Writer
+	// Work is the client's kind and its parameters; the zero value is a
+	// bulk download (kind.go).
+	Work Workload
 }
 
 // resolveImpl fills the default implementation of a protocol and checks
@@ -196,8 +203,13 @@ func resolveImpl(impl Impl, proto Proto) (Impl, error) {
 			return ImplGo, nil
 		}
 		return "", fmt.Errorf("impl %q: the TCP endpoint is %q (net/http, HTTP/2 over TLS 1.3)", impl, ImplGo)
+	case ProtoUDP:
+		if impl == "" || impl == ImplGo {
+			return ImplGo, nil
+		}
+		return "", fmt.Errorf("impl %q: the UDP (cbr) endpoint is %q", impl, ImplGo)
 	}
-	return "", fmt.Errorf("proto %q: want %q or %q", proto, ProtoQUIC, ProtoTCP)
+	return "", fmt.Errorf("proto %q: want %q, %q or %q", proto, ProtoQUIC, ProtoTCP, ProtoUDP)
 }
 
 // resolveCC fills the implementation's default controller and rejects what
@@ -235,6 +247,15 @@ func (c *ServerConfig) validate() error {
 	}
 	if _, err := netip.ParseAddrPort(c.Listen); err != nil {
 		return fmt.Errorf("listen %q: want IP:PORT: %w", c.Listen, err)
+	}
+	if err := c.Work.validate(c); err != nil {
+		return err
+	}
+	if c.Proto == ProtoUDP {
+		if c.Log == nil {
+			c.Log = io.Discard
+		}
+		return nil
 	}
 	if err := readable("cert", c.CertFile); err != nil {
 		return err
@@ -298,14 +319,20 @@ func (c *ClientConfig) validate() error {
 	if err != nil {
 		return fmt.Errorf("url: %w", err)
 	}
-	if u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("url %q: want https://HOST:PORT/path", c.URL)
+	scheme := "https"
+	if c.Proto == ProtoUDP {
+		scheme = "udp"
+	}
+	if u.Scheme != scheme || u.Host == "" {
+		return fmt.Errorf("url %q: want %s://HOST:PORT/path", c.URL, scheme)
 	}
 	if u.Port() == "" {
 		return fmt.Errorf("url %q: no port", c.URL)
 	}
-	if err := readable("ca", c.CAFile); err != nil {
-		return err
+	if c.Proto != ProtoUDP {
+		if err := readable("ca", c.CAFile); err != nil {
+			return err
+		}
 	}
 	if c.Size < 0 {
 		return fmt.Errorf("size %d: negative", c.Size)
@@ -320,6 +347,9 @@ func (c *ClientConfig) validate() error {
 	}
 	if c.MPTCP && c.Impl != ImplGo {
 		return fmt.Errorf("mptcp: only the TCP client (%q) has it", ImplGo)
+	}
+	if err := c.Work.validate(c); err != nil {
+		return err
 	}
 	switch c.RcvBuf {
 	case "":

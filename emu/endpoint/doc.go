@@ -86,6 +86,26 @@
 // below). ParseEvent reads every line kind; ServerArgs and ClientArgs
 // build these argument lists so callers never spell the flags themselves.
 //
+// # Flow kinds
+//
+// Client flags --kind rr|cbr|objects, --up (bulk, cbr), --request,
+// --response, --every, --count (rr), --packet, --every, --count (cbr),
+// --objects, --arrivals, --seed, --count (objects), --new-conns,
+// --resume off|1rtt|0rtt and --kind-log FILE run the other kinds
+// (Workload); server flags --recv-log, --owd-log and --kind-log log what
+// it receives (ServerWork). The done line then carries
+// "workload":{"kind":…,…} with the kind's figures (results.FlowWorkload):
+// rr latency_ms and transactions, cbr packets_sent, packets_received, loss,
+// reordered and jitter_ms (its owd_ms is the datagrams'), objects fct_s and
+// resume. Each kind's file says how it works: upload.go (POST /upload,
+// stamped, the server answers what arrived), rr.go (/rr/N; one stream per
+// transaction, or a new connection each), cbr.go (UDP, --url udp://IP:PORT/),
+// objects.go (GET /bytes/N in sequence or at Poisson times), session.go
+// and resume.go (the connections and their resumption). With --resume
+// 0rtt the quic-go client sends the GET (or an rr request with its body)
+// in 0-RTT and the response comes as 0.5-RTT data; uploads never go in
+// 0-RTT. The ngtcp2 endpoints only download.
+//
 // # URLs and sizes
 //
 // Every server answers GET /bytes/N with N bytes (N up to UnboundedSize;

@@ -13,7 +13,8 @@ import (
 // errInterrupted is the error of a download its caller cancelled.
 var errInterrupted = errors.New("interrupted")
 
-// Download fetches cfg.URL and measures it. progress, if not nil, is called
+// Download fetches cfg.URL and measures it, or runs the client's other
+// kind of flow (cfg.Work: an upload, transactions, datagrams, objects). progress, if not nil, is called
 // every cfg.Interval from one goroutine (never concurrently with itself);
 // it has returned for the last time when Download returns. The Result holds
 // what was measured even when the error is not nil; a cancelled ctx stops
@@ -42,16 +43,20 @@ func Download(ctx context.Context, cfg ClientConfig, progress func(Progress)) (R
 	stopReports := reportProgress(m, start, cfg.Interval, progress)
 	var r Result
 	var err error
-	switch cfg.Impl {
-	case ImplQuicGo:
+	switch {
+	case !cfg.Work.bulkDown():
+		r, err = runWorkload(ctx, &cfg, m)
+	case cfg.Impl == ImplQuicGo:
 		r, err = downloadQuicGo(ctx, &cfg, m)
-	case ImplNgtcp2:
+	case cfg.Impl == ImplNgtcp2:
 		r, err = downloadNgtcp2(ctx, &cfg, m)
-	case ImplGo:
+	case cfg.Impl == ImplGo:
 		r, err = downloadTCP(ctx, &cfg, m)
 	}
 	stopReports()
-	r.OWD = m.owd.stats()
+	if r.OWD == nil { // an upload's and a cbr flow's come from their receiver
+		r.OWD = m.owd.stats()
+	}
 	if w := m.owd.warning(); w != "" {
 		fmt.Fprintln(cfg.Log, w)
 	}

@@ -35,6 +35,9 @@ type Event struct {
 	Error       string
 	RcvBufBytes int
 	OWD         *results.DelayStats // nil: the client measured none
+	// Work is what a kind other than a bulk download measured; nil for a
+	// download (done lines of clients before kinds existed).
+	Work *results.FlowWorkload
 }
 
 // wireEvent is the JSON form; pointers tell absent fields from zero ones.
@@ -53,6 +56,9 @@ type wireEvent struct {
 	RcvBufBytes *int     `json:"rcvbuf_bytes,omitempty"`
 	// OWD is the done line's "owd_ms": {"p50","p95","p99","max","mean","n"}.
 	OWD *results.DelayStats `json:"owd_ms,omitempty"`
+	// Work is the done line's "workload": the kind and its figures
+	// (results.FlowWorkload's fields).
+	Work *results.FlowWorkload `json:"workload,omitempty"`
 }
 
 // ReadyEvent, AcceptEvent, ProgressEvent and DoneEvent build the events an
@@ -70,7 +76,7 @@ func ProgressEvent(p Progress) Event {
 // DoneEvent reports r; err, if not nil, becomes the error field.
 func DoneEvent(r Result, err error) Event {
 	e := Event{Kind: EventDone, Bytes: r.Bytes, Seconds: r.Seconds, GoodputMbps: r.GoodputMbps,
-		Complete: r.Complete, CC: r.CC, RcvBufBytes: r.RcvBufBytes, OWD: r.OWD}
+		Complete: r.Complete, CC: r.CC, RcvBufBytes: r.RcvBufBytes, OWD: r.OWD, Work: r.Work}
 	if err != nil {
 		e.Error = err.Error()
 	}
@@ -100,7 +106,7 @@ func (e Event) wire() wireEvent {
 		if e.RcvBufBytes != 0 {
 			w.RcvBufBytes = &e.RcvBufBytes
 		}
-		w.OWD = e.OWD
+		w.OWD, w.Work = e.OWD, e.Work
 	}
 	return w
 }
@@ -108,8 +114,10 @@ func (e Event) wire() wireEvent {
 // MarshalJSON encodes exactly the fields of e's kind.
 func (e Event) MarshalJSON() ([]byte, error) {
 	fs := []float64{e.T, e.Seconds, e.GoodputMbps}
-	if o := e.OWD; o != nil {
-		fs = append(fs, o.P50, o.P95, o.P99, o.Max, o.Mean)
+	for _, o := range []*results.DelayStats{e.OWD, e.Work.Latency(), e.Work.FCT(), e.Work.Handshake()} {
+		if o != nil {
+			fs = append(fs, o.P50, o.P95, o.P99, o.Max, o.Mean)
+		}
 	}
 	for _, f := range fs {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
@@ -195,6 +203,10 @@ func ParseEvent(line []byte) (Event, error) {
 			return Event{}, fmt.Errorf("endpoint done event %q: owd_ms without samples", truncate(line))
 		}
 		e.OWD = w.OWD
+		if w.Work != nil && w.Work.Kind == "" {
+			return Event{}, fmt.Errorf("endpoint done event %q: workload without a kind", truncate(line))
+		}
+		e.Work = w.Work
 	case "":
 		return Event{}, fmt.Errorf("endpoint event %q: no \"event\" field", truncate(line))
 	default:

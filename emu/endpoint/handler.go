@@ -13,20 +13,36 @@ const patternSize = 64 << 10
 // newHandler serves GET /bytes/N (N bytes generated from one fixed buffer,
 // so N may exceed memory, with a send stamp every stampInterval bytes
 // unless it is NoStamps) and, if root is set, the files below root.
-func newHandler(root string, stampInterval int64) http.Handler {
+//
+// It also takes uploads (POST /upload, upload.go) and rr transactions
+// (/rr/N, rr.go).
+func newHandler(cfg *ServerConfig) http.Handler {
+	pattern := bodyPattern()
+	uploads := newUploadSink(cfg)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/bytes/", func(w http.ResponseWriter, r *http.Request) {
+		serveBytes(w, r, pattern, cfg.StampInterval)
+	})
+	mux.HandleFunc(uploadPath, func(w http.ResponseWriter, r *http.Request) {
+		serveUpload(w, r, uploads, make([]byte, readBufSize))
+	})
+	mux.HandleFunc(rrPath, func(w http.ResponseWriter, r *http.Request) {
+		serveRR(w, r, pattern)
+	})
+	if cfg.Root != "" {
+		mux.Handle("/", http.FileServer(http.Dir(cfg.Root)))
+	}
+	return mux
+}
+
+// bodyPattern is the buffer bodies are cut from.
+func bodyPattern() []byte {
 	pattern := make([]byte, patternSize)
 	for i := range pattern {
 		// Not all zeros, so nothing on the path can compress it away.
 		pattern[i] = byte(i*131 + i>>8)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/bytes/", func(w http.ResponseWriter, r *http.Request) {
-		serveBytes(w, r, pattern, stampInterval)
-	})
-	if root != "" {
-		mux.Handle("/", http.FileServer(http.Dir(root)))
-	}
-	return mux
+	return pattern
 }
 
 // serveBytes writes the body in pieces that never cross a stamp offset, so

@@ -14,7 +14,7 @@ func TestHandlerBytes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(newHandler(root, DefaultStampInterval))
+	srv := httptest.NewServer(newHandler(&ServerConfig{Root: root, StampInterval: DefaultStampInterval, Log: io.Discard}))
 	defer srv.Close()
 	for _, tc := range []struct {
 		path   string
@@ -48,7 +48,7 @@ func TestHandlerBytes(t *testing.T) {
 }
 
 func TestHandlerNoRoot(t *testing.T) {
-	srv := httptest.NewServer(newHandler("", NoStamps))
+	srv := httptest.NewServer(newHandler(&ServerConfig{StampInterval: NoStamps, Log: io.Discard}))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/etc/passwd")
 	if err != nil {

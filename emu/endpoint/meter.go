@@ -33,8 +33,12 @@ type Result struct {
 	// quic-go client; 0 where emu does not control it.
 	RcvBufBytes int
 	// OWD summarises the one-way delays of the body's send stamps; nil
-	// when there were none (the ngtcp2 client, or an unstamped body).
+	// when there were none (the ngtcp2 client, or an unstamped body). A
+	// cbr flow's are its datagrams', an upload's the server's.
 	OWD *results.DelayStats
+	// Work is what a kind other than a bulk download measured (its
+	// latency, datagrams, objects, resumption); nil for a download.
+	Work *results.FlowWorkload
 }
 
 // endReason says why a download stopped.

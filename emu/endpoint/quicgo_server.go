@@ -43,12 +43,14 @@ func serveQuicGo(ctx context.Context, cfg *ServerConfig) error {
 		MinVersion:   tls.VersionTLS13,
 		KeyLogWriter: keyLogWriter(keys),
 	})
-	ln, err := tr.Listen(tlsConf, &quic.Config{Tracer: qlogs.tracer()})
+	// An early listener with 0-RTT allowed, as http3's own servers have:
+	// clients that resume may send their request in their first flight.
+	ln, err := tr.ListenEarly(tlsConf, &quic.Config{Tracer: qlogs.tracer(), Allow0RTT: true})
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
 	srv := &http3.Server{
-		Handler: newHandler(cfg.Root, cfg.StampInterval),
+		Handler: newHandler(cfg),
 		ConnContext: func(ctx context.Context, c *quic.Conn) context.Context {
 			cfg.accepted(ConnInfo{Remote: c.RemoteAddr().String(), CC: CCNewReno})
 			return ctx

@@ -20,12 +20,14 @@ func Serve(ctx context.Context, cfg ServerConfig) error {
 		return fmt.Errorf("endpoint server: %w", err)
 	}
 	var err error
-	switch cfg.Impl {
-	case ImplQuicGo:
+	switch {
+	case cfg.Proto == ProtoUDP:
+		err = serveCBR(ctx, &cfg)
+	case cfg.Impl == ImplQuicGo:
 		err = serveQuicGo(ctx, &cfg)
-	case ImplNgtcp2:
+	case cfg.Impl == ImplNgtcp2:
 		err = serveNgtcp2(ctx, &cfg)
-	case ImplGo:
+	case cfg.Impl == ImplGo:
 		err = serveTCP(ctx, &cfg)
 	}
 	if err != nil {

@@ -58,7 +58,7 @@ func naiveStamps(body []byte) (offsets, sent []int64, bad bool) {
 // stampedBody fetches /bytes/n with the given interval from the handler.
 func stampedBody(t *testing.T, n, interval int64) (body []byte, before, after time.Time) {
 	t.Helper()
-	srv := httptest.NewServer(newHandler("", interval))
+	srv := httptest.NewServer(newHandler(&ServerConfig{StampInterval: interval, Log: io.Discard}))
 	defer srv.Close()
 	before = time.Now()
 	resp, err := http.Get(srv.URL + "/bytes/" + strconv.FormatInt(n, 10))

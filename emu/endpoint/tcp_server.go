@@ -66,7 +66,7 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 	var protos http.Protocols
 	protos.SetHTTP2(true) // HTTP/2 only: a client that cannot do it fails the handshake
 	srv := &http.Server{
-		Handler:   newHandler(cfg.Root, cfg.StampInterval),
+		Handler:   newHandler(cfg),
 		Protocols: &protos,
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{cert},

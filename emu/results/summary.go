@@ -45,6 +45,9 @@ const (
 
 // FlowResult is one flow's totals.
 type FlowResult struct {
+	// FlowWorkload is the flow's kind and what it measured (workload.go).
+	FlowWorkload
+
 	Name        string  `json:"name"`
 	Path        string  `json:"path"`
 	Proto       string  `json:"proto"`

@@ -28,10 +28,11 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 	}
 	tw.Flush()
 	writeDelays(w, s)
-	if len(s.Flows) > 1 {
-		fmt.Fprintf(w, "Jain's fairness index over %d flows: %.3f\n", len(s.Flows), s.JFI)
+	if bulk := bulkFlows(s); bulk > 1 {
+		fmt.Fprintf(w, "Jain's fairness index over %d flows: %.3f\n", bulk, s.JFI)
 	}
 	writeSubflows(w, s.Flows)
+	writeWorkloads(w, s)
 	if len(s.Links) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "\nLINK\tRATE\tCAPACITY\tTHROUGHPUT\tUTILIZATION\tQUEUE DROPS\tQUEUE DELAY p50/p95/max")

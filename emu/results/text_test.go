@@ -48,3 +48,32 @@ func TestWriteReportGolden(t *testing.T) {
 	WriteReport(&b, s, "results/20261201T000000Z-fairness")
 	emutest.Golden(t, "report.golden", b.Bytes())
 }
+
+// TestWriteReportWorkloadsGolden pins the lines of the other flow kinds:
+// an upload, rr, cbr and objects with 0-RTT.
+func TestWriteReportWorkloadsGolden(t *testing.T) {
+	i := func(n int64) *int64 { return &n }
+	f := func(v float64) *float64 { return &v }
+	hs := 600.5
+	s := &Summary{
+		Run: "20261201T000000Z-throughput", Scenario: "throughput", Status: StatusOK, Seed: 7, DurationS: 31,
+		Flows: []FlowResult{
+			{Name: "down", Path: "dc", Proto: "tcp", ServerImpl: "go", ClientImpl: "go", CC: "cubic", Bytes: 70e6, Seconds: 30, GoodputMbps: 18.667, Complete: true, FlowWorkload: FlowWorkload{Kind: "bulk", Direction: "down"}},
+			{Name: "up", Path: "dc", Proto: "tcp", ServerImpl: "go", ClientImpl: "go", CC: "cubic", Bytes: 60e6, Seconds: 30, GoodputMbps: 16, Complete: true,
+				OWDMs: &DelayStats{P50: 30.2, P95: 41, P99: 55, Max: 80, N: 900}, FlowWorkload: FlowWorkload{Kind: "bulk", Direction: "up"}},
+			{Name: "rr", Path: "dc", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 30000, Seconds: 30, GoodputMbps: 0.008, Complete: true,
+				FlowWorkload: FlowWorkload{Kind: "rr", Direction: "down", Transactions: 300, LatencyMs: &DelayStats{P50: 20.4, P95: 31, P99: 40.2, Max: 52, N: 300}, HandshakeMs: &DelayStats{P50: 21, N: 1}}},
+			{Name: "voip", Path: "dc", Proto: "udp", ServerImpl: "go", ClientImpl: "go", CC: "none", Bytes: 240000, Seconds: 30, GoodputMbps: 0.064, Complete: true,
+				FlowWorkload: FlowWorkload{Kind: "cbr", Direction: "down", Sent: i(1500), Received: i(1499), Loss: f(0.000667), Reordered: i(0), JitterMs: f(0.31)},
+				OWDMs:        &DelayStats{P50: 10.1, P95: 30.2, P99: 30.4, Max: 31, N: 1499}},
+			{Name: "web", Path: "link1", Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", CC: "newreno", Bytes: 1.5e6, Seconds: 3, GoodputMbps: 4, Complete: true,
+				FlowWorkload: FlowWorkload{Kind: "objects", Direction: "down", FCTS: &DelayStats{P50: 1.25, P95: 1.9, P99: 1.9, Max: 1.9, N: 2},
+					Objects: []ObjectResult{{Size: 500e3, FCTS: 1.25, Utilization: 0.064, Complete: true, HandshakeMs: &hs}, {Index: 1, Size: 1e6, FCTS: 1.9, Utilization: 0.084, Complete: true}},
+					Resume:  &ResumeResult{Mode: "0rtt", FirstHandshakeMs: 601.2, FirstFCTS: 1.2, Connections: 1, Resumed: 1, ZeroRTT: 1}}},
+		},
+		JFI: 0.99,
+	}
+	var b bytes.Buffer
+	WriteReport(&b, s, "")
+	emutest.Golden(t, "report-workloads.golden", b.Bytes())
+}

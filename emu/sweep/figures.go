@@ -62,6 +62,7 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 			specs = append(specs, figSpec{name: "jfi-" + slug, title: "Jain's fairness index vs " + a.Key, metric: MetricJFI, perGroup: true})
 		}
 		specs = append(specs, figSpec{name: "utilization-" + slug, title: "Bottleneck utilization vs " + a.Key, metric: MetricUtilization, perGroup: true})
+		specs = append(specs, workloadSpecs(t, slug, a.Key)...)
 		for _, s := range specs {
 			f, err := drawFigure(t, a, groups, s, xlabel)
 			if err != nil {
@@ -79,6 +80,11 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 	if hm != nil {
 		figs = append(figs, *hm)
 	}
+	trade, err := tradeoffFigures(t)
+	if err != nil {
+		return nil, err
+	}
+	figs = append(figs, trade...)
 	more, err := delayFigures(t)
 	if err != nil {
 		return nil, err

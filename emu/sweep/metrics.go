@@ -19,8 +19,9 @@ const (
 	MetricJFI = "jfi"
 	// MetricUtilization is the total goodput divided by the capacity of
 	// the bottleneck: the downlinks the flows use (a DC or MPTCP flow uses
-	// both links, a DC flow link1 alone with dc.enabled=false), at their configured or
-	// trace-replayed mean rate. Goodput, not IP throughput: it says how
+	// both links, a DC flow link1 alone with dc.enabled=false) and the
+	// uplinks their uploads use, at their configured or trace-replayed mean
+	// rate. Goodput, not IP throughput: it says how
 	// much of the path reached the application.
 	MetricUtilization = "utilization"
 )
@@ -42,6 +43,8 @@ func metricLabel(m string) string {
 		return "goodput / bottleneck capacity"
 	case strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps"):
 		return fmt.Sprintf("goodput of %s (Mbit/s)", strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"))
+	case workloadLabel(m) != "":
+		return workloadLabel(m)
 	}
 	return m
 }
@@ -68,16 +71,17 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 	if c := bottleneckMbps(s); c > 0 {
 		m[MetricUtilization] = total / c
 	}
+	addWorkloadMetrics(m, s)
 	return m
 }
 
 // bottleneckMbps is the summed downlink capacity of the links the run's
-// flows use.
+// flows use, and the uplink capacity of those its uploads use.
 func bottleneckMbps(s *results.Summary) float64 {
-	used := usedLinks(s)
+	used, up := usedLinks(s), uploadLinks(s)
 	c := 0.0
 	for _, l := range s.Links {
-		if l.Dir == "down" && used[l.Name] {
+		if l.Dir == "down" && used[l.Name] || l.Dir == "up" && up[l.Name] {
 			c += l.CapacityMbps
 		}
 	}

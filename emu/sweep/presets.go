@@ -216,7 +216,7 @@ func stackNames(vs []Value) string {
 // presets is the table `emu sweep --list-presets` prints and
 // docs/sweeps.md describes. Paper presets come in pairs: NAME measures
 // throughput, NAME-fairness measures fairness.
-var presets = slices.Concat(paperPresets(), []Preset{
+var presets = slices.Concat(paperPresets(), workloadPresets, []Preset{
 	{
 		Name: "sc-pairs", Title: "two single-link clients sharing link1: QUIC–QUIC, QUIC–TCP, TCP–TCP", Figure: "App. A (fairness)",
 		Scenario: "fairness", Part: PartCore,
@@ -241,26 +241,6 @@ var presets = slices.Concat(paperPresets(), []Preset{
 		Grid: true, Repeat: DefaultRepeat,
 		Notes: notesDefaults + notesDelay + notesQuicGo + "A grid of four fairness cases (Fig. 8b's and 8c's 5:1 points, Fig. 11b at 0 % and 2 % loss) and the queue limit of every link direction, " +
 			"from 50 ms at the link's rate to 1000 packets (emu's default; 0.6 s at 20 Mbit/s, 1.8 s at 6.7 Mbit/s). The paper does not state its queue: this shows how far its fairness figures depend on it.",
-	},
-	{
-		Name: "satellite", Title: "bulk download over a satellite path: file size × RTT, link utilization",
-		Figure: "satellite study (not in the paper)", Scenario: "throughput",
-		Settings: []string{
-			"link.trace=none", "dc.enabled=false", "flow.path=link1",
-			"link1.down.rate=50mbit", "link1.up.rate=10mbit", "link1.jitter=0", "flow.rcvbuf=large",
-		},
-		Axes: []results.Axis{
-			Labeled("rtt",
-				Value{"100ms", []string{"link1.delay=50ms"}},
-				Value{"200ms", []string{"link1.delay=100ms"}},
-				Value{"400ms", []string{"link1.delay=200ms"}},
-				Value{"600ms", []string{"link1.delay=300ms"}}),
-			vary("flow.size=500kB,5MB,20MB,100MB"),
-		},
-		Grid: true, Repeat: 5,
-		Notes: "One path (link1, DC off): forward 50 Mbit/s, return 10 Mbit/s, no jitter, a 1000-packet queue (240 ms at 50 Mbit/s), large UDP buffers. " +
-			"The rtt axis sets each one-way delay to half the RTT. The utilization column is goodput / 50 Mbit/s: small files end in slow start, so it grows with size and falls with RTT. " +
-			"5 repeats; a 100 MB download takes about 20 s.",
 	},
 	{
 		Name: "lfn", Title: "long fat network: competing QUIC and TCP flows × RTT, per-flow goodput and JFI",

@@ -86,6 +86,7 @@ type serverFlags struct {
 	tcpinfoInterval                                               time.Duration
 	t0, stampInterval                                             int64
 	lowat                                                         int
+	work                                                          serverWorkFlags
 }
 
 func (f *serverFlags) bind(fs *pflag.FlagSet) {
@@ -105,6 +106,7 @@ func (f *serverFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.tcpinfoLog, endpoint.FlagTCPInfoLog, "", "CSV file of TCP_INFO samples per connection (go server)")
 	fs.DurationVar(&f.tcpinfoInterval, endpoint.FlagTCPInfoInterval, 0, "TCP_INFO sampling interval (0: 10ms)")
 	fs.Int64Var(&f.t0, endpoint.FlagT0, 0, "origin of logged times, Unix nanoseconds (default: start)")
+	f.work.bind(fs)
 }
 
 func (f *serverFlags) config() (endpoint.ServerConfig, error) {
@@ -112,7 +114,7 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), Listen: f.listen,
 		CertFile: f.cert, KeyFile: f.key, CC: f.cc, QlogFile: f.qlog, Root: f.root,
 		KeyLogFile: f.keylog, StampInterval: f.stampInterval, NotSentLowat: f.lowat,
-		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval,
+		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval, Work: f.work.work(),
 	}
 	if f.t0 < 0 {
 		return cfg, usagef("emu endpoint server: --%s %d: negative", endpoint.FlagT0, f.t0)
@@ -140,6 +142,7 @@ type clientFlags struct {
 	impl, proto, url, ca, cc, rcvbuf, qlog, recvLog, owdLog, keylog string
 	size, t0                                                        int64
 	duration, interval, handshake, idle                             time.Duration
+	work                                                            workFlags
 }
 
 func (f *clientFlags) bind(fs *pflag.FlagSet) {
@@ -160,6 +163,7 @@ func (f *clientFlags) bind(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.interval, endpoint.FlagInterval, endpoint.DefaultInterval, "progress interval")
 	fs.DurationVar(&f.handshake, endpoint.FlagHandshakeTimeout, endpoint.DefaultHandshakeTimeout, "connection set-up timeout")
 	fs.DurationVar(&f.idle, endpoint.FlagIdleTimeout, endpoint.DefaultIdleTimeout, "fail when nothing arrives for this long")
+	f.work.bind(fs)
 }
 
 func (f *clientFlags) config() (endpoint.ClientConfig, error) {
@@ -167,7 +171,7 @@ func (f *clientFlags) config() (endpoint.ClientConfig, error) {
 		Impl: endpoint.Impl(f.impl), Proto: endpoint.Proto(f.proto), URL: f.url, CAFile: f.ca,
 		Size: f.size, Duration: f.duration, CC: f.cc, RcvBuf: endpoint.RcvBuf(f.rcvbuf),
 		QlogFile: f.qlog, RecvLog: f.recvLog, OWDLog: f.owdLog, KeyLogFile: f.keylog, Interval: f.interval,
-		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp,
+		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp, Work: f.work.workload(),
 	}
 	if f.t0 < 0 {
 		return cfg, usagef("emu endpoint client: --%s %d: negative", endpoint.FlagT0, f.t0)

@@ -93,7 +93,7 @@ func TestEndpointUsage(t *testing.T) {
 		{[]string{"endpoint", "server", "--proto=quic", "--listen=127.0.0.1:0", "--cert=" + cert, "--key=" + key, "--cc=cubic"}, "hard-wired NewReno"},
 		{[]string{"endpoint", "server", "--proto=tcp", "--listen=127.0.0.1:0", "--cert=" + cert, "--key=" + key, "--sizes=1,x"}, "--sizes"},
 		{[]string{"endpoint", "client", "--proto=quic", "--url=https://127.0.0.1:1/bytes/1", "--ca=" + cert, "--rcvbuf=huge"}, `rcvbuf "huge"`},
-		{[]string{"endpoint", "client", "--proto=udp", "--url=https://127.0.0.1:1/bytes/1", "--ca=" + cert}, `proto "udp"`},
+		{[]string{"endpoint", "client", "--proto=sctp", "--url=https://127.0.0.1:1/bytes/1", "--ca=" + cert}, `proto "sctp"`},
 		{[]string{"endpoint", "client", "--duration=soon"}, "invalid argument"},
 	} {
 		var stdout, stderr bytes.Buffer

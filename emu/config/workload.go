@@ -1,0 +1,190 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Flow kinds (flows.N.kind).
+const (
+	KindBulk    = "bulk"    // one download (or upload) of flows.N.size or for flows.N.duration
+	KindRR      = "rr"      // request/response transactions
+	KindCBR     = "cbr"     // constant-rate UDP datagrams
+	KindObjects = "objects" // a set of objects, each with its completion time
+)
+
+// Directions of a flow (flows.N.direction): who sends the data.
+const (
+	DirDown = "down" // the server sends (a download)
+	DirUp   = "up"   // the client sends (an upload)
+)
+
+// Resumption modes of a QUIC or TLS connection (flows.N.resume).
+const (
+	ResumeOff  = "off"  // a full handshake
+	Resume1RTT = "1rtt" // TLS session resumption: a full round trip, no certificate
+	Resume0RTT = "0rtt" // QUIC 0-RTT: the request goes in the client's first flight
+)
+
+// ProtoUDP is the protocol of cbr flows: plain UDP datagrams.
+const ProtoUDP = "udp"
+
+// Workload is what a flow does beyond where it goes: its kind and the
+// kind's parameters. The zero value of each field is its default as
+// DefaultWorkload gives it, except Kind and Direction, which Validate
+// requires.
+type Workload struct {
+	// Kind is KindBulk, KindRR, KindCBR or KindObjects.
+	Kind string
+	// Direction is DirDown or DirUp (bulk and cbr).
+	Direction string
+	// Request and Response are the bytes of each rr transaction's request
+	// body and response body.
+	Request, Response int64
+	// Interval is the time between the starts of rr transactions (0:
+	// back to back, each after the previous one's response) or between
+	// cbr datagrams (0: DefaultCBRInterval, unless Rate is set).
+	Interval time.Duration
+	// Count is the number of rr transactions, cbr datagrams or objects;
+	// 0 runs for the flow's duration (objects of a list: the list once).
+	Count int
+	// Packet is the UDP payload of a cbr datagram in bytes.
+	Packet int
+	// Rate is a cbr flow's payload rate in bit/s; 0 means Interval gives
+	// the pace. Only one of the two may be set.
+	Rate float64
+	// Objects is an objects flow's sizes: a list, a distribution or a CSV
+	// file (ParseObjects).
+	Objects string
+	// Arrivals is when objects start: seq (each after the previous one
+	// completed) or poisson:MEAN (ParseArrivals).
+	Arrivals string
+	// Reuse fetches every object or transaction over one connection;
+	// false opens a new connection for each.
+	Reuse bool
+	// Resume is ResumeOff, Resume1RTT or Resume0RTT.
+	Resume string
+	// Scheduler, Batch, Split and Active steer this flow's packets through
+	// the PDCP transmit proxy by their own scheduler; "" and 0 take
+	// dc.scheduler, dc.batch, dc.split and dc.active. A flow with its own
+	// scheduler is its own PDCP entity (docs/design.md, "Per-flow
+	// steering").
+	Scheduler string
+	Batch     int
+	Split     string
+	Active    string
+}
+
+// DefaultWorkload is the workload of a default flow: a bulk download, and
+// the parameters the other kinds start from (100-byte transactions,
+// VoIP-sized datagrams, sequential objects over one connection).
+func DefaultWorkload() Workload {
+	return Workload{
+		Kind: KindBulk, Direction: DirDown, Request: 100, Response: 100, Packet: 160,
+		Arrivals: ArrivalsSeq, Reuse: true, Resume: ResumeOff,
+	}
+}
+
+// DefaultCBRInterval is the datagram interval of a cbr flow with neither
+// an interval nor a rate (VoIP: 20 ms).
+const DefaultCBRInterval = 20 * time.Millisecond
+
+// Steered reports whether the flow has its own PDCP scheduler.
+func (w Workload) Steered() bool {
+	return w.Scheduler != "" || w.Batch != 0 || w.Split != "" || w.Active != ""
+}
+
+// CBRInterval is the time between a cbr flow's datagrams: the time one
+// Packet takes at Rate, else Interval, else DefaultCBRInterval.
+func (w Workload) CBRInterval() time.Duration {
+	switch {
+	case w.Rate > 0:
+		return time.Duration(float64(w.Packet) * 8 / w.Rate * 1e9)
+	case w.Interval > 0:
+		return w.Interval
+	}
+	return DefaultCBRInterval
+}
+
+// workloadFields are the per-flow keys of the kinds (flows.N.kind, …),
+// listed after the flow's own keys.
+var workloadFields = []flowField{
+	{"kind", "", "bulk (download or upload), rr (request/response), cbr (UDP datagrams at a constant rate; sets proto=udp) or objects",
+		func(f *Flow) string { return f.Kind },
+		func(f *Flow, v string) error {
+			if v == KindCBR && f.Kind != KindCBR {
+				if f.Proto != ProtoUDP {
+					f.Proto, f.ServerImpl, f.ClientImpl = ProtoUDP, "go", "go"
+				}
+			}
+			f.Kind = v
+			return nil
+		}},
+	{"direction", "", "down (the server sends) or up (the client sends; bulk and cbr)",
+		func(f *Flow) string { return f.Direction },
+		func(f *Flow, v string) error { f.Direction = v; return nil }},
+	{"request", "bytes", "rr: request body of each transaction",
+		func(f *Flow) string { return FormatSize(f.Request) },
+		func(f *Flow, v string) (err error) { f.Request, err = ParseSize(v); return }},
+	{"response", "bytes", "rr: response body of each transaction",
+		func(f *Flow) string { return FormatSize(f.Response) },
+		func(f *Flow, v string) (err error) { f.Response, err = ParseSize(v); return }},
+	{"interval", "duration", "rr: time between transaction starts (0 = back to back); cbr: time between datagrams (0 = 20ms unless rate is set)",
+		func(f *Flow) string { return f.Interval.String() },
+		func(f *Flow, v string) (err error) { f.Interval, err = ParseDuration(v); return }},
+	{"count", "", "rr transactions, cbr datagrams or objects (0 = for the flow's duration; objects of a list: the list once)",
+		func(f *Flow) string { return strconv.Itoa(f.Count) },
+		func(f *Flow, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number", v)
+			}
+			f.Count = n
+			return nil
+		}},
+	{"packet", "bytes", "cbr: UDP payload of each datagram",
+		func(f *Flow) string { return FormatSize(int64(f.Packet)) },
+		func(f *Flow, v string) error {
+			n, err := ParseSize(v)
+			if err == nil && n > 1<<20 {
+				err = fmt.Errorf("%q: larger than any datagram", v)
+			}
+			f.Packet = int(n)
+			return err
+		}},
+	{"rate", "bit/s", "cbr: payload rate (instead of interval; 0 = use interval)",
+		func(f *Flow) string { return FormatRate(f.Rate) },
+		func(f *Flow, v string) (err error) { f.Rate, err = ParseRate(v); return }},
+	{"objects", "", "objects: sizes as a list (500kB,1MB), fixed:SIZE, exp:MEAN, lognormal:MEDIAN:SIGMA, or a CSV file of sizes (csv:FILE or FILE.csv) drawn at random",
+		func(f *Flow) string { return f.Objects },
+		func(f *Flow, v string) error { f.Objects = v; return nil }},
+	{"arrivals", "", "objects: seq (each after the previous one) or poisson:MEAN (mean time between starts, e.g. poisson:500ms or poisson:2/s)",
+		func(f *Flow) string { return f.Arrivals },
+		func(f *Flow, v string) error { f.Arrivals = v; return nil }},
+	{"reuse", "bool", "rr, objects: one connection for all (true) or a new connection each (false)",
+		func(f *Flow) string { return strconv.FormatBool(f.Reuse) },
+		func(f *Flow, v string) (err error) { f.Reuse, err = parseBool(v); return }},
+	{"resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume) or 0rtt (QUIC 0-RTT; quic-go)",
+		func(f *Flow) string { return f.Resume },
+		func(f *Flow, v string) error { f.Resume = v; return nil }},
+	{"scheduler", "", "DC flows: PDCP scheduler for this flow's packets (its own PDCP entity); empty = dc.scheduler",
+		func(f *Flow) string { return f.Scheduler },
+		func(f *Flow, v string) error { f.Scheduler = v; return nil }},
+	{"batch", "packets", "DC flows with their own scheduler: batch size (0 = dc.batch)",
+		func(f *Flow) string { return strconv.Itoa(f.Batch) },
+		func(f *Flow, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number", v)
+			}
+			f.Batch = n
+			return nil
+		}},
+	{"split", "", "DC flows with their own scheduler: link1:link2 ratio (empty = dc.split)",
+		func(f *Flow) string { return f.Split },
+		func(f *Flow, v string) error { f.Split = v; return nil }},
+	{"active", "", "DC flows with their own scheduler: active link of active-standby (empty = dc.active)",
+		func(f *Flow) string { return f.Active },
+		func(f *Flow, v string) error { f.Active = v; return nil }},
+}

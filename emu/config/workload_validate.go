@@ -1,0 +1,167 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dc-emu/emu/pdcp"
+)
+
+// Bounds of the workload parameters.
+const (
+	// MaxTransaction bounds an rr request or response body.
+	MaxTransaction = 1e9
+	// CBRHeader is the smallest cbr payload: the header every datagram
+	// carries (magic, sequence number, count, send time).
+	CBRHeader = 20
+	// MaxCBRPacket is the largest cbr payload that fits a 1500-byte
+	// packet with its IPv4 and UDP headers.
+	MaxCBRPacket = 1472
+	// MinCBRInterval and MaxCBRInterval bound the time between datagrams.
+	MinCBRInterval = 50 * time.Microsecond
+	MaxCBRInterval = 10 * time.Second
+)
+
+// validateWorkload reports what is wrong with flow i's kind and its
+// parameters; k is the flow's key prefix ("flows.i.").
+func (c *Config) validateWorkload(k string, f Flow, bad func(key, format string, args ...any)) {
+	w := f.Workload
+	if !slices.Contains([]string{KindBulk, KindRR, KindCBR, KindObjects}, w.Kind) {
+		bad(k+"kind", "want bulk, rr, cbr or objects (got %q)", w.Kind)
+		return
+	}
+	switch w.Direction {
+	case DirDown:
+	case DirUp:
+		if w.Kind != KindBulk && w.Kind != KindCBR {
+			bad(k+"direction", "up applies to bulk and cbr flows; an %s flow sets its request and response sizes instead", w.Kind)
+		}
+	default:
+		bad(k+"direction", "want down or up (got %q)", w.Direction)
+	}
+	// What each protocol can do.
+	switch {
+	case w.Kind == KindCBR && f.Proto != ProtoUDP:
+		bad(k+"kind", "cbr sends plain UDP datagrams, not %s: set %sproto=udp (or set kind=cbr after proto)", f.Proto, k)
+	case w.Kind != KindCBR && f.Proto == ProtoUDP:
+		bad(k+"proto", "udp carries cbr flows only (kind is %s)", w.Kind)
+	}
+	if f.Path == PathMPTCP && (w.Kind != KindBulk || w.Direction != DirDown) {
+		bad(k+"kind", "over path mptcp emu runs bulk downloads only (kind %s, direction %s)", w.Kind, w.Direction)
+	}
+	goOnly := w.Kind != KindBulk || w.Direction == DirUp || w.Resume != ResumeOff
+	if goOnly && (f.ServerImpl == "ngtcp2" || f.ClientImpl == "ngtcp2") {
+		what := w.Kind
+		if w.Kind == KindBulk {
+			what = "bulk " + w.Direction
+		}
+		bad(k+"kind", "%s (resume %s) needs emu's own endpoints (quic-go or go) at both ends: ngtcp2's examples only download", what, w.Resume)
+	}
+
+	switch w.Kind {
+	case KindRR:
+		for _, s := range []struct {
+			key string
+			n   int64
+		}{{"request", w.Request}, {"response", w.Response}} {
+			if s.n < 0 || s.n > MaxTransaction {
+				bad(k+s.key, "%s out of range (0 B to %s)", FormatSize(s.n), FormatSize(MaxTransaction))
+			}
+		}
+		if w.Interval < 0 || w.Interval > time.Hour {
+			bad(k+"interval", "%v out of range (0 = back to back, at most 1h)", w.Interval)
+		}
+	case KindCBR:
+		if w.Packet < CBRHeader || w.Packet > MaxCBRPacket {
+			bad(k+"packet", "%d B out of range (%d B, the datagram header, to %d B)", w.Packet, CBRHeader, MaxCBRPacket)
+		}
+		if w.Rate > 0 && w.Interval > 0 {
+			bad(k+"rate", "give a rate or an interval, not both (interval is %v)", w.Interval)
+		}
+		if iv := w.CBRInterval(); iv < MinCBRInterval || iv > MaxCBRInterval {
+			key := k + "interval"
+			if w.Rate > 0 {
+				key = k + "rate"
+			}
+			bad(key, "%d B datagrams every %v: out of range (%v to %v between datagrams)", w.Packet, iv, MinCBRInterval, MaxCBRInterval)
+		}
+	case KindObjects:
+		spec, err := ParseObjects(w.Objects)
+		if err != nil {
+			bad(k+"objects", "%v", err)
+			break
+		}
+		arr, err := ParseArrivals(w.Arrivals)
+		if err != nil {
+			bad(k+"arrivals", "%v", err)
+		}
+		if (spec.Random() || spec.Dist == DistFixed) && w.Count == 0 && f.Duration == 0 {
+			bad(k+"count", "objects drawn from %s need a count or the flow's duration", spec.Dist)
+		}
+		_ = arr
+	}
+	if w.Kind != KindBulk {
+		if w.Count < 0 {
+			bad(k+"count", "must not be negative (got %d)", w.Count)
+		}
+		if (w.Kind == KindRR || w.Kind == KindCBR) && w.Count == 0 && f.Duration == 0 {
+			bad(k+"count", "an %s flow needs a count or a duration", w.Kind)
+		}
+	}
+
+	switch w.Resume {
+	case ResumeOff:
+	case Resume1RTT, Resume0RTT:
+		switch {
+		case w.Kind != KindRR && w.Kind != KindObjects:
+			bad(k+"resume", "applies to rr and objects flows, whose connections can be resumed (for a resumed download use kind=objects with one size)")
+		case w.Resume == Resume0RTT && f.Proto != "quic":
+			bad(k+"resume", "0rtt is QUIC's (Go's TLS over TCP has no early data); TCP resumes with 1rtt")
+		}
+	default:
+		bad(k+"resume", "want off, 1rtt or 0rtt (got %q)", w.Resume)
+	}
+
+	if w.Steered() {
+		if f.Path != PathDC || !c.DC.Enabled {
+			bad(k+"scheduler", "only DC flows cross the PDCP proxies (path %s, dc.enabled=%v)", f.Path, c.DC.Enabled)
+			return
+		}
+		if _, err := FlowScheduler(c.DC, w); err != nil {
+			bad(k+"scheduler", "%v", err)
+		}
+	}
+}
+
+// FlowScheduler is the PDCP scheduler configuration of a flow: dc's,
+// with what the flow sets itself in place.
+func FlowScheduler(dc DC, w Workload) (pdcp.SchedulerConfig, error) {
+	kind, batch, split, active := dc.Scheduler, dc.Batch, dc.Split, dc.Active
+	if w.Scheduler != "" {
+		kind = w.Scheduler
+	}
+	if w.Batch != 0 {
+		batch = w.Batch
+	}
+	if w.Split != "" {
+		split = w.Split
+	}
+	if w.Active != "" {
+		active = w.Active
+	}
+	sp, err := pdcp.ParseSplit(split)
+	if err != nil {
+		return pdcp.SchedulerConfig{}, err
+	}
+	a := 0
+	switch active {
+	case PathLink1:
+	case PathLink2:
+		a = 1
+	default:
+		return pdcp.SchedulerConfig{}, fmt.Errorf("active link %q: want link1 or link2", active)
+	}
+	sc := pdcp.SchedulerConfig{Kind: kind, Batch: batch, Split: sp, Active: a}
+	return sc, sc.Validate()
+}

@@ -1,0 +1,366 @@
+package endpoint
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+
+	"github.com/dc-emu/emu/emu/config"
+)
+
+// connector opens the HTTP connections of a workload client to its one
+// server: HTTP/3 over quic-go, or HTTP/2 over TLS 1.3 over TCP with the
+// congestion control set on every socket. Every connection shares one TLS
+// configuration and, with resumption, one session cache, so the ticket one
+// connection received is what the next one resumes with.
+type connector struct {
+	cfg     *ClientConfig
+	addr    string // host:port of the server
+	tlsConf *tls.Config
+	tickets *ticketCache // nil without resumption
+	zeroRTT bool
+
+	// QUIC
+	raddr  *net.UDPAddr
+	udp    *net.UDPConn
+	tr     *quic.Transport
+	h3     *http3.Transport
+	qconf  *quic.Config
+	qlogs  *qlogSink
+	rcvbuf int
+
+	// TCP
+	htr *http.Transport
+	mu  sync.Mutex
+	cc  string // what the kernel reports on the last connected socket
+
+	keys *os.File
+}
+
+// hconn is one connection: requests go through rt. Once handshaken is
+// closed, handshake, resumed and zeroRTT say how it was set up.
+type hconn struct {
+	rt interface {
+		RoundTrip(*http.Request) (*http.Response, error)
+	}
+	close      func() error
+	started    time.Time
+	handshaken chan struct{}
+	handshake  time.Duration
+	zeroRTT    bool
+	// resumed is set before handshaken is closed (QUIC) or by the first
+	// response (TCP, whose TLS state only responses carry).
+	mu      sync.Mutex
+	resumed bool
+}
+
+// setup returns when the connection's handshake is done (or ctx ends) with
+// how long it took and whether it resumed a session and sent 0-RTT data
+// the server accepted.
+func (h *hconn) setup(ctx context.Context) (time.Duration, bool, bool) {
+	select {
+	case <-h.handshaken:
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.handshake, h.resumed, h.zeroRTT
+	case <-ctx.Done():
+		return 0, false, false
+	}
+}
+
+func newConnector(cfg *ClientConfig) (*connector, error) {
+	pool, err := loadCAPool(cfg.CAFile)
+	if err != nil {
+		return nil, err
+	}
+	c := &connector{cfg: cfg, addr: hostPort(cfg.URL)}
+	if c.keys, err = openKeyLog(cfg.KeyLogFile); err != nil {
+		return nil, err
+	}
+	c.tlsConf = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(c.keys)}
+	if r := cfg.Work.resume(); r != config.ResumeOff {
+		c.tickets = newTicketCache()
+		c.tlsConf.ClientSessionCache = c.tickets
+		c.zeroRTT = r == config.Resume0RTT
+	}
+	if cfg.Proto == ProtoQUIC {
+		err = c.openQUIC()
+	} else {
+		c.openTCP()
+	}
+	if err != nil {
+		c.close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *connector) openQUIC() error {
+	raddr, err := net.ResolveUDPAddr("udp", c.addr)
+	if err != nil {
+		return fmt.Errorf("resolve: %w", err)
+	}
+	network := "udp4"
+	if raddr.IP.To4() == nil {
+		network = "udp6"
+	}
+	c.raddr = raddr
+	if c.udp, err = net.ListenUDP(network, nil); err != nil {
+		return fmt.Errorf("udp socket: %w", err)
+	}
+	c.tr = &quic.Transport{Conn: c.udp}
+	if c.rcvbuf, err = applyRcvBuf(c.udp, c.tr, c.cfg.RcvBuf); err != nil {
+		return err
+	}
+	c.qlogs = newQlogSink(c.cfg.QlogFile, c.cfg.Log)
+	c.qconf = &quic.Config{
+		HandshakeIdleTimeout: c.cfg.HandshakeTimeout,
+		MaxIdleTimeout:       c.cfg.IdleTimeout,
+		Tracer:               c.qlogs.tracer(),
+	}
+	if c.tickets != nil {
+		// A token from the first connection validates the client's address,
+		// so the server's first flight is not held to three times what the
+		// client sent (RFC 9000 §8.1) and 0.5-RTT data flows at once.
+		c.qconf.TokenStore = quic.NewLRUTokenStore(4, 4)
+	}
+	if c.cfg.RcvBuf == RcvBufLarge {
+		c.qconf.InitialStreamReceiveWindow = largeStreamWindow
+		c.qconf.MaxStreamReceiveWindow = largeStreamWindow
+		c.qconf.InitialConnectionReceiveWindow = largeConnWindow
+		c.qconf.MaxConnectionReceiveWindow = largeConnWindow
+	}
+	c.tlsConf.NextProtos = []string{http3.NextProtoH3} // connections are dialled here, not by http3
+	c.h3 = &http3.Transport{TLSClientConfig: c.tlsConf, QUICConfig: c.qconf}
+	return nil
+}
+
+func (c *connector) openTCP() {
+	dialer := &net.Dialer{
+		Timeout: c.cfg.HandshakeTimeout,
+		Control: func(_, _ string, rc syscall.RawConn) error {
+			var serr error
+			if err := rc.Control(func(fd uintptr) {
+				if _, serr = setCongestion(int(fd), c.cfg.CC); serr == nil && c.cfg.Work.Up {
+					// An upload's stamps wait behind at most this much unsent data.
+					serr = setNotSentLowat(int(fd), DefaultNotSentLowat)
+				}
+			}); err != nil {
+				return err
+			}
+			return serr
+		},
+	}
+	var protos http.Protocols
+	protos.SetHTTP2(true)
+	c.htr = &http.Transport{
+		Protocols:           &protos,
+		ForceAttemptHTTP2:   true,
+		TLSClientConfig:     c.tlsConf,
+		TLSHandshakeTimeout: c.cfg.HandshakeTimeout,
+		DisableCompression:  true,
+		HTTP2: &http.HTTP2Config{
+			MaxReceiveBufferPerStream:     tcpStreamWindow,
+			MaxReceiveBufferPerConnection: tcpStreamWindow,
+			SendPingTimeout:               c.cfg.IdleTimeout / 2,
+			PingTimeout:                   c.cfg.IdleTimeout / 2,
+		},
+		DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
+			conn, err := dialer.DialContext(ctx, network, a)
+			if err != nil {
+				return nil, err
+			}
+			err = withFD(conn.(*net.TCPConn), func(fd int) error {
+				got, err := setCongestion(fd, c.cfg.CC)
+				c.mu.Lock()
+				c.cc = got
+				c.mu.Unlock()
+				return err
+			})
+			if err != nil {
+				conn.Close()
+				return nil, err
+			}
+			return conn, nil
+		},
+	}
+}
+
+// dial opens a new connection. Over QUIC with 0-RTT it returns as soon as
+// requests can be sent (before the handshake completes); otherwise once
+// the handshake is done.
+func (c *connector) dial(ctx context.Context) (*hconn, error) {
+	h := &hconn{started: time.Now(), handshaken: make(chan struct{})}
+	if c.cfg.Proto != ProtoQUIC {
+		cc, err := c.htr.NewClientConn(ctx, "https", c.addr)
+		if err != nil {
+			return nil, err
+		}
+		h.handshake = time.Since(h.started)
+		h.rt, h.close = cc, cc.Close
+		close(h.handshaken) // resumed is learnt from the first response
+		return h, nil
+	}
+	hctx, cancel := context.WithTimeoutCause(ctx, c.cfg.HandshakeTimeout, errHandshakeTimeout)
+	var qc *quic.Conn
+	var err error
+	if c.zeroRTT {
+		qc, err = c.tr.DialEarly(hctx, c.raddr, c.tlsConf, c.qconf)
+	} else {
+		qc, err = c.tr.Dial(hctx, c.raddr, c.tlsConf, c.qconf)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	go func() {
+		defer cancel()
+		defer close(h.handshaken)
+		select {
+		case <-qc.HandshakeComplete():
+			h.handshake = time.Since(h.started)
+			cs := qc.ConnectionState()
+			h.mu.Lock()
+			h.resumed, h.zeroRTT = cs.TLS.DidResume, cs.Used0RTT
+			h.mu.Unlock()
+		case <-qc.Context().Done():
+		}
+	}()
+	cc := c.h3.NewClientConn(qc)
+	h.rt = cc
+	h.close = func() error { return qc.CloseWithError(0, "") }
+	return h, nil
+}
+
+// get asks h for n bytes of /bytes/n (in 0-RTT when the connection has
+// it) and returns the response.
+func (c *connector) get(ctx context.Context, h *hconn, n int64) (*http.Response, error) {
+	method := http.MethodGet
+	if c.zeroRTT && c.cfg.Proto == ProtoQUIC {
+		method = http3.MethodGet0RTT
+	}
+	req, err := http.NewRequestWithContext(ctx, method, BytesURL(c.addr, n), nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.roundTrip(h, req)
+}
+
+// roundTrip sends req on h and checks the response's status and protocol;
+// a TCP connection learns from it whether TLS resumed.
+func (c *connector) roundTrip(h *hconn, req *http.Request) (*http.Response, error) {
+	resp, err := h.rt.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.cfg.Proto == ProtoTCP && resp.ProtoMajor != 2:
+		err = fmt.Errorf("server spoke %s, not HTTP/2", resp.Proto)
+	case resp.StatusCode != http.StatusOK:
+		err = fmt.Errorf("server answered %s", resp.Status)
+	}
+	if err != nil {
+		resp.Body.Close()
+		return nil, err
+	}
+	if c.cfg.Proto == ProtoTCP && resp.TLS != nil {
+		h.mu.Lock()
+		h.resumed = resp.TLS.DidResume
+		h.mu.Unlock()
+	}
+	return resp, nil
+}
+
+// warmUp opens the first connection of a flow that resumes: it fetches one
+// byte, waits for the session ticket and closes. It returns the
+// connection's set-up time and how long the fetch took.
+func (c *connector) warmUp(ctx context.Context) (handshake, fct time.Duration, err error) {
+	h, err := c.dial(ctx)
+	if err != nil {
+		return 0, 0, fmt.Errorf("first connection: %w", err)
+	}
+	defer h.close()
+	resp, err := c.get(ctx, h, 1)
+	if err == nil {
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("first connection: %w", err)
+	}
+	fct = time.Since(h.started)
+	handshake, _, _ = h.setup(ctx)
+	select {
+	case <-c.tickets.got:
+	case <-ctx.Done():
+		return 0, 0, ctx.Err()
+	case <-time.After(c.cfg.HandshakeTimeout):
+		return 0, 0, fmt.Errorf("first connection: no session ticket within %v", c.cfg.HandshakeTimeout)
+	}
+	return handshake, fct, nil
+}
+
+// congestion is the congestion control of the client's side.
+func (c *connector) congestion() string {
+	if c.cfg.Proto == ProtoQUIC {
+		return c.cfg.CC
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cc
+}
+
+// close releases the transports; it waits for the qlog files of the
+// connections, which must have been closed.
+func (c *connector) close() error {
+	var errs []error
+	if c.htr != nil {
+		c.htr.CloseIdleConnections()
+	}
+	if c.h3 != nil {
+		errs = append(errs, c.h3.Close())
+	}
+	if c.tr != nil {
+		c.tr.Close()
+	}
+	if c.udp != nil {
+		c.udp.Close()
+	}
+	if c.qlogs != nil {
+		errs = append(errs, c.qlogs.wait(clientCloseTimeout))
+	}
+	if c.keys != nil {
+		c.keys.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// ticketCache is a TLS session cache that says when it first got a
+// ticket.
+type ticketCache struct {
+	tls.ClientSessionCache
+	got  chan struct{}
+	once sync.Once
+}
+
+func newTicketCache() *ticketCache {
+	return &ticketCache{ClientSessionCache: tls.NewLRUClientSessionCache(16), got: make(chan struct{})}
+}
+
+func (t *ticketCache) Put(key string, cs *tls.ClientSessionState) {
+	t.ClientSessionCache.Put(key, cs)
+	if cs != nil {
+		t.once.Do(func() { close(t.got) })
+	}
+}

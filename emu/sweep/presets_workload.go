@@ -1,0 +1,146 @@
+package sweep
+
+import "github.com/dc-emu/emu/emu/results"
+
+// The presets of the flow kinds (rr, cbr, objects, uploads, resumption,
+// per-flow steering): studies outside the paper, each reproducing the set-up
+// of one of the neighbouring studies (shared docs, related-studies.md).
+
+// interactive flows of the latency presets: a latency probe (Flent's
+// RRUL pings, here 100-byte HTTP transactions every 100 ms) and a VoIP-like
+// stream (160 B every 20 ms).
+const (
+	rrProbe = "kind=rr,request=100,response=100,interval=100ms"
+	voip    = "kind=cbr,packet=160,interval=20ms"
+)
+
+// flowSettings turns "k=v,k=v" into flows.i.k=v settings.
+func flowSettings(i int, kv string) []string {
+	var out []string
+	start := 0
+	for j := 0; j <= len(kv); j++ {
+		if j == len(kv) || kv[j] == ',' {
+			out = append(out, "flows."+itoa(i)+"."+kv[start:j])
+			start = j + 1
+		}
+	}
+	return out
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+func concat(parts ...[]string) []string {
+	var out []string
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+var workloadPresets = []Preset{
+	{
+		Name: "rrul", Title: "latency under load: bulk down, bulk up, a latency probe and VoIP at once, over DC and over one link, per scheduler",
+		Figure: "Flent's RRUL on Dual Connectivity (not in the paper)", Scenario: "throughput",
+		Settings: concat([]string{"link.trace=none", "dc.uplink=split", "flows.count=4", "flow.duration=30s",
+			"flows.0.name=down", "flows.0.proto=tcp", "flows.0.cc=cubic",
+			"flows.1.name=up", "flows.1.proto=tcp", "flows.1.cc=cubic", "flows.1.direction=up",
+			"flows.2.name=rr", "flows.3.name=voip"},
+			flowSettings(2, rrProbe), flowSettings(3, voip)),
+		Axes: []results.Axis{Labeled("path",
+			Value{"dc-batch", []string{"dc.scheduler=batch"}},
+			Value{"dc-weighted", []string{"dc.scheduler=weighted"}},
+			Value{"dc-smallest-delay", []string{"dc.scheduler=smallest-delay"}},
+			Value{"dc-adaptive", []string{"dc.scheduler=adaptive"}},
+			Value{"dc-duplicate", []string{"dc.scheduler=duplicate"}},
+			Value{"link1", []string{"dc.enabled=false"}},
+		)},
+		Repeat: 5,
+		Notes: "Flent's RRUL test (bulk TCP both ways plus latency probes) run through emu's paths: a TCP CUBIC download and a TCP CUBIC upload " +
+			"(the upload split over both links by the uplink PDCP proxy, dc.uplink=split), an rr flow of 100-byte transactions every 100 ms over QUIC (Flent pings by ICMP and UDP; " +
+			"here the probe crosses the same transport stack as traffic does) and a 160 B / 20 ms cbr flow, all for 30 s over 2 × 20 Mbit/s, 10 ms ± 10 % one way, " +
+			"emu's default 1000-packet queues (0.6 s at 20 Mbit/s: the bufferbloat RRUL exposes). The path axis runs the load over DC with each scheduler " +
+			"(batch 100, weighted 1:1, smallest-delay, adaptive, duplicate) and over one link (link1: dc.enabled=false). " +
+			"Read flow.rr.latency_p95_ms and flow.voip.owd_p95_ms against flow.down/up.goodput_mbps (the tradeoff figures).",
+	},
+	{
+		Name: "satellite", Title: "objects over a satellite path: object size × RTT × 0-RTT resumption; completion time and utilization",
+		Figure: "satellite study, Figs. 6–9 and its 0-RTT comparison (not in the paper)", Scenario: "throughput",
+		Settings: []string{
+			"link.trace=none", "dc.enabled=false", "flow.path=link1",
+			"link1.down.rate=50mbit", "link1.up.rate=10mbit", "link1.jitter=0", "flow.rcvbuf=large",
+			"flow.kind=objects", "flow.objects=1MB", "flow.reuse=false",
+		},
+		Axes: []results.Axis{
+			Labeled("size",
+				Value{"500kB", []string{"flow.objects=500kB"}},
+				Value{"1MB", []string{"flow.objects=1MB"}},
+				Value{"10MB", []string{"flow.objects=10MB"}},
+				Value{"100MB", []string{"flow.objects=100MB"}}),
+			Labeled("rtt",
+				Value{"100ms", []string{"link1.delay=50ms"}},
+				Value{"200ms", []string{"link1.delay=100ms"}},
+				Value{"400ms", []string{"link1.delay=200ms"}},
+				Value{"600ms", []string{"link1.delay=300ms"}}),
+			vary("flow.resume=off,0rtt"),
+		},
+		Grid: true, Repeat: 3,
+		Notes: "The satellite study's set-up on one path (link1, DC off): forward 50 Mbit/s, return 10 Mbit/s (its geostationary operating point), no jitter, " +
+			"emu's 1000-packet queue (240 ms at 50 Mbit/s), large QUIC buffers; one object per run on a new connection, its completion time from the connection's start " +
+			"to the last byte and its utilization (goodput ÷ 50 Mbit/s) in summary.json's objects and sweep.csv's flow.<flow>.fct_s.<size> and utilization.<size>. " +
+			"The rtt axis sets each one-way delay to half the RTT (the study: 100–500 ms; 600 ms is emu's high end). resume=0rtt first fetches one byte on a connection " +
+			"that only obtains a session ticket and a token, then the measured connection resumes with the GET in 0-RTT (quic-go; the response comes as 0.5-RTT data). " +
+			"The study used picoquic with BBR; quic-go is NewReno, so slow start and its exit differ and absolute utilizations are quic-go's.",
+	},
+	{
+		Name: "steering", Title: "per-flow steering on DC: a bulk flow and a latency probe, each flow's scheduler varied; bulk goodput against the probe's p95 latency",
+		Figure: "ATSSS scheduler-combination study (not in the paper)", Scenario: "throughput",
+		Settings: concat([]string{"link.trace=none", "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "link.queue=100ms",
+			"flows.count=2", "flow.duration=30s",
+			"flows.0.name=bulk", "flows.0.proto=tcp", "flows.0.cc=cubic", "flows.1.name=rr"},
+			flowSettings(1, "kind=rr,request=100,response=100,interval=50ms")),
+		Axes: []results.Axis{Labeled("steer",
+			Value{"both-batch", []string{"dc.scheduler=batch"}},
+			Value{"rr-smallest-delay", []string{"flows.1.scheduler=smallest-delay"}},
+			Value{"rr-duplicate", []string{"flows.1.scheduler=duplicate"}},
+			Value{"rr-link1", []string{"flows.1.scheduler=active-standby", "flows.1.active=link1"}},
+			Value{"bulk-link2-rr-link1", []string{"flows.0.scheduler=active-standby", "flows.0.active=link2", "flows.1.scheduler=active-standby", "flows.1.active=link1"}},
+			Value{"both-smallest-delay", []string{"dc.scheduler=smallest-delay"}},
+		)},
+		Repeat: 5,
+		Notes: "Two flows share the DC path of 2 × 20 Mbit/s with one-way delays of 10 ms (link1) and 30 ms (link2), no jitter, 100 ms queues: " +
+			"a TCP CUBIC bulk download and an rr probe (100-byte QUIC transactions every 50 ms), for 30 s. Each steer value gives the flows their schedulers " +
+			"(flows.N.scheduler; a flow with one is its own PDCP entity, docs/design.md): both on batch 100, the probe on smallest-delay, duplicated, or pinned to the " +
+			"fast link, the bulk flow pinned to the slow link with the probe on the fast one, or both on smallest-delay. " +
+			"The tradeoff figure plots flow.bulk.goodput_mbps against flow.rr.latency_p95_ms, one point per combination.",
+	},
+	{
+		Name: "cca-5g", Title: "congestion controls over 5G and mmWave traces on one link: goodput against p95 RTT and one-way delay",
+		Figure: "5G congestion-control comparisons (not in the paper)", Scenario: "throughput",
+		Settings: []string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "flow.size=0", "flow.duration=60s", "flow.rcvbuf=large", "link1.jitter=0"},
+		Axes: []results.Axis{
+			Labeled("trace",
+				Value{"5g-static", []string{"link1.trace=raca5g-static-B"}},
+				Value{"5g-driving", []string{"link1.trace=raca5g-driving-B"}},
+				Value{"mmwave-driving", []string{"link1.trace=lumos5g-mmwave-driving-run1"}},
+				Value{"mmwave-walking", []string{"link1.trace=5gophers-mmwave-walking"}}),
+			Labeled("cca",
+				Value{"tcp-cubic", []string{"flow.proto=tcp", "flow.cc=cubic"}},
+				Value{"tcp-bbr", []string{"flow.proto=tcp", "flow.cc=bbr"}},
+				Value{"tcp-reno", []string{"flow.proto=tcp", "flow.cc=reno"}},
+				Value{"ngtcp2-cubic", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=cubic"}},
+				Value{"ngtcp2-bbr", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=bbr"}}),
+		},
+		Grid: true, Repeat: 3,
+		Notes: "One download of 60 s on link1 (DC off) whose downlink replays a shipped trace: Raca et al.'s 5G static and driving traces (121 and 40 Mbit/s mean) " +
+			"and the Lumos5G and 5Gophers mmWave traces (306 and 333 Mbit/s mean, peaks near 1 Gbit/s), the uplink at 20 Mbit/s; emu's 1000-packet queue, " +
+			"10 ms one way without jitter. The cca axis is kernel TCP CUBIC, BBR and Reno and ngtcp2 CUBIC and BBR (quic-go has NewReno only). " +
+			"The comparisons this follows plot throughput against delay: read goodput against the flows' p95 RTT (TCP_INFO for TCP, qlog for ngtcp2) and " +
+			"p95 one-way delay (TCP; ngtcp2's sparse bodies carry no stamps). mmWave rates need the CPU to keep up: check utilization, the emulation's fidelity verdict, " +
+			"or scale them down with trace.rate_scale.",
+	},
+}

@@ -1,0 +1,237 @@
+package emu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/emu/results"
+)
+
+// Flow kinds in a run: what each kind's server and client are told, where
+// their per-flow logs go, and what the summary gets from them.
+
+// kindLog is flow f's per-kind log in the run directory: flows/<flow>.rr.csv,
+// .cbr.csv or .objects.csv; "" for a bulk flow.
+func kindLog(out string, f config.Flow) string {
+	if f.Kind == config.KindBulk {
+		return ""
+	}
+	return filepath.Join(out, "flows", f.Name+"."+f.Kind+".csv")
+}
+
+// recvLog is flow f's receive log, written by the side that receives.
+func recvLog(out string, f config.Flow) string { return filepath.Join(out, "flows", f.Name+".csv") }
+
+// serverWork is what flow i's server does besides downloads: it receives
+// the flow's upload, or its datagrams, and logs them.
+func (r *runner) serverWork(f config.Flow) endpoint.ServerWork {
+	if f.Direction != config.DirUp {
+		return endpoint.ServerWork{}
+	}
+	w := endpoint.ServerWork{RecvLog: recvLog(r.o.Out, f)}
+	if f.Kind == config.KindCBR {
+		w.KindLog = kindLog(r.o.Out, f)
+	}
+	return w
+}
+
+// clientWork is flow i's client's kind and parameters, and the client's
+// receive log ("" when the server receives).
+func (r *runner) clientWork(f config.Flow, i int) (endpoint.Workload, string, error) {
+	w := endpoint.Workload{
+		Kind: endpoint.Kind(f.Kind), Up: f.Direction == config.DirUp, Request: f.Request, Response: f.Response,
+		Every: f.Interval, Count: f.Count, Packet: f.Packet, Objects: f.Objects, Arrivals: f.Arrivals,
+		NewConns: !f.Reuse, Resume: f.Resume, KindLog: kindLog(r.o.Out, f),
+	}
+	switch f.Kind {
+	case config.KindCBR:
+		w.Every = f.CBRInterval()
+		if w.Up {
+			w.KindLog = "" // the server receives and logs them
+		}
+	case config.KindObjects:
+		// Drawn sizes follow the run's seed, differently for every flow.
+		w.Seed = r.cfg.Seed ^ uint64(i+1)*0x9e3779b97f4a7c15
+		spec, err := config.ParseObjects(f.Objects)
+		if err != nil {
+			return w, "", err
+		}
+		if spec.Dist == config.DistCSV {
+			abs, err := filepath.Abs(spec.File)
+			if err != nil {
+				return w, "", err
+			}
+			w.Objects = config.DistCSV + ":" + abs // the client runs in another directory
+		}
+	}
+	if w.Up {
+		return w, "", nil
+	}
+	return w, recvLog(r.o.Out, f), nil
+}
+
+// clientURL is the URL flow i's client is given.
+func clientURL(f config.Flow, i int) string {
+	if f.Proto == config.ProtoUDP {
+		return "udp://" + serverListen(f, i) + "/"
+	}
+	size := f.Size
+	if size == 0 || f.Kind != config.KindBulk {
+		size = endpoint.UnboundedSize
+	}
+	return endpoint.BytesURL(serverListen(f, i), size)
+}
+
+// checkWorkloads reads what the flows need from files before anything is
+// built: a CSV of object sizes, whose errors name the file and line.
+func checkWorkloads(cfg config.Config) error {
+	for i, f := range cfg.Flows {
+		if f.Kind != config.KindObjects {
+			continue
+		}
+		spec, err := config.ParseObjects(f.Objects)
+		if err != nil || spec.Dist != config.DistCSV {
+			continue // Validate reported it
+		}
+		data, err := os.ReadFile(spec.File)
+		if err == nil {
+			_, err = config.ParseSizesCSV(spec.File, data)
+		}
+		if err != nil {
+			return fmt.Errorf("flows.%d.objects: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// summarizeWork fills a flow's kind and figures from its client's done
+// event and its per-kind log.
+func (r *runner) summarizeWork(fr *results.FlowResult, f config.Flow, ev *endpoint.Event) {
+	if ev != nil && ev.Work != nil {
+		fr.FlowWorkload = *ev.Work
+	}
+	fr.Kind, fr.Direction = f.Kind, f.Direction
+	if f.Proto == config.ProtoUDP {
+		fr.CC = "none" // plain UDP datagrams at the flow's own pace
+	}
+	if ev != nil && fr.OWDMs == nil {
+		fr.OWDMs = ev.OWD
+	}
+	if f.Kind != config.KindObjects {
+		return
+	}
+	rows, err := results.ReadObjectsFile(kindLog(r.o.Out, f))
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			r.em.Warnings = append(r.em.Warnings, fmt.Sprintf("flow %s: %v", f.Name, err))
+		}
+		return
+	}
+	fr.Objects, _, _ = results.ObjectResults(rows, func(from, to time.Duration) float64 {
+		return r.bottleneck(f, from, to) / 1e6
+	})
+	var hs []float64
+	for _, o := range fr.Objects {
+		if o.HandshakeMs != nil {
+			hs = append(hs, *o.HandshakeMs)
+		}
+	}
+	if st, ok := results.SummarizeDelays(hs); ok {
+		fr.HandshakeMs = &st
+	}
+}
+
+// bottleneck is the capacity (bit/s) of the links that carry flow f's
+// data, averaged over [from, to) since the epoch: the downlinks (uplinks
+// for an upload) of its path, both for a DC flow with DC on (the uplink
+// only with dc.uplink=split).
+func (r *runner) bottleneck(f config.Flow, from, to time.Duration) float64 {
+	up := f.Direction == config.DirUp
+	uses := func(link int) bool {
+		name := fmt.Sprintf("link%d", link+1)
+		switch {
+		case f.Path == config.PathMPTCP:
+			return true // a subflow per link
+		case f.Path != config.PathDC:
+			return f.Path == name
+		case !r.cfg.DC.Enabled:
+			return link == 0
+		case up && r.cfg.DC.Uplink != "split":
+			return r.cfg.DC.Uplink == name
+		}
+		return true
+	}
+	c := 0.0
+	for _, d := range r.em.dirs {
+		if d.Up == up && uses(d.Link) {
+			c += d.Capacity(from, to)
+		}
+	}
+	return c
+}
+
+// workColumns are the per-kind columns of timeseries.csv: an rr flow's
+// mean transaction latency (by request time) and a cbr flow's mean
+// one-way delay (by arrival), per bin; empty where nothing happened.
+func (r *runner) workColumns(t *results.SeriesTable) error {
+	bins := len(t.Rows)
+	for _, f := range r.cfg.Flows {
+		var at []time.Duration
+		var v []float64
+		var name string
+		switch f.Kind {
+		case config.KindRR:
+			rows, err := results.ReadRRFile(kindLog(r.o.Out, f))
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			for _, row := range rows {
+				at, v = append(at, row.T), append(v, float64(row.Latency)/1e6)
+			}
+			name = "flow." + f.Name + ".latency_ms"
+		case config.KindCBR:
+			pkts, err := results.ReadCBRFile(kindLog(r.o.Out, f))
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			for _, p := range pkts {
+				at, v = append(at, p.Recv), append(v, float64(p.Recv-p.Sent)/1e6)
+			}
+			name = "flow." + f.Name + ".owd_ms"
+		default:
+			continue
+		}
+		// A cbr flow's owd_ms may have a column already (the one every flow
+		// gets from its stamp log, empty for datagrams): fill that one.
+		col := slices.Index(t.Header, name)
+		if col < 0 {
+			t.Header = append(t.Header, name)
+		}
+		means := results.BinMeans(at, v, bins, results.BinWidth)
+		for k := range t.Rows {
+			m := means[k]
+			if !math.IsNaN(m) {
+				m = results.Round3(m)
+			}
+			if col < 0 {
+				t.Rows[k] = append(t.Rows[k], m)
+			} else {
+				t.Rows[k][col] = m
+			}
+		}
+	}
+	return nil
+}

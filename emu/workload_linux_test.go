@@ -1,0 +1,168 @@
+package emu
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runstate"
+	"github.com/dc-emu/emu/internal/emutest"
+)
+
+// runKinds runs cfg's settings through a real emulation and returns its
+// summary and run directory.
+func runKinds(t *testing.T, kv ...string) (*results.Summary, string) {
+	t.Helper()
+	cfg := testConfig(t, kv...)
+	out := t.TempDir()
+	id := runstate.NewRunID()
+	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	noLeftovers(t, id)
+	return sum, out
+}
+
+// TestRunKinds runs one flow of every kind at once over the DC path
+// (through both PDCP proxies) and a TCP upload with the uplink split, and
+// checks what each kind's summary entry, log and time-series column say.
+func TestRunKinds(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	sum, out := runKinds(t, "link.jitter=0", "dc.uplink=split", "flows.count=6",
+		"flows.0.name=down", "flows.0.size=2MB",
+		"flows.1.name=up", "flows.1.proto=tcp", "flows.1.direction=up", "flows.1.size=2MB",
+		"flows.2.name=rr", "flows.2.kind=rr", "flows.2.count=20", "flows.2.proto=tcp",
+		"flows.3.name=voip", "flows.3.kind=cbr", "flows.3.count=100",
+		"flows.4.name=web", "flows.4.kind=objects", "flows.4.objects=50kB,200kB,1MB", "flows.4.reuse=false", "flows.4.resume=0rtt",
+		"flows.5.name=voip-up", "flows.5.kind=cbr", "flows.5.direction=up", "flows.5.count=50", "flows.5.packet=200",
+	)
+	byName := map[string]results.FlowResult{}
+	for _, f := range sum.Flows {
+		byName[f.Name] = f
+		if !f.Complete || f.Error != "" {
+			t.Errorf("flow %s (%s): complete %v, error %q", f.Name, f.Kind, f.Complete, f.Error)
+		}
+	}
+	if f := byName["down"]; f.Kind != "bulk" || f.Direction != "down" || f.Bytes != 2e6 {
+		t.Errorf("download: %+v", f)
+	}
+	if f := byName["up"]; f.Kind != "bulk" || f.Direction != "up" || f.Bytes != 2e6 || f.GoodputMbps <= 0 || f.OWDMs == nil {
+		t.Errorf("upload: %+v", f)
+	}
+	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 || f.LatencyMs.P50 > 300 { // beside bulk flows: queueing (the idle figure is a measurement)
+		t.Errorf("rr over 2 × 10 ms: %+v (latency %+v)", f, f.LatencyMs)
+	}
+	for _, name := range []string{"voip", "voip-up"} {
+		f := byName[name]
+		// Propagation bounds the delay below; above, the shared PDCP entity
+		// holds datagrams behind the other flows' packets and the queues
+		// hold them behind the bulk flows, so only a loose bound is fair.
+		if f.Sent == nil || f.Received == nil || *f.Received != *f.Sent || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.OWDMs.P50 > 200 || f.Loss == nil || *f.Loss != 0 || f.JitterMs == nil {
+			t.Errorf("cbr %s over 10 ms: %+v (owd %+v)", name, f, f.OWDMs)
+		}
+		if f.Reordered == nil || *f.Reordered != 0 {
+			t.Errorf("cbr %s: %v reordered datagrams after PDCP", name, f.Reordered)
+		}
+	}
+	web := byName["web"]
+	if len(web.Objects) != 3 || web.FCTS == nil || web.Resume == nil || web.Resume.ZeroRTT != 3 {
+		t.Fatalf("objects: %+v (resume %+v)", web, web.Resume)
+	}
+	for _, o := range web.Objects {
+		if !o.Complete || o.FCTS < 0.02 || o.Utilization <= 0 || o.Utilization > 1 || !o.ZeroRTT {
+			t.Errorf("object %+v", o)
+		}
+	}
+	if sum.PDCP["up"].Delivered == 0 || sum.PDCP["up"].TxLink2 == 0 {
+		t.Errorf("split uplink: PDCP up %+v", sum.PDCP["up"])
+	}
+	tf, err := os.Open(filepath.Join(out, "timeseries.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tf.Close()
+	ts, err := results.ReadTimeseries(tf, "timeseries.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"flow.rr.latency_ms", "flow.voip.owd_ms", "flow.up.goodput_mbps", "flow.voip-up.owd_ms"} {
+		if ts.Column(col) == nil {
+			t.Errorf("timeseries.csv has no %s: %s", col, strings.Join(ts.Columns, ","))
+		}
+	}
+	var report strings.Builder
+	results.WriteReport(&report, sum, out)
+	t.Log(report.String())
+}
+
+// TestRunSteering gives one of two cbr flows over DC its own PDCP entity
+// pinned to link2 (active-standby, 30 ms) while the other keeps the
+// client's entity and batch 10 over links of 10 and 30 ms: the steered
+// flow's datagrams all take 30 ms, the other's alternate, and both arrive
+// complete and in order.
+func TestRunSteering(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	sum, out := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
+		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
+		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2")
+	for _, f := range sum.Flows {
+		if f.Received == nil || *f.Received != 200 || *f.Reordered != 0 || f.OWDMs == nil {
+			t.Fatalf("flow %s: %+v", f.Name, f)
+		}
+		t.Logf("%s: owd p50 %.2f p95 %.2f max %.2f ms", f.Name, f.OWDMs.P50, f.OWDMs.P95, f.OWDMs.Max)
+	}
+	pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
+	if pinned.P50 < 29 || pinned.P50 > 33 {
+		t.Errorf("the flow pinned to link2 (30 ms): owd %+v", pinned)
+	}
+	// Not one datagram took the 10 ms link (a loaded machine may delay
+	// some beyond 30 ms, never below).
+	pkts, err := results.ReadCBRFile(filepath.Join(out, "flows", "pinned.cbr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkts {
+		if d := p.Recv - p.Sent; d < 29*time.Millisecond {
+			t.Errorf("datagram %d of the pinned flow took %v", p.Seq, d)
+		}
+	}
+	if batch.P50 > 20 && batch.P95 < 29 {
+		t.Errorf("the batch flow does not use both links: owd %+v", batch)
+	}
+	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 { // the counters are published every 50 ms
+		t.Errorf("PDCP down %+v", d)
+	}
+}
+
+// TestRunSteeringDuplicate duplicates one cbr flow's datagrams (its own
+// scheduler) beside one on batch, with 5 % loss on each link: the copies
+// are the steered flow's alone, so its loss is about 5 %² and the other's
+// about 5 %.
+func TestRunSteeringDuplicate(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	sum, _ := runKinds(t, "link.jitter=0", "link.down.loss=5%", "flows.count=2",
+		"flow.kind=cbr", "flow.count=1000", "flow.interval=2ms",
+		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate")
+	batch, dup := sum.Flows[0], sum.Flows[1]
+	if batch.Loss == nil || dup.Loss == nil {
+		t.Fatalf("flows %+v %+v", batch, dup)
+	}
+	t.Logf("loss: batch %.4f, duplicated %.4f; PDCP down %+v", *batch.Loss, *dup.Loss, sum.PDCP["down"])
+	if *batch.Loss < 0.02 || *batch.Loss > 0.09 {
+		t.Errorf("batch flow loss %.4f, want about 0.05", *batch.Loss)
+	}
+	if *dup.Loss > 0.012 {
+		t.Errorf("duplicated flow loss %.4f, want about 0.0025", *dup.Loss)
+	}
+	if d := sum.PDCP["down"]; d.DuplicatesDiscarded < 800 || d.DuplicatesDiscarded > 1000 {
+		t.Errorf("%d duplicates discarded, want about 1000 × 0.95²", d.DuplicatesDiscarded)
+	}
+}
