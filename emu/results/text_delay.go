@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 )
 
-// writeDelays prints the flows' rtt_ms and owd_ms, when any flow has them.
+// writeDelays prints the rtt_ms and owd_ms of the flows that have them.
 func writeDelays(w io.Writer, s *Summary) {
 	any := false
 	for _, f := range s.Flows {
@@ -24,7 +24,9 @@ func writeDelays(w io.Writer, s *Summary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nFLOW\tRTT P50\tP95\tP99\tONE-WAY P50\tP95\tP99")
 	for _, f := range s.Flows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, cells(f.RTTMs), cells(f.OWDMs))
+		if f.RTTMs != nil || f.OWDMs != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Name, cells(f.RTTMs), cells(f.OWDMs))
+		}
 	}
 	tw.Flush()
 }

@@ -91,7 +91,7 @@ func TestDelayMetricsAndFigures(t *testing.T) {
 			if r.Point != pt.ID {
 				continue
 			}
-			cfg, err := config.Resolve(p.Scenario, mustSettings(t, p, pt.ID))
+			cfg, err := config.Resolve(p.Scenario, pointSettings(t, p, pt.ID))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,8 +127,8 @@ func TestDelayMetricsAndFigures(t *testing.T) {
 	}
 }
 
-// mustSettings returns the settings that make point id's configuration.
-func mustSettings(t *testing.T, p *results.Plan, id string) []config.Setting {
+// pointSettings returns the settings that make point id's configuration.
+func pointSettings(t *testing.T, p *results.Plan, id string) []config.Setting {
 	t.Helper()
 	pt, ok := p.Point(id)
 	if !ok {
