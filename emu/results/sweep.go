@@ -21,6 +21,8 @@ type SweepTable struct {
 	Rows    []SweepRow `json:"points"`
 	// Runs is every run of the plan and what became of it.
 	Runs []RunResult `json:"runs"`
+	// KeptDegraded says the degraded runs are in the statistics.
+	KeptDegraded bool `json:"kept_degraded"`
 	// Warnings say where the statistics are thin: metrics some counted runs
 	// lack, points with fewer than two counted runs.
 	Warnings []string `json:"warnings"`

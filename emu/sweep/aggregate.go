@@ -37,7 +37,7 @@ type AggregateOptions struct {
 // and counts only with o.KeepDegraded. sweep.csv, report.html and emu
 // analyze's analysis.json all come from this table.
 func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepTable, error) {
-	t := &results.SweepTable{Plan: p, Vary: []string{}, Runs: []results.RunResult{}, Warnings: []string{}}
+	t := &results.SweepTable{Plan: p, Vary: []string{}, Runs: []results.RunResult{}, Warnings: []string{}, KeptDegraded: o.KeepDegraded}
 	for _, a := range p.Vary {
 		t.Vary = append(t.Vary, a.Key)
 	}
@@ -66,7 +66,7 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 			if res.Metrics, err = runMetrics(runDir, sum); err != nil {
 				return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
 			}
-			if o.Extra != nil {
+			if o.Extra != nil && res.Included {
 				extra, err := o.Extra(runDir, sum)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
