@@ -71,7 +71,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 		if pickID {
 			o.ID = runstate.NewRunID()
 		}
-		spec = TopologyOf(cfg, o.ID)
+		spec = TopologyOf(cfg, o.ID, o.ExtraClients...)
 		if err := spec.Validate(); err != nil {
 			return nil, err
 		}
