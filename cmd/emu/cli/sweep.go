@@ -222,10 +222,14 @@ func sweepName(p *results.Plan) string {
 func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs sweep.Jobs) {
 	runs := shard.Runs(plan)
 	if jobs.Auto {
-		fmt.Fprintf(w, "expected wall time (--jobs auto picks the jobs after the first run, on %d cores): %s\n",
+		fmt.Fprintf(w, "expected wall time (--jobs auto decides after the first run, on %d cores): %s\n",
 			runtime.NumCPU(), sweep.WallTimes(plan, runs, runtime.NumCPU()))
 	} else {
-		fmt.Fprintf(w, "expected wall time with %s at once: %s\n", jobs, sweep.EstimateWall(plan, runs, sweep.Schedule{Jobs: jobs.N}).Round(time.Second))
+		at := "1 run at once"
+		if jobs.N > 1 {
+			at = fmt.Sprintf("%d runs at once", jobs.N)
+		}
+		fmt.Fprintf(w, "expected wall time: %s (%s)\n", sweep.EstimateWall(plan, runs, sweep.Schedule{Jobs: jobs.N}).Round(time.Second), at)
 	}
 	fmt.Fprintf(w, "(each run: %v set-up and tear-down, then its flows: sizes at %.0f %% of the path's rate, or their durations)\n",
 		sweep.RunOverhead, 100*sweep.FlowEfficiency)

@@ -22,12 +22,13 @@ import (
 // TestSweepIntegration runs real sweeps with the emu binary, as a user
 // would: two batch sizes, two repeats, 2 MB downloads over constant links.
 // It checks sweep.csv against the runs' own summary.json files, that a
-// rerun resumes without running anything, and that two shards merged hold
-// the runs (ids and seeds) of the whole plan with consistent statistics.
+// rerun resumes without running anything, that two shards merged hold
+// the runs (ids and seeds) of the whole plan with consistent statistics,
+// and that --jobs 2 runs the plan two runs at once.
 func TestSweepIntegration(t *testing.T) {
 	emutest.RequireRoot(t)
 	if testing.Short() {
-		t.Skip("builds emu and runs 8 emulations (about 20 s)")
+		t.Skip("builds emu and runs 12 emulations (about 25 s)")
 	}
 	emutest.Exclusive(t)
 	bin := buildEmu(t)
@@ -95,6 +96,16 @@ func TestSweepIntegration(t *testing.T) {
 		}
 	}
 	checkSweepCSV(t, merged, 4)
+
+	// The same plan two runs at once: every run ok, same seeds.
+	par := filepath.Join(dir, "jobs2")
+	start = time.Now()
+	_, errs = sweep("--out", par, "--jobs", "2")
+	t.Logf("4 runs, 2 at once, in %v:\n%s", time.Since(start).Round(time.Millisecond), errs)
+	if !strings.Contains(errs, "(2 running)") {
+		t.Error("no two runs ran at once")
+	}
+	checkSweepCSV(t, par, 4)
 }
 
 // checkSweepCSV recomputes every cell of dir/sweep.csv from the runs'
