@@ -11,21 +11,22 @@ import (
 )
 
 // The run-time model's two figures, measured on the 2-core development VM
-// (docs/sweeps.md, "Time estimate").
+// with the batch preset at 20 MB, one run at a time (18 runs: quic-go with
+// both buffers and TCP NewReno, batch 25 to 500, seed 7; docs/sweeps.md,
+// "Time estimate").
 const (
 	// RunOverhead is a run's wall time beyond its flows: building the
-	// namespaces, links, delay lines and proxies, starting the endpoints
-	// and the handshake, tearing it all down, writing the run directory.
-	// Measured as the sweep's wall time per run minus the flows' time
-	// (last byte − request) over the batch preset at 20 MB: 0.55 s per run
-	// with one job.
-	RunOverhead = 550 * time.Millisecond
+	// namespaces, links, delay lines and proxies, starting the endpoints,
+	// tearing it all down, writing the run directory. Measured: the
+	// sweep's wall time minus the flows' (start to last byte), 0.30 s per
+	// run.
+	RunOverhead = 300 * time.Millisecond
 	// FlowEfficiency is the goodput a size-limited flow reaches, as a
-	// share of the capacity of its path, including slow start. Over the
-	// batch preset at 20 MB (18 points, quic-go with both buffers and TCP
-	// NewReno, batch 25 to 500) utilization ranged from 0.63 to 0.93,
-	// mean 0.80.
-	FlowEfficiency = 0.80
+	// share of the capacity of its path, handshake and slow start
+	// included. Measured: 20 MB in 4.28–6.64 s at 2 × 20 Mbit/s
+	// (utilization 0.60–0.93, batch 500 the slowest); the runs' total
+	// time gives 0.81.
+	FlowEfficiency = 0.81
 )
 
 // Schedule is how a sweep's runs are spread over time.

@@ -23,9 +23,10 @@ type Jobs struct {
 // the runs use together. The rest is headroom: for the packets the kernel
 // forwards outside any run's processes (softirq), for the other processes
 // of the machine, and so that a packet thread waking up finds a CPU. On the
-// 2-core development VM one batch-preset run (2 × 20 Mbit/s) used 0.34
-// (TCP) to 0.65 (quic-go, large buffer) of a core, and its process tree
-// accounted for all but 5–10 % of the host's busy time over the run.
+// 2-core development VM one batch-preset run (2 × 20 Mbit/s, 20 MB) used
+// 0.34 (TCP) to 0.65 (quic-go, large buffer) of a core, 0.53 on average
+// over the preset, and its process tree accounted for all but 5–10 % of
+// the host's busy time over the run; auto then picks 3.
 const AutoBudget = 0.9
 
 // MaxAutoJobs caps --jobs auto however little a run uses, per core:
