@@ -86,7 +86,7 @@ func WallTimes(p *results.Plan, runs []results.Run, cores int) string {
 
 func (pr *progress) start(r results.Run, point string, rerun bool, running int) {
 	if rerun {
-		pr.printf("[again] %s: %s, seed %d (its first attempt was degraded", r.ID, point, r.Seed)
+		pr.printf("[attempt 2] %s: %s, seed %d (the first was degraded", r.ID, point, r.Seed)
 	} else {
 		pr.started++
 		pr.printf("[%d/%d] %s: %s, seed %d", pr.started, pr.total, r.ID, point, r.Seed)
@@ -143,13 +143,14 @@ func (pr *progress) finish(r results.Run, status, msg string, sum *results.Summa
 // degraded reports a run that ended ok with a degraded emulation; again
 // says it will be run once more, else it is final.
 func (pr *progress) degraded(r results.Run, why string, sum *results.Summary, took time.Duration, again bool, st state) {
-	what := "left out of the statistics (--keep-degraded keeps it)"
-	if again {
-		what = "running it again"
-	} else {
+	place := "[attempt 1]"
+	what := "running it again"
+	if !again {
 		pr.done++
+		place = fmt.Sprintf("[%d/%d]", pr.done, pr.total)
+		what = "left out of the statistics (--keep-degraded keeps it)"
 	}
-	pr.printf("[%d/%d] %s degraded in %s: %s; %s; %s%s\n", pr.done, pr.total, r.ID, took.Round(100*time.Millisecond), goodputs(sum), why, what, st.suffix())
+	pr.printf("%s %s degraded in %s: %s; %s; %s%s\n", place, r.ID, took.Round(100*time.Millisecond), goodputs(sum), why, what, st.suffix())
 }
 
 func (s state) suffix() string {
