@@ -281,13 +281,16 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 		return nil
 	}
 	x.inARow = 0
-	if x.gov.Calibrating() && l.peak == 1 {
+	why, bad := degraded(e.sum)
+	// Auto calibrates on a run that ran alone and kept up: one degraded
+	// alone says the host has no room for a second (the next run, alone
+	// again, tries once more).
+	if x.gov.Calibrating() && l.peak == 1 && !bad {
 		if line := x.gov.Calibrate(x.o.CPUTime()-l.cpu0, took); line != "" {
 			x.pr.note(line + "; expected wall time left " + x.pr.eta(x.now(), x.queueRuns(), x.running, x.gov.Limit()))
 		}
 	}
 	x.pr.observe(r, took)
-	why, bad := degraded(e.sum)
 	if !bad {
 		x.out.OK++
 		x.pr.finish(r, status, "", e.sum, took, x.counts())

@@ -11,11 +11,12 @@ import (
 type Jobs struct {
 	// N runs at once when not Auto; 0 means 1.
 	N int
-	// Auto picks N from the machine: the first run runs alone and its
-	// process tree's CPU says how much of a core one run of the plan
-	// needs; N is how many such runs fit in AutoBudget of the cores. A run
-	// that comes back degraded at N lowers N below it for the rest of the
-	// sweep (it is never raised again).
+	// Auto picks N from the machine: runs run alone until one ends ok
+	// with an emulation that kept up, and its process tree's CPU says how
+	// much of a core one run of the plan needs; N is how many such runs
+	// fit in AutoBudget of the cores. A run that comes back degraded with
+	// k at once lowers N below k for the rest of the sweep (it is never
+	// raised again).
 	Auto bool
 }
 

@@ -139,6 +139,24 @@ func TestJobsAutoCalibrates(t *testing.T) {
 	})
 }
 
+// A first run degraded alone says the host has no room: auto stays at one
+// run at once and calibrates on the next run that keeps up alone.
+func TestJobsAutoCalibratesOnARunThatKeptUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150,300"), Repeat: 2})
+		dir := prepared(t, p)
+		r := &timedRunner{took: 10 * time.Second, cpu: 0.4, degrade: func(id string, _ int) bool { return id == "p01-r1" }}
+		out, err := Execute(context.Background(), dir, p, Options{Runner: r.run, Jobs: Jobs{Auto: true}, Cores: 2, CPUTime: r.cpuTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// p01-r1 twice alone (degraded both times), then p02-r1 alone.
+		if r.peaks["p01-r1"] != 1 || r.peaks["p02-r1"] != 1 || r.peak != 4 || out.Jobs != 4 || !slices.Equal(out.Degraded, []string{"p01-r1"}) {
+			t.Errorf("peaks %v, outcome %+v", r.peaks, out)
+		}
+	})
+}
+
 // Runs degraded when three run at once: auto (which calibrates to three)
 // drops to two at once and stays there, each degraded run is run once
 // more, and nothing is left degraded.
