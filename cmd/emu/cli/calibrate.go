@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -57,16 +58,7 @@ degraded: where these start to move is this machine's limit.`,
 			if err != nil {
 				return err
 			}
-			if err := results.WriteJSON(filepath.Join(o.Out, "calibration.json"), cal); err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(cal)
-			}
-			results.WriteCalibration(e.stdout, cal)
-			return nil
+			return reportCalibration(e, filepath.Join(o.Out, "calibration.json"), cal, asJSON, func(w io.Writer) { results.WriteCalibration(w, cal) })
 		},
 	}
 	c.Flags().StringVar(&sf.scenario, "scenario", "throughput", "scenario whose first flow is measured")
@@ -87,14 +79,20 @@ func calibrateJobs(e *env, cfg config.Config, o emu.CalibrateOptions, asJSON boo
 	if err != nil {
 		return err
 	}
-	if err := results.WriteJSON(filepath.Join(o.Out, "calibration-jobs.json"), cal); err != nil {
+	return reportCalibration(e, filepath.Join(o.Out, "calibration-jobs.json"), cal, asJSON, func(w io.Writer) { results.WriteJobsCalibration(w, cal) })
+}
+
+// reportCalibration writes a calibration to path and prints it, as JSON
+// with asJSON, else as text.
+func reportCalibration(e *env, path string, v any, asJSON bool, text func(io.Writer)) error {
+	if err := results.WriteJSON(path, v); err != nil {
 		return err
 	}
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(cal)
+		return enc.Encode(v)
 	}
-	results.WriteJobsCalibration(e.stdout, cal)
+	text(e.stdout)
 	return nil
 }

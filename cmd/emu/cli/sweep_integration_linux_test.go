@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -112,15 +111,7 @@ func TestSweepIntegration(t *testing.T) {
 // summary.json files (metrics.md §5, t(0.975, 1) = 12.7062047 for two runs).
 func checkSweepCSV(t *testing.T, dir string, runs int) {
 	t.Helper()
-	fh, err := os.Open(filepath.Join(dir, "sweep.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	rows, err := csv.NewReader(fh).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readSweepCSV(t, dir)
 	header := rows[0]
 	col := func(name string) int {
 		i := slices.Index(header, name)
