@@ -123,17 +123,16 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 	if o.Runner == nil {
 		return nil, errors.New("sweep: no runner")
 	}
-	x := &executor{dir: dir, p: p, o: o, now: o.Now, giveUp: o.GiveUpAfter}
+	if o.CPUTime == nil {
+		o.Jobs.Auto = false // nothing to calibrate with
+	}
+	x := &executor{dir: dir, p: p, o: o, now: o.Now, giveUp: o.GiveUpAfter, gov: newGovernor(o.Jobs, o.Cores)}
 	if x.now == nil {
 		x.now = time.Now
 	}
 	if x.giveUp <= 0 {
 		x.giveUp = 5
 	}
-	if o.CPUTime == nil {
-		o.Jobs.Auto = false
-	}
-	x.gov = newGovernor(o.Jobs, o.Cores)
 	runs := o.Shard.Runs(p)
 	x.out = &Outcome{Runs: len(runs)}
 	for _, r := range runs {
