@@ -236,8 +236,7 @@ func TestProgressLines(t *testing.T) {
 	// The first ETA is the model's; after a run, it follows how long
 	// the runs took (10 s each on the fake clock).
 	want := []string{
-		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done",
-		"sweep: 1 run at once: expected wall time ",
+		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done; 1 run at once: expected wall time ",
 		"[2/4] p02-r1: dc.batch=100, seed ",
 		"[2/4] p02-r1 ok in 10s: goodput ",
 		"(ETA 20s)",
@@ -255,7 +254,7 @@ func TestProgressLines(t *testing.T) {
 		}
 		pos += i
 	}
-	if len(lines) != 8 {
+	if len(lines) != 7 {
 		t.Errorf("%d lines:\n%s", len(lines), text)
 	}
 }

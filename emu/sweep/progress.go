@@ -57,15 +57,14 @@ func (pr *progress) begin(s Shard, j Jobs, todo []results.Run, g *governor) {
 	if skipped := pr.total - len(todo); skipped > 0 {
 		pr.printf(", %d already done", skipped)
 	}
+	switch {
+	case len(todo) == 0:
+	case j.Auto && g.Calibrating():
+		pr.printf("; jobs auto: the first run runs alone to measure its CPU; expected wall time %s", WallTimes(pr.p, todo, g.cores))
+	default:
+		pr.printf("; %s at once: expected wall time %s", plural(g.Limit(), "run"), round(EstimateWall(pr.p, todo, Schedule{Jobs: g.Limit()})))
+	}
 	pr.printf("\n")
-	if len(todo) == 0 {
-		return
-	}
-	if j.Auto && g.Calibrating() {
-		pr.note("jobs auto: the first run runs alone to measure its CPU; expected wall time " + WallTimes(pr.p, todo, g.cores))
-		return
-	}
-	pr.note(fmt.Sprintf("%s at once: expected wall time %s", plural(g.Limit(), "run"), round(EstimateWall(pr.p, todo, Schedule{Jobs: g.Limit()}))))
 }
 
 // WallTimes describes the expected wall time of runs with one to 2 × cores
