@@ -173,6 +173,39 @@ type executor struct {
 	running map[string]*live
 	inARow  int
 	halt    bool // start no more runs
+	// load is auto's CPU reading since its calibration: the CPU clock
+	// then, and the run time (wall time × runs at once) since, counted up
+	// to mark; next is the run time of the next reading.
+	load struct {
+		mark    time.Time
+		cpu     time.Duration
+		runTime time.Duration
+		next    time.Duration
+	}
+}
+
+// account adds the run time since the last change of the running set; it
+// is called before every start and finish.
+func (x *executor) account() {
+	now := x.now()
+	if !x.load.mark.IsZero() {
+		x.load.runTime += time.Duration(len(x.running)) * now.Sub(x.load.mark)
+	}
+	x.load.mark = now
+}
+
+// readLoad hands auto a CPU reading each LoadWindow of run time. The
+// readings are of everything since the calibration: the endpoints' CPU is
+// counted only when they exit, so a short window would be skewed by the
+// runs that straddle its ends, and a long one dilutes that.
+func (x *executor) readLoad() {
+	if x.gov.Calibrating() || !x.o.Jobs.Auto || x.load.runTime < x.load.next {
+		return
+	}
+	if line := x.gov.Load(x.o.CPUTime()-x.load.cpu, x.load.runTime); line != "" {
+		x.pr.note(line)
+	}
+	x.load.next = x.load.runTime + LoadWindow
 }
 
 func (x *executor) loop(ctx context.Context) error {
@@ -239,6 +272,7 @@ func (x *executor) start(ctx context.Context, done chan<- ended) error {
 	cfg := pt.Config
 	cfg.Flows = slices.Clone(cfg.Flows)
 	cfg.Seed = r.Seed
+	x.account()
 	l := &live{attempt: a, started: x.now()}
 	if x.gov.Calibrating() && len(x.running) == 0 {
 		l.cpu0 = x.o.CPUTime()
@@ -257,6 +291,7 @@ func (x *executor) start(ctx context.Context, done chan<- ended) error {
 
 // finish records a run that ended and decides what follows from it.
 func (x *executor) finish(ctx context.Context, e ended) error {
+	x.account()
 	l := x.running[e.id]
 	delete(x.running, e.id)
 	r := l.run
@@ -285,9 +320,13 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 	// alone says the host has no room for a second (the next run, alone
 	// again, tries once more).
 	if x.gov.Calibrating() && l.peak == 1 && !bad {
-		if line := x.gov.Calibrate(x.o.CPUTime()-l.cpu0, took); line != "" {
+		cpu := x.o.CPUTime()
+		if line := x.gov.Calibrate(cpu-l.cpu0, took); line != "" {
 			x.pr.note(line + "; expected wall time left " + x.pr.eta(x.now(), x.queueRuns(), x.running, x.gov.Limit()))
 		}
+		x.load.cpu, x.load.runTime, x.load.next = cpu, 0, LoadWindow
+	} else {
+		x.readLoad()
 	}
 	x.pr.observe(r, took)
 	if !bad {

@@ -104,6 +104,30 @@ func (g *governor) Calibrate(cpu, wall time.Duration) string {
 		g.perRun, cpu.Seconds(), wall.Seconds(), plural(g.cores, "core"), 100*AutoBudget, plural(g.limit, "run"))
 }
 
+// LoadWindow is how much run time (summed over the runs at once) passes
+// between auto's later CPU readings.
+const LoadWindow = 60 * time.Second
+
+// Load takes what the process tree used while runs ran side by side: cpu
+// over runTime, the runs' wall times summed, since the calibration. One run of this plan may use
+// more than the calibration run did (a plan mixes light and heavy points),
+// so when that many no longer fit in AutoBudget of the cores, auto runs
+// fewer at once from now on; it never runs more. It returns a line saying
+// what changed ("" when nothing did).
+func (g *governor) Load(cpu, runTime time.Duration) string {
+	if !g.auto || !g.calibrated || runTime <= 0 {
+		return ""
+	}
+	perRun := cpu.Seconds() / runTime.Seconds()
+	n := max(int(AutoBudget*float64(g.cores)/perRun), 1)
+	if n >= g.limit {
+		return ""
+	}
+	g.limit, g.ceiling = n, n
+	return fmt.Sprintf("jobs auto: the runs used %.2f of a core each over %s of run time; %s at once from now on",
+		perRun, runTime.Round(time.Second), plural(n, "run"))
+}
+
 // Degraded takes a run that came back degraded while up to concurrency
 // runs (itself included) ran at once. Auto then allows fewer than that
 // from now on; a fixed --jobs stays. It returns a line saying what changed

@@ -23,6 +23,7 @@ type timedRunner struct {
 	f       fakeRunner
 	took    time.Duration
 	cpu     float64 // cores a run uses
+	cpuOf   func(id string) float64 // or this, by run
 	degrade func(id string, active int) bool
 
 	mu      sync.Mutex
@@ -53,7 +54,11 @@ func (r *timedRunner) run(ctx context.Context, cfg config.Config, out string) (*
 	sum, err := r.f.run(ctx, cfg, out)
 	r.mu.Lock()
 	delete(r.running, id)
-	r.cpuUsed += time.Duration(r.cpu * float64(r.took))
+	cores := r.cpu
+	if r.cpuOf != nil {
+		cores = r.cpuOf(id)
+	}
+	r.cpuUsed += time.Duration(cores * float64(r.took))
 	active := r.peaks[id]
 	r.mu.Unlock()
 	if sum != nil && err == nil {
@@ -135,6 +140,32 @@ func TestJobsAutoCalibrates(t *testing.T) {
 		}
 		if !strings.Contains(log.String(), "jobs auto: one run used 0.40 of a core (4.0 s CPU in 10.0 s); 2 cores × 90 % → 4 runs at once") {
 			t.Errorf("no calibration line:\n%s", log.String())
+		}
+	})
+}
+
+// A light first run calibrates auto high; when the runs that follow use
+// more, the CPU readings over the sweep bring it down, and never up.
+func TestJobsAutoFollowsTheRunsCPU(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150,300,500"), Repeat: 4})
+		dir := prepared(t, p)
+		r := &timedRunner{took: 10 * time.Second, cpuOf: func(id string) float64 {
+			if id == "p01-r1" {
+				return 0.3 // 1.8 / 0.3: six at once
+			}
+			return 0.85 // two fit
+		}}
+		var log strings.Builder
+		out, err := Execute(context.Background(), dir, p, Options{Runner: r.run, Jobs: Jobs{Auto: true}, Cores: 2, CPUTime: r.cpuTime, Progress: &log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.peak != 6 || out.Jobs != 2 || out.OK != 24 {
+			t.Errorf("peak %d, outcome %+v\n%s", r.peak, out, log.String())
+		}
+		if !strings.Contains(log.String(), "→ 6 runs at once") || !strings.Contains(log.String(), "2 runs at once from now on") {
+			t.Errorf("progress:\n%s", log.String())
 		}
 	})
 }
@@ -361,8 +392,17 @@ func TestGovernor(t *testing.T) {
 			t.Errorf("degraded at %d: limit %d, want %d", step.at, g.Limit(), step.want)
 		}
 	}
+	// CPU readings only lower it.
+	g.Load(10*time.Second, 20*time.Second) // 0.5 core: 3 fit
+	if g.Limit() != 3 {
+		t.Errorf("after a reading of 0.5 core per run: limit %d", g.Limit())
+	}
+	g.Load(time.Second, 20*time.Second)
+	if g.Limit() != 3 {
+		t.Errorf("a light reading raised the limit to %d", g.Limit())
+	}
 	fixed := newGovernor(Jobs{N: 3}, 2)
-	if fixed.Calibrating() || fixed.Degraded(3) != "" || fixed.Limit() != 3 {
+	if fixed.Calibrating() || fixed.Degraded(3) != "" || fixed.Load(time.Minute, time.Second) != "" || fixed.Limit() != 3 {
 		t.Errorf("a fixed --jobs changed: %d", fixed.Limit())
 	}
 }
