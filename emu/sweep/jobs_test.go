@@ -22,7 +22,7 @@ import (
 type timedRunner struct {
 	f       fakeRunner
 	took    time.Duration
-	cpu     float64 // cores a run uses
+	cpu     float64                 // cores a run uses
 	cpuOf   func(id string) float64 // or this, by run
 	degrade func(id string, active int) bool
 
