@@ -48,6 +48,7 @@ func TestEstimateRun(t *testing.T) {
 		{"adaptive: both links", "throughput", with("dc.scheduler=adaptive", "link.bw_ratio=3:1"), RunOverhead + transfer(size, 40e6)},
 		{"a late start", "throughput", with("flow.start=2s"), RunOverhead + 2*time.Second + transfer(size, 40e6)},
 		{"fairness: the flows' duration", "fairness", []string{"link.trace=none", "flow.duration=60s"}, RunOverhead + 60*time.Second},
+		{"fairness, one flow late", "fairness", []string{"link.trace=none", "flow.duration=60s", "flows.2.start=5s"}, RunOverhead + 65*time.Second},
 	} {
 		got := EstimateRun(resolved(t, tc.scenario, tc.sets...))
 		if !near(got, tc.want) {
