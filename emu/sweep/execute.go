@@ -322,7 +322,10 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 	if x.gov.Calibrating() && l.peak == 1 && !bad {
 		cpu := x.o.CPUTime()
 		if line := x.gov.Calibrate(cpu-l.cpu0, took); line != "" {
-			x.pr.note(line + "; expected wall time left " + x.pr.eta(x.now(), x.queueRuns(), x.running, x.gov.Limit()))
+			if eta := x.pr.eta(x.now(), x.queueRuns(), x.running, x.gov.Limit()); eta != "" {
+				line += "; " + eta
+			}
+			x.pr.note(line)
 		}
 		x.load.cpu, x.load.runTime, x.load.next = cpu, 0, LoadWindow
 	} else {
