@@ -19,6 +19,8 @@ import (
 // into the other (namespaces, queue numbers, ports, state files, scratch
 // directories are per run), both end ok with an emulation that kept up, and
 // each measures what the same run (same seed) measures alone, within 10 %
+// (it skips, saying so, when a run was degraded while other work kept the
+// machine busy)
 // (2 × 20 Mbit/s, 10 ms ± 10 % each way, a 5 MB download: the runs use
 // about half a core each on the 2-core VM; goodput of a repeated run with
 // one seed varied by 2–4 % there).
@@ -29,6 +31,7 @@ func TestRunsSideBySide(t *testing.T) {
 	}
 	emutest.Exclusive(t)
 	bin := emuBinary(t)
+	busy := othersBusy(t)
 	dir := t.TempDir()
 	cfgs := [2]struct{ seed uint64 }{{11}, {12}}
 	var ids []string
@@ -75,9 +78,15 @@ func TestRunsSideBySide(t *testing.T) {
 			t.Errorf("run %d beside the other: status %s: %s", i, b.Status, b.Error)
 		}
 		for _, s := range []*results.Summary{a, b} {
-			if s.Fidelity != nil && s.Fidelity.Status != fid.OK {
-				t.Errorf("run %s: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
+			if s.Fidelity == nil || s.Fidelity.Status == fid.OK {
+				continue
 			}
+			// Others' work can degrade a run as well as the other run can;
+			// then degraded is the right verdict, and nothing is learnt.
+			if busy > 0.25 {
+				t.Skipf("a run was degraded while other work kept the machine %.0f %% busy: %+v", 100*busy, s.Fidelity.Failed())
+			}
+			t.Errorf("run %s: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
 		}
 		ga, gb := a.Flows[0].GoodputMbps, b.Flows[0].GoodputMbps
 		t.Logf("seed %d: goodput %.2f Mbit/s alone, %.2f beside the other", cfgs[i].seed, ga, gb)
