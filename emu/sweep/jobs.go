@@ -27,7 +27,8 @@ type Jobs struct {
 // 2-core development VM one batch-preset run (2 × 20 Mbit/s, 20 MB) used
 // 0.34 (TCP) to 0.65 (quic-go, large buffer) of a core, 0.53 on average
 // over the preset, and its process tree accounted for all but 5–10 % of
-// the host's busy time over the run; auto then picks 3.
+// the host's busy time over the run: auto picks 2 or 3 after a quic-go
+// run.
 const AutoBudget = 0.9
 
 // MaxAutoJobs caps --jobs auto however little a run uses, per core:
