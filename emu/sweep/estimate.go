@@ -72,59 +72,82 @@ func estimatePoint(p *results.Plan, id string) time.Duration {
 
 // EstimateRun returns the expected wall time of one run of cfg:
 // RunOverhead plus the time until its last flow ends. A flow limited by
-// time ends at its start plus its duration; the flows limited by size
-// share the capacity of the downlinks they use (FlowEfficiency of it, less
-// the share of time-limited flows running beside them) from the first
-// one's start.
+// time ends at its start plus its duration; a counted cbr flow after its
+// datagrams' intervals, a counted rr flow after its transactions (each at
+// least a round trip of link1's delays, or its interval); the bulk flows
+// limited by size share the capacity of the links they use in their
+// direction (FlowEfficiency of it, less the share of time-limited flows
+// running beside them) from the first one's start. An objects flow
+// without a duration counts nothing: its sizes may be a distribution.
 func EstimateRun(cfg config.Config) time.Duration {
-	caps := linkRates(cfg)
 	var end time.Duration
-	var bytes float64
-	first := time.Duration(-1)
-	used := map[string]bool{}
+	var sized [2]struct {
+		bytes float64
+		first time.Duration
+		used  map[string]bool
+		n     int
+	}
 	timed := 0
 	for _, f := range cfg.Flows {
-		if f.Duration > 0 {
+		switch {
+		case f.Duration > 0:
 			end = max(end, f.Start+f.Duration)
 			timed++
-			continue
+		case f.Kind == config.KindCBR && f.Count > 0:
+			end = max(end, f.Start+time.Duration(f.Count)*f.CBRInterval())
+		case f.Kind == config.KindRR && f.Count > 0:
+			l := cfg.Links[0]
+			end = max(end, f.Start+time.Duration(f.Count)*max(f.Interval, l.Down.Delay+l.Up.Delay))
+		case f.Size > 0 && (f.Kind == "" || f.Kind == config.KindBulk):
+			d := 0
+			if f.Direction == config.DirUp {
+				d = 1
+			}
+			g := &sized[d]
+			if g.used == nil || f.Start < g.first {
+				g.first = f.Start
+			}
+			if g.used == nil {
+				g.used = map[string]bool{}
+			}
+			g.bytes += float64(f.Size)
+			g.used[f.Path] = true
+			g.n++
 		}
-		if f.Size <= 0 {
-			continue
-		}
-		bytes += float64(f.Size)
-		if first < 0 || f.Start < first {
-			first = f.Start
-		}
-		used[f.Path] = true
 	}
-	if bytes > 0 {
-		sized := len(cfg.Flows) - timed
-		rate := pathsRate(cfg, caps, used) * FlowEfficiency * float64(sized) / float64(sized+timed)
+	for d, g := range sized {
+		if g.n == 0 {
+			continue
+		}
+		rate := pathsRate(cfg, linkRates(cfg, d == 1), g.used) * FlowEfficiency * float64(g.n) / float64(g.n+timed)
 		if rate > 0 {
-			end = max(end, first+time.Duration(bytes*8/rate*float64(time.Second)))
+			end = max(end, g.first+time.Duration(g.bytes*8/rate*float64(time.Second)))
 		}
 	}
 	return RunOverhead + end
 }
 
-// linkRates is each link's downlink rate (bit/s): the configured one, or
-// the mean of its trace over the first two minutes.
-func linkRates(cfg config.Config) [2]float64 {
+// linkRates is each link's rate (bit/s) in one direction: the configured
+// one, or the mean of its trace over the first two minutes.
+func linkRates(cfg config.Config, up bool) [2]float64 {
 	rates := [2]float64{cfg.Links[0].Down.Rate, cfg.Links[1].Down.Rate}
+	dir := 0
+	if up {
+		rates, dir = [2]float64{cfg.Links[0].Up.Rate, cfg.Links[1].Up.Rate}, 1
+	}
 	players, err := replay.Players(&cfg)
 	if err != nil {
 		return rates
 	}
 	for i := range rates {
-		if pl := players[i][0]; pl != nil {
+		if pl := players[i][dir]; pl != nil {
 			rates[i] = pl.MeanRate(0, 2*time.Minute)
 		}
 	}
 	return rates
 }
 
-// pathsRate is the downlink rate the paths in used get together: link1 and
+// pathsRate is the rate the paths in used get together: link1 and
 // link2 their links', a DC client what its scheduler makes of both (a
 // split a:b fills the first link that runs out, duplication the slower
 // link, the rate-aware schedulers both), an MPTCP client both.
@@ -140,7 +163,7 @@ func pathsRate(cfg config.Config, r [2]float64, used map[string]bool) float64 {
 			onLink = [2]bool{}
 		}
 	}
-	if used["mptcp"] {
+	if used[config.PathMPTCP] {
 		return r[0] + r[1]
 	}
 	for i, on := range onLink {

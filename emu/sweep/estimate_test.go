@@ -49,6 +49,9 @@ func TestEstimateRun(t *testing.T) {
 		{"a late start", "throughput", with("flow.start=2s"), RunOverhead + 2*time.Second + transfer(size, 40e6)},
 		{"fairness: the flows' duration", "fairness", []string{"link.trace=none", "flow.duration=60s"}, RunOverhead + 60*time.Second},
 		{"fairness, one flow late", "fairness", []string{"link.trace=none", "flow.duration=60s", "flows.2.start=5s"}, RunOverhead + 65*time.Second},
+		{"an upload: the uplinks", "throughput", with("flow.direction=up", "link.up.rate=5mbit"), RunOverhead + transfer(size, 10e6)},
+		{"cbr datagrams counted", "throughput", []string{"link.trace=none", "flow.kind=cbr", "flow.count=500", "flow.interval=10ms"}, RunOverhead + 5*time.Second},
+		{"rr transactions back to back", "throughput", []string{"link.trace=none", "flow.kind=rr", "flow.count=100", "link.delay=10ms"}, RunOverhead + 2*time.Second},
 	} {
 		got := EstimateRun(resolved(t, tc.scenario, tc.sets...))
 		if !near(got, tc.want) {
