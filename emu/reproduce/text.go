@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dc-emu/emu/emu/sweep"
 )
 
 // WritePlan prints the reproduction's plan with its estimate: per preset
@@ -26,7 +28,7 @@ func WritePlan(w io.Writer, p *Plan, root string) error {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, one at a time (%s of runs, each %s of setup beyond its flows; a download at %.0f %% of its path's capacity)\n",
-		FormatWall(todo.Wall), todo.Runs, total.Runs, FormatWall(total.Wall), RunOverhead, FlowEfficiency*100)
+		FormatWall(todo.Wall), todo.Runs, total.Runs, FormatWall(total.Wall), sweep.RunOverhead, sweep.FlowEfficiency*100)
 	return err
 }
 
