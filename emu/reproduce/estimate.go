@@ -3,6 +3,7 @@ package reproduce
 import (
 	"time"
 
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -17,28 +18,22 @@ type Estimate struct {
 
 // Estimate returns, for each preset of p in order and in total, every run
 // and the runs still to do in root (those a resumed Execute would not
-// skip), with their expected wall time one run at a time.
-func (p *Plan) Estimate(root string) (perPreset [][2]Estimate, total, todo Estimate) {
+// skip), with their expected wall time when jobs runs run at once (0 or 1:
+// one at a time), by sweep.EstimateWall, the one time model of emu.
+func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, todo Estimate) {
 	for _, s := range p.Sweeps {
-		var all, left Estimate
-		per := map[string]time.Duration{}
+		var left []results.Run
 		for _, r := range s.Plan.Runs {
-			d, ok := per[r.Point]
-			if !ok {
-				pt, _ := s.Plan.Point(r.Point)
-				d = sweep.EstimateRun(pt.Config)
-				per[r.Point] = d
-			}
-			all.Runs++
-			all.Wall += d
 			if !sweep.Completed(s.Dir(root), s.Plan, r) {
-				left.Runs++
-				left.Wall += d
+				left = append(left, r)
 			}
 		}
-		perPreset = append(perPreset, [2]Estimate{all, left})
+		sch := sweep.Schedule{Jobs: jobs}
+		all := Estimate{Runs: len(s.Plan.Runs), Wall: sweep.EstimateWall(s.Plan, s.Plan.Runs, sch)}
+		rest := Estimate{Runs: len(left), Wall: sweep.EstimateWall(s.Plan, left, sch)}
+		perPreset = append(perPreset, [2]Estimate{all, rest})
 		total.Runs, total.Wall = total.Runs+all.Runs, total.Wall+all.Wall
-		todo.Runs, todo.Wall = todo.Runs+left.Runs, todo.Wall+left.Wall
+		todo.Runs, todo.Wall = todo.Runs+rest.Runs, todo.Wall+rest.Wall
 	}
 	return perPreset, total, todo
 }
