@@ -13,4 +13,6 @@ type CalibrateOptions struct {
 	Out      string        // directory for the runs' result directories
 	Seed     uint64        // first seed; run i uses Seed+i for both variants
 	Status   io.Writer
+	// Jobs, for CalibrateJobs: measure 1 to Jobs emulations at once.
+	Jobs int
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
@@ -154,7 +155,8 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 	if len(e.proxies) > 0 && queueAware(e.Config) {
 		e.goLoop("pdcp queue state", e.trackQueues)
 	}
-	reservePs(e.packetLoops() + 1) // and a run's link sampler (link.Sampler)
+	e.loopPs = e.packetLoops() + 1 // and a run's link sampler (link.Sampler)
+	reservePs(e.loopPs)
 	return nil
 }
 
@@ -173,10 +175,32 @@ func (e *Emulation) packetLoops() int {
 // when it wakes: a loop locked to its thread needs a P to run Go code, and
 // with only as many Ps as CPUs a woken loop can wait behind goroutines the
 // OS has descheduled, adding that wait to every packet it releases.
+//
+// The count is of every emulation of the process (a sweep with --jobs runs
+// several): GOMAXPROCS is the process's, so the loops it must leave room
+// for are too. It is never lowered (that stops the world, and spare Ps
+// cost nothing).
 func reservePs(loops int) {
-	if want := runtime.NumCPU() + loops + 1; runtime.GOMAXPROCS(0) < want {
+	livePs.Lock()
+	defer livePs.Unlock()
+	livePs.loops += loops
+	if want := runtime.NumCPU() + livePs.loops + 1; runtime.GOMAXPROCS(0) < want {
 		runtime.GOMAXPROCS(want)
 	}
+}
+
+// releasePs forgets the loops of an emulation that closed.
+func releasePs(loops int) {
+	livePs.Lock()
+	defer livePs.Unlock()
+	livePs.loops -= loops
+}
+
+// livePs counts the packet loops of the process's live emulations; it is
+// package state because GOMAXPROCS, which it sizes, is process state.
+var livePs struct {
+	sync.Mutex
+	loops int
 }
 
 // appendRule adds a rule to the named chain, creating the chain.
@@ -276,6 +300,8 @@ func (e *Emulation) PDCP() map[string]results.PDCPCounters {
 // closeDatapath stops the delay lines and proxies (their loops have seen
 // the context end) and releases their queues.
 func (e *Emulation) closeDatapath() {
+	releasePs(e.loopPs)
+	e.loopPs = 0
 	for _, d := range e.dirs {
 		d.Close()
 	}

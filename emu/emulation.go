@@ -19,17 +19,27 @@ type StartOptions struct {
 	// ForceDelayLine installs the delay lines even on links with no delay,
 	// jitter or loss, to measure their own overhead.
 	ForceDelayLine bool
+	// ExtraClients are paths to build a client for besides the flows'
+	// (emu calibrate --jobs probes an idle link from one).
+	ExtraClients []string
 }
 
 // TopologyOf is the topology a configuration needs: a client for every
-// path its flows use (all three in the fairness scenario).
-func TopologyOf(cfg config.Config, id string) topo.Spec {
+// path its flows use (all three in the fairness scenario), and for the
+// extra paths.
+func TopologyOf(cfg config.Config, id string, extra ...string) topo.Spec {
 	paths := []string{}
 	seen := map[string]bool{}
 	for _, f := range cfg.Flows {
 		if !seen[f.Path] {
 			seen[f.Path] = true
 			paths = append(paths, f.Path)
+		}
+	}
+	for _, p := range extra {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
 		}
 	}
 	if cfg.Scenario == "fairness" {

@@ -34,6 +34,7 @@ type Emulation struct {
 
 	dirs    []*link.Dir
 	proxies []*proxyPair
+	loopPs  int // packet loops counted in GOMAXPROCS (reservePs)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -51,9 +52,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if o.ID == "" {
-		o.ID = runstate.NewRunID()
-	}
+	pickID := o.ID == ""
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
@@ -64,17 +63,31 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 	if err != nil {
 		return nil, err
 	}
-	spec := TopologyOf(cfg, o.ID)
-	if err := spec.Validate(); err != nil {
-		return nil, err
+	// The state file comes first: whatever happens next, emu clean can find
+	// this run's namespaces. Claiming it also makes the id this run's alone
+	// among the runs on the host (a sweep's parallel jobs, shards).
+	var spec topo.Spec
+	for try := 0; ; try++ {
+		if pickID {
+			o.ID = runstate.NewRunID()
+		}
+		spec = TopologyOf(cfg, o.ID, o.ExtraClients...)
+		if err := spec.Validate(); err != nil {
+			return nil, err
+		}
+		err := runstate.ClaimState(runstate.RunState{ID: o.ID, Command: o.Command, Started: time.Now(), Nodes: nodeInfos(spec)})
+		if err == nil {
+			break
+		}
+		if !pickID || !errors.Is(err, runstate.ErrIDInUse) || try == 10 {
+			if errors.Is(err, runstate.ErrIDInUse) {
+				err = fmt.Errorf("%w (by a live run, or a killed one: emu clean removes what it left)", err)
+			}
+			return nil, err
+		}
 	}
 	e := &Emulation{Config: cfg, ID: o.ID, Backends: map[string]string{"rate": "htb"}, failed: make(chan error, 1), log: o.Log}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	// The state file comes first: whatever happens next, emu clean can find
-	// this run's namespaces.
-	if err := runstate.WriteState(runstate.RunState{ID: o.ID, Command: o.Command, Started: time.Now(), Nodes: nodeInfos(spec)}); err != nil {
-		return nil, err
-	}
 	e.Net, err = topo.Build(ctx, spec)
 	if err != nil {
 		runstate.RemoveState(o.ID)

@@ -40,3 +40,6 @@ func Run(context.Context, config.Config, RunOptions) (*results.Summary, error) {
 func Calibrate(context.Context, config.Config, CalibrateOptions) (*results.Calibration, error) {
 	return nil, errUnsupported
 }
+func CalibrateJobs(context.Context, config.Config, CalibrateOptions) (*results.JobsCalibration, error) {
+	return nil, errUnsupported
+}

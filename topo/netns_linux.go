@@ -80,11 +80,25 @@ func createNamed(name string) (netns.NsHandle, error) {
 // keeps a later `ip netns add` from bind-mounting the directory over them,
 // which would hide their mounts (unlink then fails with EBUSY and emu clean
 // could not remove them).
+//
+// Runs starting at the same time (a sweep's parallel jobs, two shards on
+// one host) would both find no mount point and stack two bind mounts, the
+// second hiding the first run's namespaces; an exclusive lock on the
+// directory (every process of every emu agrees on its inode) makes the
+// check and the mount one step.
 func prepareNetnsDir() error {
 	if err := os.MkdirAll(NetnsDir, 0o755); err != nil {
 		return err
 	}
-	err := unix.Mount("", NetnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
+	dir, err := os.Open(NetnsDir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close() // releases the lock
+	if err := unix.Flock(int(dir.Fd()), unix.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", NetnsDir, err)
+	}
+	err = unix.Mount("", NetnsDir, "none", unix.MS_SHARED|unix.MS_REC, "")
 	if errors.Is(err, unix.EINVAL) { // not a mount point yet
 		if err := unix.Mount(NetnsDir, NetnsDir, "none", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", NetnsDir, err)

@@ -22,6 +22,11 @@ type Options struct {
 	Stop <-chan struct{}
 	// Now is the clock of the sweeps' durations; nil means time.Now.
 	Now func() time.Time
+	// Jobs, Cores and CPUTime are passed to every sweep (sweep.Options):
+	// how many runs run at once, or auto.
+	Jobs    sweep.Jobs
+	Cores   int
+	CPUTime func() time.Duration
 }
 
 // Outcome is what Execute did, preset by preset.
@@ -94,7 +99,7 @@ func Execute(ctx context.Context, root string, p *Plan, o Options) (*Outcome, er
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "reproduce: preset %d/%d %s (%s) in %s\n", i+1, len(p.Sweeps), s.Preset.Name, s.Preset.Figure, dir)
 		}
-		so, err := sweep.Execute(ctx, dir, s.Plan, sweep.Options{Runner: o.Runner, Progress: o.Progress, Stop: o.Stop, Now: o.Now})
+		so, err := sweep.Execute(ctx, dir, s.Plan, sweep.Options{Runner: o.Runner, Progress: o.Progress, Stop: o.Stop, Now: o.Now, Jobs: o.Jobs, Cores: o.Cores, CPUTime: o.CPUTime})
 		if so != nil {
 			out.Sweeps = append(out.Sweeps, SweepOutcome{Preset: s.Preset.Name, Outcome: so})
 		}

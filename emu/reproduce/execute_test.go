@@ -46,7 +46,7 @@ func TestExecuteStopsAndResumes(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "sc-pairs")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the second preset was started: %v", err)
 	}
-	_, all, todo := p.Estimate(root)
+	_, all, todo := p.Estimate(root, 1)
 	if all.Runs != total || todo.Runs != total-4 || todo.Wall >= all.Wall {
 		t.Errorf("estimate after 4 runs: all %+v, to do %+v", all, todo)
 	}
@@ -66,7 +66,7 @@ func TestExecuteStopsAndResumes(t *testing.T) {
 			}
 		}
 	}
-	if _, _, todo := p.Estimate(root); todo.Runs != 0 || todo.Wall != 0 {
+	if _, _, todo := p.Estimate(root, 1); todo.Runs != 0 || todo.Wall != 0 {
 		t.Errorf("estimate after all runs: %+v to do", todo)
 	}
 }

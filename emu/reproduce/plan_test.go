@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -46,41 +45,6 @@ func TestNewPlan(t *testing.T) {
 		if _, err := NewPlan(c.scale, c.parts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewPlan(%q, %v): %v, want %q", c.scale, c.parts, err, c.want)
 		}
-	}
-}
-
-func TestEstimateRun(t *testing.T) {
-	cfg := func(scenario string, kv ...string) config.Config {
-		t.Helper()
-		sets, err := config.ParseSettings(kv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := config.Resolve(scenario, sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-	for _, c := range []struct {
-		name string
-		cfg  config.Config
-		want time.Duration
-	}{
-		// 20 MB over both 20 Mbit/s links at 80 %: 5 s.
-		{"DC download", cfg("throughput", "link.trace=none", "flow.size=20MB"), sec(5)},
-		{"DC off", cfg("throughput", "link.trace=none", "flow.size=20MB", "dc.enabled=false"), sec(10)},
-		{"fairness", cfg("fairness", "link.trace=none", "flow.duration=60s"), sec(60)},
-		{"late start", cfg("fairness", "link.trace=none", "flow.duration=60s", "flows.2.start=5s"), sec(65)},
-	} {
-		if got := EstimateRun(c.cfg) - RunOverhead; got != c.want {
-			t.Errorf("%s: flows take %v, want %v", c.name, got, c.want)
-		}
-	}
-	// A trace's mean rate: StaticA is slower than 20 Mbit/s.
-	if tr, con := EstimateRun(cfg("throughput", "flow.size=20MB")), EstimateRun(cfg("throughput", "link.trace=none", "flow.size=20MB")); tr <= 2*con {
-		t.Errorf("over StaticA %v, at 20 Mbit/s %v: the trace's mean rate is not used", tr, con)
 	}
 }
 

@@ -6,13 +6,16 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/dc-emu/emu/emu/sweep"
 )
 
 // WritePlan prints the reproduction's plan with its estimate: per preset
 // its figure, scenario, points, runs, runs already done in root and the
-// expected wall time of the runs still to do, then the totals.
-func WritePlan(w io.Writer, p *Plan, root string) error {
-	per, total, todo := p.Estimate(root)
+// expected wall time of the runs still to do (jobs at once), then the
+// totals.
+func WritePlan(w io.Writer, p *Plan, root string, jobs int) error {
+	per, total, todo := p.Estimate(root, jobs)
 	fmt.Fprintf(w, "reproduce: scale %s (%d repeats, fairness runs of %s, downloads of %s), parts %s: %d presets, %d runs\n",
 		p.Scale.Name, p.Scale.Repeat, p.Scale.Duration, p.Scale.Size, strings.Join(p.Parts, ","), len(p.Sweeps), total.Runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -25,8 +28,12 @@ func WritePlan(w io.Writer, p *Plan, root string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, one at a time (%s of runs, each %s of setup beyond its flows; a download at %.0f %% of its path's capacity)\n",
-		FormatWall(todo.Wall), todo.Runs, total.Runs, FormatWall(total.Wall), RunOverhead, FlowEfficiency*100)
+	at := "one at a time"
+	if jobs > 1 {
+		at = fmt.Sprintf("%d at once", jobs)
+	}
+	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, %s (%s for all of them; each run %s of setup beyond its flows, a download at %.0f %% of its path's capacity)\n",
+		FormatWall(todo.Wall), todo.Runs, total.Runs, at, FormatWall(total.Wall), sweep.RunOverhead, sweep.FlowEfficiency*100)
 	return err
 }
 

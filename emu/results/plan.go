@@ -18,6 +18,9 @@ const (
 	CSVFile    = "sweep.csv"
 	FiguresDir = "figures"
 	ReportFile = "report.html"
+	// DegradedDir keeps the first attempt of each run that came back
+	// degraded and was run again (degraded/<run id>/, a run directory).
+	DegradedDir = "degraded"
 )
 
 // PlanVersion is the version of plan.json this emu writes and reads.

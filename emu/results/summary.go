@@ -129,6 +129,13 @@ func WriteJSON(path string, v any) error {
 // WriteFile writes b to path atomically, through a temporary file in the
 // same directory that is renamed over path (and removed if anything fails).
 func WriteFile(path string, b []byte) error {
+	return writeVia(path, b, os.Rename)
+}
+
+// writeVia writes b to a temporary file beside path and puts it in place
+// with put (rename: replace; link: only if path is absent); the temporary
+// name is removed in any case.
+func writeVia(path string, b []byte, put func(tmp, path string) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
@@ -145,7 +152,7 @@ func WriteFile(path string, b []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return put(tmp.Name(), path)
 }
 
 // Versions records what produced a result, so every figure can be traced to

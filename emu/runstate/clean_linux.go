@@ -3,6 +3,7 @@ package runstate
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/dc-emu/emu/topo"
 )
@@ -44,6 +45,10 @@ func Clean(all bool) (CleanReport, error) {
 		case !known[id] && !all:
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s (no state file; emu clean --all removes it)", name))
 			continue
+		case !known[id] && stateExists(id):
+			// A run that started after the states were listed (another
+			// job of a sweep): it claimed its id before its namespaces.
+			continue
 		}
 		if err := topo.DeleteNamespace(name); err != nil {
 			errs = append(errs, err)
@@ -65,4 +70,9 @@ func Clean(all bool) (CleanReport, error) {
 		rep.Runs = append(rep.Runs, s.ID)
 	}
 	return rep, errors.Join(errs...)
+}
+
+func stateExists(id string) bool {
+	_, err := os.Stat(statePath(id))
+	return err == nil
 }

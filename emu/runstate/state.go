@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -51,14 +52,44 @@ func NewRunID() string {
 
 func statePath(id string) string { return filepath.Join(StateDir, id+".json") }
 
-// WriteState records a run as owned by this process.
+// WriteState records a run as owned by this process, replacing any state
+// file of the same id. A new run claims its id with ClaimState instead.
 func WriteState(s RunState) error {
-	if err := os.MkdirAll(StateDir, 0o755); err != nil {
+	return writeStateIn(StateDir, s, false)
+}
+
+// ErrIDInUse is returned by ClaimState when a state file of the id exists:
+// another run (live, or killed and not yet cleaned) has the id.
+var ErrIDInUse = errors.New("run id in use")
+
+// ClaimState records a new run as owned by this process, and fails with
+// ErrIDInUse if a state file of its id exists. Runs started at the same
+// time (a sweep with --jobs, shards on one host) thereby never share an id,
+// and so never a namespace name.
+func ClaimState(s RunState) error {
+	return writeStateIn(StateDir, s, true)
+}
+
+// writeStateIn writes dir/<id>.json whole (results' atomic writer); to
+// claim the id, only if no such file exists (of two claims of one id
+// exactly one succeeds).
+func writeStateIn(dir string, s RunState, claim bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	s.PID = os.Getpid()
 	s.PIDTime = procStartTime(s.PID)
-	if err := results.WriteJSON(statePath(s.ID), s); err != nil {
+	path := filepath.Join(dir, s.ID+".json")
+	if claim {
+		if err := results.CreateJSON(path, s); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("state: %s: %w", s.ID, ErrIDInUse)
+			}
+			return fmt.Errorf("state: %w", err)
+		}
+		return nil
+	}
+	if err := results.WriteJSON(path, s); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -20,6 +21,9 @@ type AggregateOptions struct {
 	// analyze adds the qlog figures); nil adds none. An error names the run
 	// and fails the aggregation.
 	Extra func(runDir string, sum *results.Summary) (map[string]float64, error)
+	// KeepDegraded counts runs whose emulation was degraded (summary.json's
+	// fidelity) in the statistics; by default they are left out.
+	KeepDegraded bool
 }
 
 // Aggregate reads the summary.json of every run of p under dir/runs and
@@ -28,10 +32,12 @@ type AggregateOptions struct {
 // seed the plan gives it and its point's configuration. Every other run is
 // listed with why it does not count: missing (no summary, or a run of
 // another plan), failed (an unreadable summary, or the run failed) or
-// interrupted. sweep.csv, report.html and emu analyze's analysis.json all
-// come from this table.
+// interrupted. A run that ended ok but whose emulation fell behind
+// (fidelity degraded) is listed as degraded, with the checks that failed,
+// and counts only with o.KeepDegraded. sweep.csv, report.html and emu
+// analyze's analysis.json all come from this table.
 func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepTable, error) {
-	t := &results.SweepTable{Plan: p, Vary: []string{}, Runs: []results.RunResult{}, Warnings: []string{}}
+	t := &results.SweepTable{Plan: p, Vary: []string{}, Runs: []results.RunResult{}, Warnings: []string{}, KeptDegraded: o.KeepDegraded}
 	for _, a := range p.Vary {
 		t.Vary = append(t.Vary, a.Key)
 	}
@@ -54,10 +60,13 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 			}
 		default:
 			res.Status, res.Included = results.StatusOK, true
+			if why, bad := degraded(sum); bad {
+				res.Status, res.Error, res.Included = results.StatusDegraded, why, o.KeepDegraded
+			}
 			if res.Metrics, err = runMetrics(runDir, sum); err != nil {
 				return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
 			}
-			if o.Extra != nil {
+			if o.Extra != nil && res.Included {
 				extra, err := o.Extra(runDir, sum)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
@@ -67,6 +76,9 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 						res.Metrics[k] = v
 					}
 				}
+			}
+			if !res.Included {
+				break
 			}
 			if perPoint[r.Point] == nil {
 				perPoint[r.Point] = map[string][]float64{}
@@ -85,13 +97,19 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 		for _, a := range p.Vary {
 			row.Labels[a.Key] = p.Label(pt, a)
 		}
+		counted := 0
 		for _, r := range t.Runs {
 			if r.Point != pt.ID {
 				continue
 			}
+			if r.Included {
+				counted++
+			}
 			switch r.Status {
 			case results.StatusOK:
 				row.OK++
+			case results.StatusDegraded:
+				row.Degraded++
 			case results.StatusMissing:
 				row.Missing++
 			default:
@@ -101,17 +119,39 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 		for _, m := range t.Metrics {
 			st := analysis.Summarize(perPoint[pt.ID][m])
 			row.Stats[m] = st
-			if row.OK > 0 && st.N < row.OK {
-				t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %s known in %d of %d runs", pt.ID, m, st.N, row.OK))
+			if counted > 0 && st.N < counted {
+				t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %s known in %d of %d runs", pt.ID, m, st.N, counted))
 			}
 		}
-		if row.OK < 2 {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %d usable runs, no confidence interval", pt.ID, row.OK))
+		if counted < 2 {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %d usable runs, no confidence interval", pt.ID, counted))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	sort.Strings(t.Warnings)
 	return t, nil
+}
+
+// degraded reports whether a run's emulation fell behind, and which checks
+// say so. Runs of emu versions without the verdict are not degraded.
+func degraded(sum *results.Summary) (string, bool) {
+	if sum.Fidelity == nil || sum.Fidelity.Status != fidelity.Degraded {
+		return "", false
+	}
+	return "emulation degraded: " + FailedChecks(sum.Fidelity), true
+}
+
+// FailedChecks names the failed checks of a verdict with their figures,
+// e.g. "delay_line.late_p99 link1.down 3.2 > 1 ms".
+func FailedChecks(f *fidelity.Fidelity) string {
+	var parts []string
+	for _, c := range f.Failed() {
+		parts = append(parts, fmt.Sprintf("%s %s %.4g (limit %.4g %s)", c.Name, c.Subject, c.Value, c.Threshold, c.Unit))
+	}
+	if len(parts) == 0 {
+		return "no check named"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // metricOrder lists the metrics: total goodput, the flows' goodput in the

@@ -62,7 +62,7 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 		}
 		return i
 	}
-	wantHeader := []string{"point", "dc.batch", "link.bw_ratio", "runs_ok", "runs_failed", "runs_missing",
+	wantHeader := []string{"point", "dc.batch", "link.bw_ratio", "runs_ok", "runs_failed", "runs_missing", "runs_degraded",
 		"total.goodput_mbps_mean", "total.goodput_mbps_sd", "total.goodput_mbps_ci95", "total.goodput_mbps_n",
 		"flow.dc.goodput_mbps_mean"}
 	if !slices.Equal(header[:len(wantHeader)], wantHeader) {

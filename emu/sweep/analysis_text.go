@@ -44,7 +44,11 @@ func WriteAnalysis(w io.Writer, t *results.SweepTable) {
 		vary = "-"
 	}
 	fmt.Fprintf(w, "sweep: %d points, %d runs (%s); varied %s\n", len(t.Rows), len(t.Runs), strings.Join(parts, ", "), vary)
-	fmt.Fprintln(w, "cells: mean ± 95 % CI half-width over the runs with status ok")
+	if t.KeptDegraded {
+		fmt.Fprintln(w, "cells: mean ± 95 % CI half-width over the runs with status ok, degraded ones included (--keep-degraded)")
+	} else {
+		fmt.Fprintln(w, "cells: mean ± 95 % CI half-width over the runs with status ok and an emulation that kept up")
+	}
 	fmt.Fprintln(w)
 	cols := analysisColumns(t.Metrics)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -58,7 +62,11 @@ func WriteAnalysis(w io.Writer, t *results.SweepTable) {
 		for _, k := range t.Vary {
 			row = append(row, r.Labels[k])
 		}
-		row = append(row, fmt.Sprint(r.OK))
+		counted := r.OK
+		if t.KeptDegraded {
+			counted += r.Degraded
+		}
+		row = append(row, fmt.Sprint(counted))
 		for _, c := range cols {
 			row = append(row, statCell(r.Stats[c]))
 		}

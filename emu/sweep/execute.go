@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +18,8 @@ import (
 // a complete run directory at out (which it may create) and returns the
 // run's summary, also when the run failed (status failed) or was
 // interrupted because ctx ended (status interrupted). The CLI passes emu.Run.
+// With Options.Jobs above one it is called from several goroutines at once,
+// for different runs.
 type Runner func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error)
 
 // Options tune Execute.
@@ -27,26 +28,44 @@ type Options struct {
 	Shard  Shard
 	Runner Runner
 	// Progress receives a line when a run starts and when it ends: runs
-	// done of the shard's total, the run and its point, the ETA.
+	// done of the shard's total, running and degraded, the run and its
+	// point, the ETA.
 	Progress io.Writer
-	// Stop, when closed, lets the current run finish and starts no other
+	// Stop, when closed, lets the running runs finish and starts no other
 	// (the first Ctrl-C). Cancelling Execute's context interrupts the
-	// current run (the second).
+	// running runs (the second).
 	Stop <-chan struct{}
 	// Now is the clock of durations and the ETA; nil means time.Now.
 	Now func() time.Time
 	// GiveUpAfter stops the sweep after this many failed runs in a row (a
 	// broken setup fails every run alike); 0 means 5.
 	GiveUpAfter int
+	// Jobs is how many runs run at once; the zero Jobs runs one at a
+	// time. Each run has its own directory, namespaces and seed, so the
+	// results do not depend on it.
+	Jobs Jobs
+	// Cores is the machine's number of CPUs, for Jobs.Auto.
+	Cores int
+	// CPUTime returns the CPU time used so far by this process and its
+	// children (the endpoints, once they have exited); Jobs.Auto measures
+	// one run alone with it. Nil leaves Jobs.Auto at one run at a time.
+	CPUTime func() time.Duration
 }
 
 // Outcome is what Execute did.
 type Outcome struct {
 	Runs    int // runs in the shard
 	Skipped int // already complete in the directory
-	OK      int // done now, status ok
+	OK      int // done now, status ok (degraded ones included)
 	// Failures are the runs done now that did not end ok.
 	Failures []Failure
+	// Degraded are the runs done now that ended ok with a degraded
+	// emulation also when run again; Reruns counts the runs run again
+	// because their first attempt was degraded.
+	Degraded []string
+	Reruns   int
+	// Jobs is how many runs ran at once at the end (auto lowers it).
+	Jobs int
 	// Stopped: Stop was closed before the shard was done.
 	Stopped bool
 	// Interrupted: the context ended during a run.
@@ -67,174 +86,288 @@ func (o *Outcome) Complete() bool {
 	return o.Skipped+o.OK == o.Runs
 }
 
+// attempt is one run to do; rerun marks the second attempt of a run whose
+// first was degraded.
+type attempt struct {
+	run   results.Run
+	rerun bool
+}
+
+// live is a run in progress: when it started, the most runs that ran at
+// once while it did, and the CPU clock when it started (for auto's
+// calibration).
+type live struct {
+	attempt
+	started time.Time
+	peak    int
+	cpu0    time.Duration
+}
+
+// ended is what a run's goroutine reports.
+type ended struct {
+	id  string
+	cfg config.Config
+	sum *results.Summary
+	err error
+}
+
 // Execute runs the runs of o.Shard that dir does not already hold with
-// status ok (resuming an earlier attempt), one after the other, each in
+// status ok (resuming an earlier attempt), up to o.Jobs at once, each in
 // dir/runs/<run id>. A run that fails is recorded (summary.json with status
-// failed, written here if the runner did not) and the sweep goes on. p must
-// come from NewPlan (it carries the resolved configurations), and dir must
-// have been prepared for it (Prepare).
+// failed, written here if the runner did not) and the sweep goes on. A run
+// that ends ok but degraded (summary.json's fidelity) is run once more;
+// its first attempt is kept in dir/degraded/<run id>. p must come from
+// NewPlan (it carries the resolved configurations), and dir must have been
+// prepared for it (Prepare).
 func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outcome, error) {
 	if o.Runner == nil {
 		return nil, errors.New("sweep: no runner")
 	}
-	now := o.Now
-	if now == nil {
-		now = time.Now
+	if o.CPUTime == nil {
+		o.Jobs.Auto = false // nothing to calibrate with
 	}
-	giveUp := o.GiveUpAfter
-	if giveUp <= 0 {
-		giveUp = 5
+	x := &executor{dir: dir, p: p, o: o, now: o.Now, giveUp: o.GiveUpAfter, gov: newGovernor(o.Jobs, o.Cores)}
+	if x.now == nil {
+		x.now = time.Now
+	}
+	if x.giveUp <= 0 {
+		x.giveUp = 5
 	}
 	runs := o.Shard.Runs(p)
-	out := &Outcome{Runs: len(runs)}
-	var todo []results.Run
+	x.out = &Outcome{Runs: len(runs)}
 	for _, r := range runs {
-		if completed(dir, p, r) {
-			out.Skipped++
-		} else {
-			todo = append(todo, r)
-		}
-	}
-	pr := &progress{w: o.Progress, total: len(runs), done: out.Skipped}
-	pr.begin(p, o.Shard, out.Skipped)
-	inARow := 0
-	for _, r := range todo {
-		select {
-		case <-o.Stop:
-			out.Stopped = true
-			return out, nil
+		switch {
+		case completed(dir, p, r):
+			x.out.Skipped++
+		case degradedOnce(dir, p, r):
+			// A run whose first attempt came back degraded in an
+			// earlier session that ended before the second.
+			if err := keepDegraded(dir, r.ID); err != nil {
+				return x.out, err
+			}
+			x.queue = append(x.queue, attempt{run: r, rerun: true})
 		default:
+			x.queue = append(x.queue, attempt{run: r})
 		}
-		if ctx.Err() != nil {
-			out.Interrupted = true
-			return out, nil
+	}
+	x.pr = newProgress(o.Progress, p, len(runs), x.out.Skipped)
+	x.pr.begin(o.Shard, o.Jobs, x.queueRuns(), x.gov)
+	err := x.loop(ctx)
+	x.out.Jobs = x.gov.Limit()
+	return x.out, err
+}
+
+// executor is one Execute: the queue, the runs in progress and what
+// became of the others. Only Execute's goroutine touches it; the runs'
+// goroutines report on done.
+type executor struct {
+	dir     string
+	p       *results.Plan
+	o       Options
+	now     func() time.Time
+	giveUp  int
+	gov     *governor
+	pr      *progress
+	out     *Outcome
+	queue   []attempt
+	running map[string]*live
+	inARow  int
+	halt    bool // start no more runs
+	// load is auto's CPU reading since its calibration: the CPU clock
+	// then, and the run time (wall time × runs at once) since, counted up
+	// to mark; next is the run time of the next reading.
+	load struct {
+		mark    time.Time
+		cpu     time.Duration
+		runTime time.Duration
+		next    time.Duration
+	}
+}
+
+// account adds the run time since the last change of the running set; it
+// is called before every start and finish.
+func (x *executor) account() {
+	now := x.now()
+	if !x.load.mark.IsZero() {
+		x.load.runTime += time.Duration(len(x.running)) * now.Sub(x.load.mark)
+	}
+	x.load.mark = now
+}
+
+// readLoad hands auto a CPU reading each LoadWindow of run time. The
+// readings are of everything since the calibration: the endpoints' CPU is
+// counted only when they exit, so a short window would be skewed by the
+// runs that straddle its ends, and a long one dilutes that.
+func (x *executor) readLoad() {
+	if x.gov.Calibrating() || !x.o.Jobs.Auto || x.load.runTime < x.load.next {
+		return
+	}
+	if line := x.gov.Load(x.o.CPUTime()-x.load.cpu, x.load.runTime); line != "" {
+		x.pr.note(line)
+	}
+	x.load.next = x.load.runTime + LoadWindow
+}
+
+func (x *executor) loop(ctx context.Context) error {
+	done := make(chan ended)
+	x.running = map[string]*live{}
+	stop, interrupt := x.o.Stop, ctx.Done()
+	var execErr error
+	for {
+		for !x.halt && len(x.queue) > 0 && len(x.running) < x.gov.Limit() {
+			select {
+			case <-stop:
+				x.stopping()
+				stop = nil
+				continue
+			default:
+			}
+			if ctx.Err() != nil {
+				x.halt, x.out.Interrupted = true, true
+				break
+			}
+			if err := x.start(ctx, done); err != nil {
+				execErr, x.halt = err, true
+			}
 		}
-		pt, ok := p.Point(r.Point)
-		if !ok || pt.Config.Scenario == "" {
-			return out, fmt.Errorf("sweep: run %s: point %s has no resolved configuration (the plan must come from NewPlan)", r.ID, r.Point)
+		if len(x.running) == 0 {
+			return execErr
 		}
-		runDir := filepath.Join(dir, results.RunsDir, r.ID)
-		if err := os.RemoveAll(runDir); err != nil {
-			return out, fmt.Errorf("sweep: clear %s: %w", runDir, err)
+		select {
+		case e := <-done:
+			if err := x.finish(ctx, e); err != nil && execErr == nil {
+				execErr, x.halt = err, true
+			}
+		case <-stop:
+			x.stopping()
+			stop = nil
+		case <-interrupt:
+			// The runs see the same context and end as interrupted.
+			x.halt, x.out.Interrupted = true, true
+			interrupt = nil
 		}
-		cfg := pt.Config
-		cfg.Flows = slices.Clone(cfg.Flows)
-		cfg.Seed = r.Seed
-		pr.start(r, p.Describe(pt))
-		started := now()
-		sum, err := o.Runner(ctx, cfg, runDir)
-		took := now().Sub(started)
-		status, msg := outcomeOf(ctx, sum, err)
-		if err := record(runDir, r, &cfg, sum, status, msg, started, took); err != nil {
-			return out, err
-		}
-		pr.finish(r, status, msg, sum, took)
-		if status == results.StatusOK {
-			out.OK++
-			inARow = 0
-			continue
-		}
-		out.Failures = append(out.Failures, Failure{Run: r.ID, Status: status, Error: msg})
+	}
+}
+
+func (x *executor) stopping() {
+	x.halt, x.out.Stopped = true, true
+	if len(x.running) > 0 {
+		x.pr.note(fmt.Sprintf("stopping: letting %s finish, starting no other", plural(len(x.running), "running run")))
+	}
+}
+
+// start starts the first queued run on its own goroutine.
+func (x *executor) start(ctx context.Context, done chan<- ended) error {
+	a := x.queue[0]
+	x.queue = x.queue[1:]
+	r := a.run
+	pt, ok := x.p.Point(r.Point)
+	if !ok || pt.Config.Scenario == "" {
+		return fmt.Errorf("sweep: run %s: point %s has no resolved configuration (the plan must come from NewPlan)", r.ID, r.Point)
+	}
+	runDir := filepath.Join(x.dir, results.RunsDir, r.ID)
+	if err := os.RemoveAll(runDir); err != nil {
+		return fmt.Errorf("sweep: clear %s: %w", runDir, err)
+	}
+	cfg := pt.Config
+	cfg.Flows = slices.Clone(cfg.Flows)
+	cfg.Seed = r.Seed
+	x.account()
+	l := &live{attempt: a, started: x.now()}
+	if x.gov.Calibrating() && len(x.running) == 0 {
+		l.cpu0 = x.o.CPUTime()
+	}
+	x.running[r.ID] = l
+	for _, o := range x.running {
+		o.peak = max(o.peak, len(x.running))
+	}
+	x.pr.start(r, x.p.Describe(pt), a.rerun, len(x.running))
+	go func() {
+		sum, err := x.o.Runner(ctx, cfg, runDir)
+		done <- ended{id: r.ID, cfg: cfg, sum: sum, err: err}
+	}()
+	return nil
+}
+
+// finish records a run that ended and decides what follows from it.
+func (x *executor) finish(ctx context.Context, e ended) error {
+	x.account()
+	l := x.running[e.id]
+	delete(x.running, e.id)
+	r := l.run
+	took := x.now().Sub(l.started)
+	runDir := filepath.Join(x.dir, results.RunsDir, r.ID)
+	status, msg := outcomeOf(ctx, e.sum, e.err)
+	if err := record(runDir, r, &e.cfg, e.sum, status, msg, l.started, took); err != nil {
+		return err
+	}
+	if status != results.StatusOK {
+		x.pr.finish(r, status, msg, e.sum, took, x.counts())
+		x.out.Failures = append(x.out.Failures, Failure{Run: r.ID, Status: status, Error: msg})
 		if status == results.StatusInterrupted {
-			out.Interrupted = true
-			return out, nil
+			x.halt, x.out.Interrupted = true, true
+			return nil
 		}
-		if inARow++; inARow >= giveUp {
-			out.GaveUp = fmt.Sprintf("%d runs in a row failed, the last with: %s", inARow, msg)
-			return out, nil
+		if x.inARow++; x.inARow >= x.giveUp && !x.halt {
+			x.out.GaveUp = fmt.Sprintf("%d runs in a row failed, the last with: %s", x.inARow, msg)
+			x.halt = true
 		}
-	}
-	return out, nil
-}
-
-// outcomeOf reads a run's status from what the runner returned.
-func outcomeOf(ctx context.Context, sum *results.Summary, err error) (status, msg string) {
-	switch {
-	case sum != nil && sum.Status == results.StatusOK && err == nil:
-		return results.StatusOK, ""
-	case ctx.Err() != nil || errors.Is(err, context.Canceled) || (sum != nil && sum.Status == results.StatusInterrupted):
-		status = results.StatusInterrupted
-	default:
-		status = results.StatusFailed
-	}
-	switch {
-	case err != nil:
-		msg = err.Error()
-	case sum != nil && sum.Error != "":
-		msg = sum.Error
-	default:
-		msg = "the run did not report success"
-	}
-	return status, msg
-}
-
-// record makes sure a run directory says how the run ended: when the
-// runner wrote no summary.json (it failed before it could), or wrote one
-// that contradicts the error it returned, a summary with the status and
-// error is written.
-func record(runDir string, r results.Run, cfg *config.Config, sum *results.Summary, status, msg string, started time.Time, took time.Duration) error {
-	path := filepath.Join(runDir, "summary.json")
-	onDisk, err := results.ReadSummary(runDir)
-	if err == nil && onDisk.Status == status {
 		return nil
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		msg = fmt.Sprintf("%s (and its summary.json is unreadable: %v)", msg, err)
+	x.inARow = 0
+	why, bad := degraded(e.sum)
+	// Auto calibrates on a run that ran alone and kept up: one degraded
+	// alone says the host has no room for a second (the next run, alone
+	// again, tries once more).
+	if x.gov.Calibrating() && l.peak == 1 && !bad {
+		cpu := x.o.CPUTime()
+		if line := x.gov.Calibrate(cpu-l.cpu0, took); line != "" {
+			if eta := x.pr.eta(x.now(), x.queueRuns(), x.running, x.gov.Limit()); eta != "" {
+				line += "; " + eta
+			}
+			x.pr.note(line)
+		}
+		x.load.cpu, x.load.runTime, x.load.next = cpu, 0, LoadWindow
+	} else {
+		x.readLoad()
 	}
-	rec := results.Summary{}
-	if sum != nil {
-		rec = *sum
+	x.pr.observe(r, took)
+	if !bad {
+		x.out.OK++
+		x.pr.finish(r, status, "", e.sum, took, x.counts())
+		return nil
 	}
-	if rec.Run == "" {
-		rec.Run = r.ID
+	line := x.gov.Degraded(l.peak)
+	if !l.rerun {
+		if err := keepDegraded(x.dir, r.ID); err != nil {
+			return err
+		}
+		x.queue = append([]attempt{{run: r, rerun: true}}, x.queue...)
+		x.out.Reruns++
+		x.pr.degraded(r, why, e.sum, took, true, x.counts())
+	} else {
+		x.out.OK++
+		x.out.Degraded = append(x.out.Degraded, r.ID)
+		x.pr.degraded(r, why, e.sum, took, false, x.counts())
 	}
-	if rec.Scenario == "" {
-		rec.Scenario = cfg.Scenario
+	if line != "" {
+		x.pr.note(line)
 	}
-	if rec.Started.IsZero() {
-		rec.Started = started.UTC()
-		rec.DurationS = took.Seconds()
-	}
-	if rec.Config == nil {
-		rec.Config = config.Values(cfg)
-	}
-	rec.Seed = r.Seed
-	rec.Status, rec.Error = status, msg
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return fmt.Errorf("sweep: record run %s: %w", r.ID, err)
-	}
-	return results.WriteJSON(path, &rec)
+	return nil
 }
 
-// completed reports whether dir holds run r with status ok, its seed and
-// the configuration the plan gives its point (a run left by an earlier,
-// different plan does not count).
-func completed(dir string, p *results.Plan, r results.Run) bool {
-	sum, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
-	if err != nil || sum.Status != results.StatusOK || sum.Seed != r.Seed {
-		return false
+// counts is the progress line's state.
+func (x *executor) counts() state {
+	return state{
+		done: x.out.Skipped + x.out.OK + len(x.out.Failures), running: len(x.running),
+		degraded: len(x.out.Degraded), eta: x.pr.eta(x.now(), x.queueRuns(), x.running, x.gov.Limit()),
 	}
-	return configMatches(p, r, sum.Config)
 }
 
-// configMatches compares a run's recorded configuration with the plan's,
-// key by key where both have the key.
-func configMatches(p *results.Plan, r results.Run, got map[string]string) bool {
-	pt, ok := p.Point(r.Point)
-	if !ok {
-		return false
+func (x *executor) queueRuns() []results.Run {
+	out := make([]results.Run, len(x.queue))
+	for i, a := range x.queue {
+		out[i] = a.run
 	}
-	for k, v := range got {
-		want, ok := pt.Params[k]
-		if !ok {
-			want, ok = p.Base[k]
-		}
-		if k == "run.seed" {
-			want, ok = fmt.Sprint(r.Seed), true
-		}
-		if ok && want != v && want != results.Unset {
-			return false
-		}
-	}
-	return true
+	return out
 }

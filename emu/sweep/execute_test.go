@@ -233,15 +233,17 @@ func TestProgressLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	// The first ETA is the model's; after a run, it follows how long
+	// the runs took (10 s each on the fake clock).
 	want := []string{
-		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done",
+		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done; 1 run at once: expected wall time ",
 		"[2/4] p02-r1: dc.batch=100, seed ",
 		"[2/4] p02-r1 ok in 10s: goodput ",
-		"[3/4] p01-r2: dc.batch=25, seed ",
 		"(ETA 20s)",
+		"[3/4] p01-r2: dc.batch=25, seed ",
 		"[3/4] p01-r2 ok in 10s",
-		"[4/4] p02-r2: dc.batch=100",
 		"(ETA 10s)",
+		"[4/4] p02-r2: dc.batch=100",
 	}
 	text := b.String()
 	pos := 0

@@ -15,11 +15,16 @@ import (
 // and PNG) and report.html. Figures left from an earlier aggregation that
 // no longer apply are removed.
 func Finish(dir string) (*results.SweepTable, error) {
+	return FinishWith(dir, AggregateOptions{})
+}
+
+// FinishWith is Finish with the aggregation's options (KeepDegraded).
+func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 	p, err := results.ReadPlan(dir)
 	if err != nil {
 		return nil, err
 	}
-	t, err := Aggregate(dir, p, AggregateOptions{})
+	t, err := Aggregate(dir, p, o)
 	if err != nil {
 		return nil, err
 	}

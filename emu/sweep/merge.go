@@ -108,10 +108,24 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// copyRun replaces to/runs/id with a copy of from/runs/id.
+// copyRun replaces to/runs/id with a copy of from/runs/id, and
+// to/degraded/id with from's (the first attempt of a run that was
+// degraded and run again: without it the copy would count as not yet run
+// again).
 func copyRun(from, to, id string) error {
-	src := filepath.Join(from, results.RunsDir, id)
-	dst := filepath.Join(to, results.RunsDir, id)
+	if err := copyDir(filepath.Join(from, results.RunsDir, id), filepath.Join(to, results.RunsDir, id)); err != nil {
+		return err
+	}
+	src := filepath.Join(from, results.DegradedDir, id)
+	if _, err := os.Stat(src); err != nil {
+		return nil
+	}
+	return copyDir(src, filepath.Join(to, results.DegradedDir, id))
+}
+
+// copyDir replaces dst with a copy of src, hard-linking files where the
+// file system allows.
+func copyDir(src, dst string) error {
 	if err := os.RemoveAll(dst); err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}

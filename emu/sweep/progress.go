@@ -9,15 +9,35 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// progress prints one line when a run starts (runs done of the total, the
-// run, its point, the ETA from the mean duration of the runs done so far)
-// and one when it ends.
+// progress prints the sweep's progress: a line when a run starts (its
+// place, point, seed, how many run, the ETA) and one when it ends (status,
+// goodput, runs done, running and degraded, the ETA). The ETA is
+// EstimateWall's model of the runs still to do, scaled by how long the
+// runs of this session took against what the model expected of them.
 type progress struct {
-	w     io.Writer
-	total int
-	done  int
-	spent time.Duration // wall time of the runs done in this session
-	ran   int
+	w       io.Writer
+	p       *results.Plan
+	total   int
+	done    int // ended for good (skipped ones included)
+	started int
+	pred    map[string]time.Duration // by point: EstimateRun
+	// actual and expected sum the wall time the runs of this session took
+	// and what the model expected of them.
+	actual, expected time.Duration
+}
+
+// state is what a finish line reports besides the run.
+type state struct {
+	done, running, degraded int
+	eta                     string
+}
+
+func newProgress(w io.Writer, p *results.Plan, total, skipped int) *progress {
+	pr := &progress{w: w, p: p, total: total, done: skipped, started: skipped, pred: map[string]time.Duration{}}
+	for _, pt := range p.Points {
+		pr.pred[pt.ID] = estimatePoint(p, pt.ID)
+	}
+	return pr
 }
 
 func (pr *progress) printf(format string, args ...any) {
@@ -26,48 +46,147 @@ func (pr *progress) printf(format string, args ...any) {
 	}
 }
 
-func (pr *progress) begin(p *results.Plan, s Shard, skipped int) {
+func (pr *progress) note(line string) { pr.printf("sweep: %s\n", line) }
+
+func (pr *progress) begin(s Shard, j Jobs, todo []results.Run, g *governor) {
 	where := ""
 	if s.N > 1 {
 		where = fmt.Sprintf(", shard %s", s)
 	}
-	pr.printf("sweep: %s × %s = %s%s: %d to do here", plural(len(p.Points), "point"), plural(p.Repeat, "repeat"), plural(len(p.Runs), "run"), where, pr.total)
-	if skipped > 0 {
+	pr.printf("sweep: %s × %s = %s%s: %d to do here", plural(len(pr.p.Points), "point"), plural(pr.p.Repeat, "repeat"), plural(len(pr.p.Runs), "run"), where, pr.total)
+	if skipped := pr.total - len(todo); skipped > 0 {
 		pr.printf(", %d already done", skipped)
+	}
+	switch {
+	case len(todo) == 0:
+	case j.Auto && g.Calibrating():
+		pr.printf("; jobs auto: the first run runs alone to measure its CPU; expected wall time %s", WallTimes(pr.p, todo, g.cores))
+	default:
+		pr.printf("; %s at once: expected wall time %s", plural(g.Limit(), "run"), round(EstimateWall(pr.p, todo, Schedule{Jobs: g.Limit()})))
 	}
 	pr.printf("\n")
 }
 
-func (pr *progress) start(r results.Run, point string) {
-	eta := "ETA after the first run"
-	if pr.ran > 0 {
-		left := time.Duration(pr.total-pr.done) * (pr.spent / time.Duration(pr.ran))
-		eta = "ETA " + left.Round(time.Second).String()
+// WallTimes describes the expected wall time of runs with one to 2 × cores
+// jobs, the first run alone (as --jobs auto does it): "9m0s with 1 job, 4m50s
+// with 2, …". --dry-run and --jobs auto print it.
+func WallTimes(p *results.Plan, runs []results.Run, cores int) string {
+	var parts []string
+	for n := 1; n <= 2*max(cores, 1); n++ {
+		d := round(EstimateWall(p, runs, Schedule{Jobs: n, Calibrate: n > 1}))
+		if n == 1 {
+			parts = append(parts, fmt.Sprintf("%s with 1 job", d))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s with %d", d, n))
+		}
 	}
-	pr.printf("[%d/%d] %s: %s, seed %d (%s)\n", pr.done+1, pr.total, r.ID, point, r.Seed, eta)
+	return strings.Join(parts, ", ")
 }
 
-func (pr *progress) finish(r results.Run, status, msg string, sum *results.Summary, took time.Duration) {
+func (pr *progress) start(r results.Run, point string, rerun bool, running int) {
+	if rerun {
+		pr.printf("[attempt 2] %s: %s, seed %d (the first was degraded", r.ID, point, r.Seed)
+	} else {
+		pr.started++
+		pr.printf("[%d/%d] %s: %s, seed %d", pr.started, pr.total, r.ID, point, r.Seed)
+	}
+	switch {
+	case running > 1 && rerun:
+		pr.printf("; %d running)\n", running)
+	case running > 1:
+		pr.printf(" (%d running)\n", running)
+	default:
+		pr.printf("\n")
+	case rerun:
+		pr.printf(")\n")
+	}
+}
+
+// observe adds a run that ended ok to the ETA's scale.
+func (pr *progress) observe(r results.Run, took time.Duration) {
+	pr.actual += took
+	pr.expected += pr.pred[r.Point]
+}
+
+// eta is the expected time until the runs queued and running have ended,
+// with limit at once.
+func (pr *progress) eta(now time.Time, queued []results.Run, running map[string]*live, limit int) string {
+	scale := 1.0
+	if pr.expected > 0 {
+		scale = float64(pr.actual) / float64(pr.expected)
+	}
+	var busy, rest []time.Duration
+	for _, l := range running {
+		busy = append(busy, max(0, time.Duration(scale*float64(pr.pred[l.run.Point]))-now.Sub(l.started)))
+	}
+	for _, r := range queued {
+		rest = append(rest, time.Duration(scale*float64(pr.pred[r.Point])))
+	}
+	if len(busy)+len(rest) == 0 {
+		return ""
+	}
+	return "ETA " + round(makespan(limit, busy, rest)).String()
+}
+
+func (pr *progress) finish(r results.Run, status, msg string, sum *results.Summary, took time.Duration, st state) {
 	pr.done++
-	pr.ran++
-	pr.spent += took
 	line := fmt.Sprintf("[%d/%d] %s %s in %s", pr.done, pr.total, r.ID, status, took.Round(100*time.Millisecond))
 	if status == results.StatusOK && sum != nil {
-		var parts []string
-		total := 0.0
-		for _, f := range sum.Flows {
-			total += f.GoodputMbps
-			parts = append(parts, fmt.Sprintf("%s %.2f", f.Name, f.GoodputMbps))
-		}
-		line += fmt.Sprintf(": goodput %.2f Mbit/s", total)
-		if len(sum.Flows) > 1 {
-			line += fmt.Sprintf(" (%s), JFI %.3f", strings.Join(parts, ", "), sum.JFI)
-		}
+		line += ": " + goodputs(sum)
 	} else if msg != "" {
 		line += ": " + msg
 	}
-	pr.printf("%s\n", line)
+	pr.printf("%s%s\n", line, st.suffix())
 }
+
+// degraded reports a run that ended ok with a degraded emulation; again
+// says it will be run once more, else it is final.
+func (pr *progress) degraded(r results.Run, why string, sum *results.Summary, took time.Duration, again bool, st state) {
+	place := "[attempt 1]"
+	what := "running it again"
+	if !again {
+		pr.done++
+		place = fmt.Sprintf("[%d/%d]", pr.done, pr.total)
+		what = "left out of the statistics (--keep-degraded keeps it)"
+	}
+	pr.printf("%s %s degraded in %s: %s; %s; %s%s\n", place, r.ID, took.Round(100*time.Millisecond), goodputs(sum), why, what, st.suffix())
+}
+
+func (s state) suffix() string {
+	parts := []string{}
+	if s.running > 0 {
+		parts = append(parts, fmt.Sprintf("%d running", s.running))
+	}
+	if s.degraded > 0 {
+		parts = append(parts, fmt.Sprintf("%d degraded", s.degraded))
+	}
+	if s.eta != "" {
+		parts = append(parts, s.eta)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func goodputs(sum *results.Summary) string {
+	if sum == nil {
+		return "no summary"
+	}
+	var parts []string
+	total := 0.0
+	for _, f := range sum.Flows {
+		total += f.GoodputMbps
+		parts = append(parts, fmt.Sprintf("%s %.2f", f.Name, f.GoodputMbps))
+	}
+	line := fmt.Sprintf("goodput %.2f Mbit/s", total)
+	if len(sum.Flows) > 1 {
+		line += fmt.Sprintf(" (%s), JFI %.3f", strings.Join(parts, ", "), sum.JFI)
+	}
+	return line
+}
+
+func round(d time.Duration) time.Duration { return d.Round(time.Second) }
 
 // plural writes a count with its noun, "1 point", "2 points".
 func plural(n int, noun string) string {

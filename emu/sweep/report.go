@@ -19,12 +19,14 @@ import (
 func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 	ok, failed, missing := t.Counts()
 	d := reportData{
-		Title:    reportTitle(t.Plan),
-		Plan:     t.Plan,
-		OK:       ok,
-		Failed:   failed,
-		Missing:  missing,
-		Settings: t.Plan.Settings,
+		Title:        reportTitle(t.Plan),
+		Plan:         t.Plan,
+		OK:           ok,
+		Failed:       failed,
+		Missing:      missing,
+		Degraded:     t.DegradedRuns(),
+		KeptDegraded: t.KeptDegraded,
+		Settings:     t.Plan.Settings,
 	}
 	if t.Plan.Grid {
 		d.Method = "cross product of the axes (grid)"
@@ -42,7 +44,7 @@ func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 	}
 	d.Metrics = t.Metrics
 	for _, r := range t.Rows {
-		row := reportRow{ID: r.Point.ID, OK: r.OK, Failed: r.Failed, Missing: r.Missing}
+		row := reportRow{ID: r.Point.ID, OK: r.OK, Failed: r.Failed, Missing: r.Missing, Degraded: r.Degraded}
 		for _, a := range t.Plan.Vary {
 			row.Labels = append(row.Labels, t.Plan.Label(r.Point, a))
 		}
@@ -60,7 +62,11 @@ func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 		d.Rows = append(d.Rows, row)
 	}
 	for _, r := range t.Runs {
-		if r.Status != "ok" && r.Status != results.StatusMissing {
+		switch r.Status {
+		case results.StatusOK, results.StatusMissing:
+		case results.StatusDegraded:
+			d.DegradedRuns = append(d.DegradedRuns, r)
+		default:
 			d.FailedRuns = append(d.FailedRuns, r)
 		}
 	}
@@ -108,11 +114,14 @@ type reportData struct {
 	Plan                *results.Plan
 	Method              string
 	OK, Failed, Missing int
+	Degraded            int
+	KeptDegraded        bool
 	Settings            []string
 	Figures             []reportFigure
 	Axes, Metrics       []string
 	Rows                []reportRow
 	FailedRuns          []results.RunResult
+	DegradedRuns        []results.RunResult
 	Points              []reportPoint
 	Runs                []results.RunResult
 	Base                [][2]string
@@ -124,10 +133,10 @@ type reportFigure struct {
 }
 
 type reportRow struct {
-	ID                  string
-	Labels              []string
-	OK, Failed, Missing int
-	Cells               []reportCell
+	ID                            string
+	Labels                        []string
+	OK, Failed, Missing, Degraded int
+	Cells                         []reportCell
 }
 
 type reportCell struct {
@@ -162,19 +171,24 @@ code { font-size: 0.9em; }
 <h1>{{.Title}}</h1>
 <p>Scenario <b>{{.Plan.Scenario}}</b>; {{len .Plan.Points}} points × {{.Plan.Repeat}} repeats = {{len .Plan.Runs}} runs,
 varied {{.Method}}; base seed {{.Plan.Seed}}.</p>
-<p>Runs: <b>{{.OK}}</b> ok (in the statistics){{if .Failed}}, <b class="bad">{{.Failed}} failed or interrupted</b> (left out){{end}}{{if .Missing}}, {{.Missing}} not run yet{{end}}.</p>
+<p>Runs: <b>{{.OK}}</b> ok (in the statistics){{if .Degraded}}, <b class="bad">{{.Degraded}} degraded</b> ({{if .KeptDegraded}}kept in the statistics: --keep-degraded{{else}}left out{{end}}){{end}}{{if .Failed}}, <b class="bad">{{.Failed}} failed or interrupted</b> (left out){{end}}{{if .Missing}}, {{.Missing}} not run yet{{end}}.</p>
 {{if .FailedRuns}}<h2>Runs that did not end ok</h2>
 <table><tr><th>run</th><th>status</th><th>error</th></tr>
 {{range .FailedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Status}}</td><td>{{.Error}}</td></tr>
+{{end}}</table>{{end}}
+{{if .DegradedRuns}}<h2>Runs whose emulation was degraded</h2>
+<p>These runs ended ok, but the emulation fell behind what it was asked to do (the fidelity checks of their summary.json), also when run a second time: their figures may be the host's rather than the network's. {{if .KeptDegraded}}They are in the statistics (--keep-degraded).{{else}}They are left out of the statistics; --keep-degraded keeps them.{{end}} A first attempt that was degraded is kept in degraded/&lt;run&gt;.</p>
+<table><tr><th>run</th><th>failed checks</th></tr>
+{{range .DegradedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Error}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Figures}}<h2>Figures</h2>
 {{range .Figures}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}} (figures/{{.File}}.svg, .png). {{.Caption}}</figcaption></figure>
 {{end}}{{end}}
 <h2>Results per point</h2>
-<p>Each cell: mean ± half-width of the 95 % confidence interval (Student's t), then standard deviation and n, over the point's runs that ended ok. The same numbers are in sweep.csv.</p>
+<p>Each cell: mean ± half-width of the 95 % confidence interval (Student's t), then standard deviation and n, over the point's runs that ended ok{{if not .KeptDegraded}} with an emulation that kept up{{end}}. The same numbers are in sweep.csv.</p>
 <div class="wide"><table>
-<tr><th>point</th>{{range .Axes}}<th>{{.}}</th>{{end}}<th>runs ok / failed / missing</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><td>{{.ID}}</td>{{range .Labels}}<td>{{.}}</td>{{end}}<td class="num">{{.OK}} / {{.Failed}} / {{.Missing}}</td>{{range .Cells}}<td class="num">{{if .N}}{{.Mean}}{{if .CI}} ± {{.CI}}<br><small>sd {{.SD}}, n {{.N}}</small>{{else}}<br><small>n {{.N}}</small>{{end}}{{else}}–{{end}}</td>{{end}}</tr>
+<tr><th>point</th>{{range .Axes}}<th>{{.}}</th>{{end}}<th>runs ok / degraded / failed / missing</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><td>{{.ID}}</td>{{range .Labels}}<td>{{.}}</td>{{end}}<td class="num">{{.OK}} / {{if .Degraded}}<span class="bad">{{.Degraded}}</span>{{else}}0{{end}} / {{.Failed}} / {{.Missing}}</td>{{range .Cells}}<td class="num">{{if .N}}{{.Mean}}{{if .CI}} ± {{.CI}}<br><small>sd {{.SD}}, n {{.N}}</small>{{else}}<br><small>n {{.N}}</small>{{end}}{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table></div>
 <h2>Plan</h2>
 <p>Axes:</p><ul>

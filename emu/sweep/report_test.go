@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/dc-emu/emu/emu/results"
 )
@@ -71,4 +74,48 @@ func TestReportAndFigures(t *testing.T) {
 			t.Errorf("report.html lacks %q", want)
 		}
 	}
+}
+
+// A degraded run is counted in sweep.csv, listed with its failed checks in
+// report.html and the terminal summary, and left out of the statistics
+// unless kept.
+func TestReportShowsDegradedRuns(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,500"), Repeat: 3})
+		dir := prepared(t, p)
+		r := &timedRunner{took: time.Second, degrade: func(id string, _ int) bool { return id == "p02-r2" }}
+		if _, err := Execute(context.Background(), dir, p, Options{Runner: r.run}); err != nil {
+			t.Fatal(err)
+		}
+		for _, keep := range []bool{false, true} {
+			tab, err := FinishWith(dir, AggregateOptions{KeepDegraded: keep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := readCSV(t, filepath.Join(dir, results.CSVFile))
+			col := slices.Index(rows[0], "runs_degraded")
+			n := slices.Index(rows[0], MetricGoodput+"_n")
+			if col < 0 || rows[2][col] != "1" || rows[1][col] != "0" {
+				t.Errorf("sweep.csv runs_degraded: %v", rows)
+			}
+			if want := map[bool]string{false: "2", true: "3"}[keep]; rows[2][n] != want {
+				t.Errorf("keep %v: n %s, want %s", keep, rows[2][n], want)
+			}
+			html, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := strings.NewReplacer("<b>", "", "</b>", "", `<b class="bad">`, "").Replace(string(html))
+			for _, want := range []string{"1 degraded", "Runs whose emulation was degraded", "delay_line.late_p99 link1.down 3.2 (limit 1 ms)", map[bool]string{false: "left out", true: "kept in the statistics"}[keep]} {
+				if !strings.Contains(page, want) {
+					t.Errorf("keep %v: report.html lacks %q", keep, want)
+				}
+			}
+			var text strings.Builder
+			WriteSummary(&text, tab)
+			if !strings.Contains(text.String(), "DEGRADED") || !strings.Contains(text.String(), "1 run whose emulation was degraded") {
+				t.Errorf("summary:\n%s", text.String())
+			}
+		}
+	})
 }

@@ -20,7 +20,12 @@ func WriteSummary(w io.Writer, t *results.SweepTable) {
 		fmt.Fprintf(tw, "\t%s", strings.ToUpper(a.Key))
 	}
 	multi := MaxFlows(t) > 1
-	fmt.Fprint(tw, "\tRUNS OK\tGOODPUT (Mbit/s)")
+	degraded := t.DegradedRuns() > 0
+	fmt.Fprint(tw, "\tRUNS OK")
+	if degraded {
+		fmt.Fprint(tw, "\tDEGRADED")
+	}
+	fmt.Fprint(tw, "\tGOODPUT (Mbit/s)")
 	if multi {
 		fmt.Fprint(tw, "\tJFI")
 	}
@@ -30,7 +35,10 @@ func WriteSummary(w io.Writer, t *results.SweepTable) {
 		for _, a := range t.Plan.Vary {
 			fmt.Fprintf(tw, "\t%s", t.Plan.Label(r.Point, a))
 		}
-		fmt.Fprintf(tw, "\t%d/%d", r.OK, r.OK+r.Failed+r.Missing)
+		fmt.Fprintf(tw, "\t%d/%d", r.OK, r.OK+r.Degraded+r.Failed+r.Missing)
+		if degraded {
+			fmt.Fprintf(tw, "\t%d", r.Degraded)
+		}
 		fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[MetricGoodput], "%.2f"))
 		if multi {
 			fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[MetricJFI], "%.3f"))
@@ -38,6 +46,13 @@ func WriteSummary(w io.Writer, t *results.SweepTable) {
 		fmt.Fprintf(tw, "\t%s\n", meanCI(r.Stats[MetricUtilization], "%.3f"))
 	}
 	tw.Flush()
+	if degraded {
+		what := "left out of the statistics (--keep-degraded keeps them)"
+		if t.KeptDegraded {
+			what = "kept in the statistics (--keep-degraded)"
+		}
+		fmt.Fprintf(w, "%s whose emulation was degraded: %s\n", plural(t.DegradedRuns(), "run"), what)
+	}
 }
 
 func meanCI(s results.Stat, format string) string {

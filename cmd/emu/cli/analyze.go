@@ -27,6 +27,8 @@ type analyzeFlags struct {
 	bin      time.Duration
 	out      string
 	skipQlog bool
+	// keepDegraded counts a sweep's degraded runs in its statistics.
+	keepDegraded bool
 }
 
 func newAnalyzeCmd(e *env) *cobra.Command {
@@ -49,7 +51,8 @@ delay.svg/.png (goodput, RTT and one-way delay over time), owd-cdf.svg/.png
 and queue-delay.svg/.png, and report.html: one self-contained page with
 the configuration, these tables, every figure and links to the run's files.
 A sweep directory gets analysis.json with mean, sd and 95 % CI per point
-over the runs that finished ok (and each run its own analysis.json).
+over the runs that finished ok (and each run its own analysis.json);
+runs whose emulation was degraded are left out unless --keep-degraded.
 A qlog file is only read: --out writes its JSON, --plot its figures.
 
 A qlog cut short by a killed run is analysed up to its last complete record,
@@ -97,6 +100,7 @@ reference_time those builds reject).`,
 	fl.DurationVar(&f.bin, "bin", analysis.DefaultBin, "width of the qlog time-series bins")
 	fl.StringVar(&f.out, "out", "", "write analysis.json here instead of into the run or sweep directory")
 	fl.BoolVar(&f.skipQlog, "no-qlog", false, "run and sweep: skip the qlog files (faster; no RTT, cwnd, loss or reordering figures)")
+	fl.BoolVar(&f.keepDegraded, "keep-degraded", false, "sweep: count runs whose emulation was degraded in the statistics")
 	return c
 }
 
@@ -222,7 +226,7 @@ func analyzeSweepDir(e *env, dir string, f analyzeFlags) error {
 		runs[runDir] = ra
 		return analysis.RunMetrics(ra), nil
 	}
-	t, err := sweep.Aggregate(dir, plan, sweep.AggregateOptions{Extra: extra})
+	t, err := sweep.Aggregate(dir, plan, sweep.AggregateOptions{Extra: extra, KeepDegraded: f.keepDegraded})
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}

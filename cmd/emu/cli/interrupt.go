@@ -10,8 +10,8 @@ import (
 
 // twoStageInterrupt is how emu sweep and emu reproduce take Ctrl-C: the
 // first interrupt (main also cancels e.ctx on it) closes stop, so the
-// current run finishes and no other starts; the second cancels run, which
-// interrupts the current run. name prefixes the messages. release drops
+// running runs finish and no other starts; the second cancels run, which
+// interrupts them. name prefixes the messages. release drops
 // the signal handler.
 func twoStageInterrupt(e *env, name string) (stop <-chan struct{}, run context.Context, release func()) {
 	stopCtx, stopNow := context.WithCancel(e.ctx)
@@ -27,11 +27,11 @@ func twoStageInterrupt(e *env, name string) (stop <-chan struct{}, run context.C
 				return
 			}
 			if signals == 1 {
-				fmt.Fprintf(e.stderr, "%s: stopping after the current run (Ctrl-C again to interrupt it)\n", name)
+				fmt.Fprintf(e.stderr, "%s: stopping after the running runs (Ctrl-C again to interrupt them)\n", name)
 				stopNow()
 				continue
 			}
-			fmt.Fprintf(e.stderr, "%s: interrupting the current run\n", name)
+			fmt.Fprintf(e.stderr, "%s: interrupting the running runs\n", name)
 			cancel()
 			return
 		}

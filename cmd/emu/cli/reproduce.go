@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ type reproduceFlags struct {
 	out     string
 	dryRun  bool
 	verbose bool
+	jobs    string
 }
 
 func reproduceCommand(e *env, newRunner sweepRunner) *cobra.Command {
@@ -59,14 +61,18 @@ still written from what is done); a second one interrupts it.`,
 			if out == "" {
 				out = filepath.Join("results", "reproduce-"+plan.Scale.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
 			}
+			jobs, err := sweep.ParseJobs(f.jobs)
+			if err != nil {
+				return usageError{err}
+			}
 			if f.dryRun {
-				return reproduce.WritePlan(e.stdout, plan, out)
+				return reproduce.WritePlan(e.stdout, plan, out, estimateJobs(jobs))
 			}
 			runner, err := newRunner(e, f.verbose)
 			if err != nil {
 				return err
 			}
-			return runReproduce(e, plan, out, runner)
+			return runReproduce(e, plan, out, runner, jobs)
 		},
 	}
 	c.Flags().StringVar(&f.scale, "scale", "quick", "quick (3 repeats, 60 s, 20 MB) or paper (10 repeats, 180 s, 100 MB)")
@@ -74,20 +80,22 @@ still written from what is done); a second one interrupts it.`,
 	c.Flags().StringVarP(&f.out, "out", "o", "", "reproduction directory (default results/reproduce-<scale>-<UTC time>); the same --out resumes")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and its expected wall time, run nothing")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
+	c.Flags().StringVarP(&f.jobs, "jobs", "j", "1", "runs at once: a number, or auto (from the cores and the CPU a run uses; lowered when runs come back degraded)")
 	return c
 }
 
 // runReproduce prints the plan, runs the presets' sweeps in out and writes
 // the report, also after a stop, from whatever is done.
-func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner) error {
-	if err := reproduce.WritePlan(e.stderr, plan, out); err != nil {
+func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner, jobs sweep.Jobs) error {
+	if err := reproduce.WritePlan(e.stderr, plan, out, estimateJobs(jobs)); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "reproduce: writing to %s (the same command with --out %s resumes it)\n", out, out)
 	stop, runCtx, release := twoStageInterrupt(e, "reproduce")
 	defer release()
 	start := time.Now()
-	outcome, execErr := reproduce.Execute(runCtx, out, plan, reproduce.Options{Runner: runner, Progress: e.stderr, Stop: stop})
+	outcome, execErr := reproduce.Execute(runCtx, out, plan, reproduce.Options{Runner: runner, Progress: e.stderr, Stop: stop,
+		Jobs: jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU})
 	if errors.Is(execErr, sweep.ErrPlanChanged) {
 		return usageError{fmt.Errorf("%w (a reproduction at another scale, or made by another emu? use another --out)", execErr)}
 	}
@@ -112,4 +120,14 @@ func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner)
 		return fmt.Errorf("%d runs failed and are left out of the statistics; the same command with --out %s retries them", outcome.Failures(), out)
 	}
 	return nil
+}
+
+// estimateJobs is how many runs at once an estimate assumes: the number
+// given, or for auto one per core (what auto starts from on a quiet
+// machine before it measures a run).
+func estimateJobs(j sweep.Jobs) int {
+	if j.Auto {
+		return runtime.NumCPU()
+	}
+	return j.N
 }

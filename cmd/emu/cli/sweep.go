@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +55,8 @@ type sweepFlags struct {
 	dryRun      bool
 	force       bool
 	verbose     bool
+	jobs        string
+	keepDeg     bool
 }
 
 func sweepCommand(e *env, newRunner sweepRunner) *cobra.Command {
@@ -81,6 +84,16 @@ with the same --out resumes: runs that ended ok are kept, the others are
 redone. The first Ctrl-C finishes the current run and stops (results so far
 are still aggregated); a second one interrupts it.
 
+--jobs N runs up to N runs at once, each in its own namespaces with the
+seed it has one at a time, so the results do not depend on N; --jobs auto
+runs the first run alone, measures how much CPU it used and fits as many
+runs as 90 % of the cores take, and runs fewer at once whenever a run comes
+back degraded. A run whose emulation fell behind (summary.json's fidelity
+says degraded) is run again once; if it is degraded again it is counted in
+sweep.csv's runs_degraded and left out of the statistics (--keep-degraded
+keeps it). --dry-run and the first progress line print the expected wall
+time.
+
 --shard i/n runs a deterministic part of the plan, for Slurm job arrays,
 Kubernetes indexed jobs or GNU parallel; emu sweep merge gathers the shards
 (docs/sweeps.md). The command fails if any run failed; failed runs are
@@ -100,8 +113,16 @@ recorded and left out of the statistics.`,
 					return usageError{err}
 				}
 			}
+			jobs, err := sweep.ParseJobs(f.jobs)
+			if err != nil {
+				return usageError{err}
+			}
 			if f.dryRun {
-				return sweep.WritePlan(e.stdout, plan, shard)
+				if err := sweep.WritePlan(e.stdout, plan, shard); err != nil {
+					return err
+				}
+				writeEstimate(e.stdout, plan, shard, jobs)
+				return nil
 			}
 			runner, err := newRunner(e, f.verbose)
 			if err != nil {
@@ -111,7 +132,7 @@ recorded and left out of the statistics.`,
 			if out == "" {
 				out = filepath.Join("results", "sweep-"+time.Now().UTC().Format("20060102T150405Z")+"-"+sweepName(plan))
 			}
-			return runSweep(e, plan, out, shard, runner, f.force)
+			return runSweep(e, plan, out, shard, runner, sweepRunOptions{force: f.force, jobs: jobs, keepDegraded: f.keepDeg})
 		},
 	}
 	f.sf.register(c, true)
@@ -126,6 +147,8 @@ recorded and left out of the statistics.`,
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve and print the plan, run nothing")
 	c.Flags().BoolVar(&f.force, "force", false, "replace the plan of an existing --out (runs that no longer match are redone)")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
+	c.Flags().StringVarP(&f.jobs, "jobs", "j", "1", "runs at once: a number, or auto (from the cores and the first run's CPU)")
+	c.Flags().BoolVar(&f.keepDeg, "keep-degraded", false, "count runs whose emulation was degraded in the statistics")
 	c.AddCommand(newSweepMergeCmd(e))
 	return c
 }
@@ -195,11 +218,35 @@ func sweepName(p *results.Plan) string {
 	return strings.NewReplacer("+", "_", "/", "_").Replace(strings.Join(keys, "_"))
 }
 
+// writeEstimate prints the dry run's expected wall time.
+func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs sweep.Jobs) {
+	runs := shard.Runs(plan)
+	if jobs.Auto {
+		fmt.Fprintf(w, "expected wall time (--jobs auto decides after the first run, on %d cores): %s\n",
+			runtime.NumCPU(), sweep.WallTimes(plan, runs, runtime.NumCPU()))
+	} else {
+		at := "1 run at once"
+		if jobs.N > 1 {
+			at = fmt.Sprintf("%d runs at once", jobs.N)
+		}
+		fmt.Fprintf(w, "expected wall time: %s (%s)\n", sweep.EstimateWall(plan, runs, sweep.Schedule{Jobs: jobs.N}).Round(time.Second), at)
+	}
+	fmt.Fprintf(w, "(each run: %v set-up and tear-down, then its flows: sizes at %.0f %% of the path's rate, or their durations)\n",
+		sweep.RunOverhead, 100*sweep.FlowEfficiency)
+}
+
+// sweepRunOptions are the flags of runSweep.
+type sweepRunOptions struct {
+	force        bool
+	jobs         sweep.Jobs
+	keepDegraded bool
+}
+
 // runSweep executes the plan (or its shard) in out and aggregates it. The
-// first interrupt (which also cancels e.ctx) lets the current run finish;
-// a second one interrupts it.
-func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner sweep.Runner, force bool) error {
-	if err := sweep.Prepare(out, plan, force); err != nil {
+// first interrupt (which also cancels e.ctx) lets the running runs finish;
+// a second one interrupts them.
+func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner sweep.Runner, o sweepRunOptions) error {
+	if err := sweep.Prepare(out, plan, o.force); err != nil {
 		if errors.Is(err, sweep.ErrPlanChanged) {
 			return usageError{err}
 		}
@@ -210,8 +257,9 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 	defer release()
 	outcome, execErr := sweep.Execute(runCtx, out, plan, sweep.Options{
 		Shard: shard, Runner: runner, Progress: e.stderr, Stop: stop,
+		Jobs: o.jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU,
 	})
-	table, finErr := sweep.Finish(out)
+	table, finErr := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: o.keepDegraded})
 	if table != nil {
 		sweep.WriteSummary(e.stdout, table)
 		fmt.Fprintf(e.stdout, "\nresults: %s, %s, %s/\n", filepath.Join(out, results.CSVFile), filepath.Join(out, results.ReportFile), filepath.Join(out, results.FiguresDir))
@@ -224,6 +272,13 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 	}
 	for _, fl := range outcome.Failures {
 		fmt.Fprintf(e.stderr, "sweep: run %s %s: %s\n", fl.Run, fl.Status, fl.Error)
+	}
+	if n := len(outcome.Degraded); n > 0 {
+		what := "left out of the statistics (--keep-degraded keeps them)"
+		if o.keepDegraded {
+			what = "kept in the statistics (--keep-degraded)"
+		}
+		fmt.Fprintf(e.stderr, "sweep: %d runs were degraded also when run again, %s: %s\n", n, what, abbreviate(outcome.Degraded, 12))
 	}
 	done := outcome.Skipped + outcome.OK + len(outcome.Failures)
 	switch {
@@ -239,7 +294,7 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 
 func newSweepMergeCmd(e *env) *cobra.Command {
 	var out string
-	var force bool
+	var force, keepDegraded bool
 	c := &cobra.Command{
 		Use:   "merge DIR... --out DIR",
 		Short: "Gather the shards of a sweep and aggregate them",
@@ -268,7 +323,7 @@ they are. Fails if any run failed.`,
 			if len(res.Missing) > 0 {
 				fmt.Fprintf(e.stderr, "merge: %d runs not done by any shard yet: %s\n", len(res.Missing), abbreviate(res.Missing, 12))
 			}
-			t, err := sweep.Finish(out)
+			t, err := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: keepDegraded})
 			if err != nil {
 				return fmt.Errorf("aggregate %s: %w", out, err)
 			}
@@ -282,6 +337,7 @@ they are. Fails if any run failed.`,
 	}
 	c.Flags().StringVar(&out, "out", "", "sweep directory to merge into (required)")
 	c.Flags().BoolVar(&force, "force", false, "replace a different plan in --out")
+	c.Flags().BoolVar(&keepDegraded, "keep-degraded", false, "count runs whose emulation was degraded in the statistics")
 	return c
 }
 

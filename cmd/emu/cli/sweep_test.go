@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
@@ -135,6 +138,8 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--preset", "nope"}, "batch-fairness"},
 		{[]string{"--preset", "batch", "--set", "flow.size=x"}, "flow.size=x"},
 		{[]string{"--vary", "dc.batch=25", "--repeat", "0"}, "--repeat"},
+		{[]string{"--vary", "dc.batch=25", "--jobs", "0"}, "--jobs"},
+		{[]string{"--vary", "dc.batch=25", "--jobs", "many"}, "--jobs"},
 	} {
 		code, _, errs := runSweepWith(context.Background(), f.run, append(tc.args, "--out", dir)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
@@ -160,10 +165,53 @@ func TestSweepDryRun(t *testing.T) {
 		"p01    dc.batch=25 stack=quic-default   dc.batch=25", "p07    dc.batch=100 stack=quic-default  (the base)",
 		"runs of shard 1/2: 18",
 		"p01 seeds r1=",
+		"expected wall time: ", "(1 run at once)", "set-up and tear-down",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
+	}
+	code, out, errs = runEmu(t, "sweep", "--preset", "batch", "--repeat", "2", "--dry-run", "--jobs", "auto")
+	if code != 0 || !strings.Contains(out, "--jobs auto decides after the first run") || !strings.Contains(out, " with 1 job, ") {
+		t.Errorf("dry run with --jobs auto: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// --jobs runs the runs at once; a run degraded twice is reported, counted
+// in sweep.csv and kept in the statistics only with --keep-degraded.
+func TestSweepJobsAndDegradedRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	args := []string{"--vary", "dc.batch=25,100", "--repeat", "2", "--set", "link.trace=none", "--out", dir, "--jobs", "2"}
+	f := &fakeRun{}
+	degraded := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
+		s, err := f.run(ctx, cfg, out)
+		if err == nil && filepath.Base(out) == "p02-r2" {
+			s.Fidelity = &fidelity.Fidelity{Status: fidelity.Degraded, Checks: []fidelity.Check{{Name: fidelity.CheckThreadWait, Subject: "delay link1.down", Value: 4, Threshold: 1, Unit: fidelity.UnitPercent}}}
+			err = results.WriteJSON(filepath.Join(out, results.SummaryFile), s)
+		}
+		return s, err
+	}
+	code, out, errs := runSweepWith(context.Background(), degraded, args...)
+	if code != 0 || f.count() != 5 || !strings.Contains(errs, "1 runs were degraded also when run again") || !strings.Contains(errs, "thread.wait delay link1.down 4 (limit 1 %)") {
+		t.Fatalf("exit %d after %d runs:\n%s", code, f.count(), errs)
+	}
+	if !strings.Contains(out, "DEGRADED") {
+		t.Errorf("summary:\n%s", out)
+	}
+	// p02: one run ok, one degraded; in the statistics: 1, or 2 when kept.
+	p02 := func() (degraded, n string) {
+		rows := readSweepCSV(t, dir)
+		return rows[2][slices.Index(rows[0], "runs_degraded")], rows[2][slices.Index(rows[0], "total.goodput_mbps_n")]
+	}
+	if d, n := p02(); d != "1" || n != "1" {
+		t.Errorf("sweep.csv: p02 runs_degraded %s, n %s; want 1, 1", d, n)
+	}
+	code, _, errs = runSweepWith(context.Background(), degraded, append(args, "--keep-degraded")...)
+	if code != 0 || f.count() != 5 || !strings.Contains(errs, "4 already done") {
+		t.Fatalf("resume: exit %d after %d runs:\n%s", code, f.count(), errs)
+	}
+	if d, n := p02(); d != "1" || n != "2" {
+		t.Errorf("sweep.csv with --keep-degraded: p02 runs_degraded %s, n %s; want 1, 2", d, n)
 	}
 }
 
@@ -276,4 +324,19 @@ func TestPrefixWriter(t *testing.T) {
 	if b.String() != "> one\n> two\n> three\n" {
 		t.Errorf("%q", b.String())
 	}
+}
+
+// readSweepCSV reads dir/sweep.csv: the header, then a row per point.
+func readSweepCSV(t *testing.T, dir string) [][]string {
+	t.Helper()
+	fh, err := os.Open(filepath.Join(dir, "sweep.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	rows, err := csv.NewReader(fh).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

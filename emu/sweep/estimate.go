@@ -1,0 +1,215 @@
+package sweep
+
+import (
+	"slices"
+	"time"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/replay"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/pdcp"
+)
+
+// The run-time model's two figures, measured on the 2-core development VM
+// with the batch preset at 20 MB, one run at a time (18 runs: quic-go with
+// both buffers and TCP NewReno, batch 25 to 500, seed 7; docs/sweeps.md,
+// "Time estimate").
+const (
+	// RunOverhead is a run's wall time beyond its flows: building the
+	// namespaces, links, delay lines and proxies, starting the endpoints,
+	// tearing it all down, writing the run directory. Measured: the
+	// sweep's wall time minus the flows' (start to last byte), 0.30 s per
+	// run.
+	RunOverhead = 300 * time.Millisecond
+	// FlowEfficiency is the goodput a size-limited flow reaches, as a
+	// share of the capacity of its path, handshake and slow start
+	// included. Measured: 20 MB in 4.28–6.64 s at 2 × 20 Mbit/s
+	// (utilization 0.60–0.93, batch 500 the slowest); the runs' total
+	// time gives 0.81.
+	FlowEfficiency = 0.81
+)
+
+// Schedule is how a sweep's runs are spread over time.
+type Schedule struct {
+	// Jobs is how many runs run at once (0 means 1).
+	Jobs int
+	// Calibrate: the first run runs alone (--jobs auto measures it) and
+	// Jobs at once only after it.
+	Calibrate bool
+}
+
+// EstimateWall returns the expected wall time of doing runs, of plan p
+// (from NewPlan: it carries the resolved configurations; a point without
+// one counts RunOverhead), in the given schedule: each run takes
+// EstimateRun of its point's configuration, and runs start in order, each
+// as soon as one of the schedule's jobs is free. It is the one time
+// estimate: the dry run, the first progress line and the ETA use it.
+func EstimateWall(p *results.Plan, runs []results.Run, s Schedule) time.Duration {
+	per := map[string]time.Duration{}
+	durs := make([]time.Duration, 0, len(runs))
+	for _, r := range runs {
+		d, ok := per[r.Point]
+		if !ok {
+			d = estimatePoint(p, r.Point)
+			per[r.Point] = d
+		}
+		durs = append(durs, d)
+	}
+	if s.Calibrate && len(durs) > 0 {
+		return durs[0] + makespan(s.Jobs, nil, durs[1:])
+	}
+	return makespan(s.Jobs, nil, durs)
+}
+
+// estimatePoint is EstimateRun of a point's configuration.
+func estimatePoint(p *results.Plan, id string) time.Duration {
+	pt, ok := p.Point(id)
+	if !ok || pt.Config.Scenario == "" {
+		return RunOverhead
+	}
+	return EstimateRun(pt.Config)
+}
+
+// EstimateRun returns the expected wall time of one run of cfg:
+// RunOverhead plus the time until its last flow ends. A flow limited by
+// time ends at its start plus its duration; a counted cbr flow after its
+// datagrams' intervals, a counted rr flow after its transactions (each at
+// least a round trip of link1's delays, or its interval); the bulk flows
+// limited by size share the capacity of the links they use in their
+// direction (FlowEfficiency of it, less the share of time-limited flows
+// running beside them) from the first one's start. An objects flow
+// without a duration counts nothing: its sizes may be a distribution.
+func EstimateRun(cfg config.Config) time.Duration {
+	var end time.Duration
+	var sized [2]struct {
+		bytes float64
+		first time.Duration
+		used  map[string]bool
+		n     int
+	}
+	timed := 0
+	for _, f := range cfg.Flows {
+		switch {
+		case f.Duration > 0:
+			end = max(end, f.Start+f.Duration)
+			timed++
+		case f.Kind == config.KindCBR && f.Count > 0:
+			end = max(end, f.Start+time.Duration(f.Count)*f.CBRInterval())
+		case f.Kind == config.KindRR && f.Count > 0:
+			l := cfg.Links[0]
+			end = max(end, f.Start+time.Duration(f.Count)*max(f.Interval, l.Down.Delay+l.Up.Delay))
+		case f.Size > 0 && (f.Kind == "" || f.Kind == config.KindBulk):
+			d := 0
+			if f.Direction == config.DirUp {
+				d = 1
+			}
+			g := &sized[d]
+			if g.used == nil || f.Start < g.first {
+				g.first = f.Start
+			}
+			if g.used == nil {
+				g.used = map[string]bool{}
+			}
+			g.bytes += float64(f.Size)
+			g.used[f.Path] = true
+			g.n++
+		}
+	}
+	for d, g := range sized {
+		if g.n == 0 {
+			continue
+		}
+		rate := pathsRate(cfg, linkRates(cfg, d == 1), g.used) * FlowEfficiency * float64(g.n) / float64(g.n+timed)
+		if rate > 0 {
+			end = max(end, g.first+time.Duration(g.bytes*8/rate*float64(time.Second)))
+		}
+	}
+	return RunOverhead + end
+}
+
+// linkRates is each link's rate (bit/s) in one direction: the configured
+// one, or the mean of its trace over the first two minutes.
+func linkRates(cfg config.Config, up bool) [2]float64 {
+	rates := [2]float64{cfg.Links[0].Down.Rate, cfg.Links[1].Down.Rate}
+	dir := 0
+	if up {
+		rates, dir = [2]float64{cfg.Links[0].Up.Rate, cfg.Links[1].Up.Rate}, 1
+	}
+	players, err := replay.Players(&cfg)
+	if err != nil {
+		return rates
+	}
+	for i := range rates {
+		if pl := players[i][dir]; pl != nil {
+			rates[i] = pl.MeanRate(0, 2*time.Minute)
+		}
+	}
+	return rates
+}
+
+// pathsRate is the rate the paths in used get together: link1 and
+// link2 their links', a DC client what its scheduler makes of both (a
+// split a:b fills the first link that runs out, duplication the slower
+// link, the rate-aware schedulers both), an MPTCP client both.
+func pathsRate(cfg config.Config, r [2]float64, used map[string]bool) float64 {
+	onLink := [2]bool{used[config.PathLink1], used[config.PathLink2]}
+	total := 0.0
+	if used[config.PathDC] {
+		if !cfg.DC.Enabled {
+			onLink[0] = true
+		} else {
+			total += dcRate(cfg.DC, r)
+			// A single-link client beside the DC one shares its link.
+			onLink = [2]bool{}
+		}
+	}
+	if used[config.PathMPTCP] {
+		return r[0] + r[1]
+	}
+	for i, on := range onLink {
+		if on {
+			total += r[i]
+		}
+	}
+	return total
+}
+
+func dcRate(dc config.DC, r [2]float64) float64 {
+	switch dc.Scheduler {
+	case "duplicate":
+		return min(r[0], r[1])
+	case "active-standby":
+		if dc.Active == config.PathLink2 {
+			return r[1]
+		}
+		return r[0]
+	case "batch", "weighted", "":
+		sp, err := pdcp.ParseSplit(dc.Split)
+		if err != nil {
+			sp = pdcp.Split{1, 1}
+		}
+		share := sp[0] / (sp[0] + sp[1])
+		switch share {
+		case 0:
+			return r[1]
+		case 1:
+			return r[0]
+		}
+		return min(r[0]/share, r[1]/(1-share))
+	}
+	return r[0] + r[1] // adaptive, smallest-delay: as much as both links take
+}
+
+// makespan is when the last of queued ends if they start in order, each
+// as soon as one of slots is free, with busy the time each job already
+// running still needs.
+func makespan(slots int, busy, queued []time.Duration) time.Duration {
+	slots = max(slots, 1, len(busy))
+	free := make([]time.Duration, slots)
+	copy(free, busy)
+	for _, d := range queued {
+		i := slices.Index(free, slices.Min(free))
+		free[i] += d
+	}
+	return slices.Max(free)
+}
