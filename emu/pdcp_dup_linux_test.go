@@ -17,6 +17,7 @@ import (
 // blocking send on a raw socket: the send buffer filled with the copies
 // queued for link2, and every DC packet waited behind the send.)
 func TestPDCPDuplicationUnderLoad(t *testing.T) {
+	emutest.SkipUnderRace(t)
 	emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link1.down.rate=20mbit", "link2.down.rate=10mbit",
 		"dc.scheduler=duplicate")

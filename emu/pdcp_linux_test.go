@@ -33,6 +33,7 @@ func startEmulation(t *testing.T, kv ...string) *Emulation {
 // reordering it repaired. The run is long enough to wrap the 12-bit SN
 // several times.
 func TestPDCPRepairsReordering(t *testing.T) {
+	emutest.SkipUnderRace(t)
 	emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms",
 		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12")

@@ -67,6 +67,18 @@ func Exclusive(tb testing.TB) {
 	})
 }
 
+// SkipUnderRace skips a test whose assertions are rates or latencies: the
+// race detector slows every goroutine five- to tenfold, so a proxy that
+// keeps up with 15 Mbit/s in a normal build drops packets under -race,
+// and the failure would be a measurement of the detector. The race step
+// in CI still runs the functional tests of the same code.
+func SkipUnderRace(tb testing.TB) {
+	tb.Helper()
+	if raceEnabled {
+		tb.Skip("measures rates or latencies; the race detector's slowdown would be measured instead")
+	}
+}
+
 // WaitFor polls cond with a short backoff until it returns nil or timeout
 // passes, and fails the test with cond's last error.
 func WaitFor(tb testing.TB, timeout time.Duration, cond func() error) {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package emutest
+
+const raceEnabled = false
