@@ -154,21 +154,13 @@ func (s *Sampler) closeDumpers() {
 func (s *Sampler) run() {
 	defer close(s.done)
 	defer s.closeDumpers()
-	restore, got, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
+	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, samplerPriority)
 	if err != nil {
 		s.err = err
 		close(s.started)
 		return
 	}
 	defer restore()
-	if got == nfq.SchedRealtime {
-		// Below the packet loops; restore puts the thread back as it was.
-		if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: samplerPriority}, 0); err != nil {
-			s.err = err
-			close(s.started)
-			return
-		}
-	}
 	s.tid.Store(int32(procstat.TID()))
 	_ = procstat.NameThread("emu sampler") // a name is a convenience
 	// Absolute deadlines on CLOCK_MONOTONIC, the clock behind time.Now's

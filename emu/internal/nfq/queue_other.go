@@ -38,3 +38,8 @@ func (q *Queue) Config() Config                                      { return q.
 func LockThreadPrecise(want Sched) (restore func(), got Sched, err error) {
 	return nil, SchedDefault, errUnsupported
 }
+
+// LockThreadPriority fails: thread scheduling control is Linux-only here.
+func LockThreadPriority(want Sched, prio int) (restore func(), got Sched, err error) {
+	return nil, SchedDefault, errUnsupported
+}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 )
 
 // LockThreadPrecise locks the calling goroutine to its OS thread, sets the
@@ -15,10 +17,20 @@ import (
 // by default) to batch timers; a loop that releases packets at their due
 // time cannot afford that, nor waiting behind other programs for a CPU.
 //
+// A real-time thread goes through package rtsched, which keeps the garbage
+// collector from running while it is real-time (a collection's stack scan
+// could otherwise stall it for about a second).
+//
 // Call restore on the same goroutine to put the thread back as it was and
 // unlock it. If that fails the thread stays locked, and the runtime retires
 // it when the goroutine ends.
 func LockThreadPrecise(want Sched) (restore func(), got Sched, err error) {
+	return LockThreadPriority(want, RealtimePriority)
+}
+
+// LockThreadPriority is LockThreadPrecise with SchedRealtime at SCHED_FIFO
+// priority prio instead of RealtimePriority.
+func LockThreadPriority(want Sched, prio int) (restore func(), got Sched, err error) {
 	runtime.LockOSThread()
 	fail := func(err error) (func(), Sched, error) {
 		runtime.UnlockOSThread()
@@ -39,12 +51,14 @@ func LockThreadPrecise(want Sched) (restore func(), got Sched, err error) {
 		return fail(fmt.Errorf("nfq: set timer slack: %w", err))
 	}
 	got = SchedDefault
+	var leave func() error // set when the thread went real-time
 	for s := want; s < SchedDefault; s++ {
-		attr := unix.SchedAttr{Policy: unix.SCHED_NORMAL, Nice: -20}
+		var err error
 		if s == SchedRealtime {
-			attr = unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: RealtimePriority}
+			leave, err = rtsched.Enter(prio)
+		} else {
+			err = unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_NORMAL, Nice: -20}, 0)
 		}
-		err := unix.SchedSetAttr(0, &attr, 0)
 		if err == nil {
 			got = s
 			break
@@ -55,7 +69,12 @@ func LockThreadPrecise(want Sched) (restore func(), got Sched, err error) {
 		}
 	}
 	return func() {
-		e1 := unix.SchedSetAttr(0, orig, 0)
+		var e1 error
+		if leave != nil {
+			e1 = leave()
+		} else {
+			e1 = unix.SchedSetAttr(0, orig, 0)
+		}
 		e2 := unix.Prctl(unix.PR_SET_TIMERSLACK, slack, 0, 0, 0)
 		if e1 == nil && e2 == nil {
 			runtime.UnlockOSThread()

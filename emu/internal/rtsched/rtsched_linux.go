@@ -1,0 +1,192 @@
+package rtsched
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// demoted is how a real-time thread runs during a collection: the highest
+// normal priority, which keeps it ahead of other programs without starving
+// the collector's threads.
+func demoted() unix.SchedAttr { return unix.SchedAttr{Policy: unix.SCHED_NORMAL, Nice: -20} }
+
+// pollEvery is how often the governor looks at the heap. The emulator
+// allocates some 10–20 MB/s while it runs, so a collection starts at most
+// a few hundred kB past its target.
+const pollEvery = 10 * time.Millisecond
+
+// thread is one real-time thread: its attributes under the governor and
+// before Enter.
+type thread struct {
+	rt, orig unix.SchedAttr
+}
+
+// governor is the process's: garbage collection and thread scheduling are
+// process state, so there is one, shared by every caller of Enter.
+type governor struct {
+	// mu is held across every collection, so no thread turns real-time,
+	// or leaves, while one runs.
+	mu      sync.Mutex
+	threads map[int]thread
+	percent int           // GOGC when the governor took over
+	stop    chan struct{} // closes the current governor goroutine; nil: not governing
+
+	cycles atomic.Uint64 // collections run
+	errs   atomic.Uint64 // demotions or restorations the kernel refused
+}
+
+var gov governor
+
+// Enter makes the calling thread real-time, SCHED_FIFO at priority prio.
+// The caller must have locked its goroutine to the thread
+// (runtime.LockOSThread) and must call leave on the same thread before
+// unlocking it; leave puts the thread back as it was. An error leaves the
+// thread as it was; it wraps the kernel's errno (unix.EPERM without the
+// privilege).
+func Enter(prio int) (leave func() error, err error) {
+	tid := unix.Gettid()
+	orig, err := unix.SchedGetAttr(tid, 0)
+	if err != nil {
+		return nil, fmt.Errorf("rtsched: get scheduling of thread %d: %w", tid, err)
+	}
+	rt := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_FIFO, Priority: uint32(prio)}
+	gov.mu.Lock()
+	defer gov.mu.Unlock()
+	if _, ok := gov.threads[tid]; ok {
+		return nil, fmt.Errorf("rtsched: thread %d is real-time already", tid)
+	}
+	if gov.stop == nil {
+		// Before the thread turns real-time: SetGCPercent(-1) waits for
+		// a collection under way to finish.
+		gov.percent = debug.SetGCPercent(-1)
+		gov.stop = make(chan struct{})
+		if gov.threads == nil {
+			gov.threads = map[int]thread{}
+		}
+		go gov.run(gov.stop)
+	}
+	if err := unix.SchedSetAttr(tid, &rt, 0); err != nil {
+		gov.release()
+		return nil, fmt.Errorf("rtsched: thread %d to SCHED_FIFO %d: %w", tid, prio, err)
+	}
+	gov.threads[tid] = thread{rt: rt, orig: *orig}
+	return func() error { return gov.leave(tid) }, nil
+}
+
+// leave restores thread tid and forgets it.
+func (g *governor) leave(tid int) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	th, ok := g.threads[tid]
+	if !ok {
+		return nil
+	}
+	delete(g.threads, tid)
+	err := unix.SchedSetAttr(tid, &th.orig, 0)
+	g.release()
+	if err != nil {
+		return fmt.Errorf("rtsched: restore scheduling of thread %d: %w", tid, err)
+	}
+	return nil
+}
+
+// release hands collection back to the runtime once no thread is
+// real-time. g.mu is held.
+func (g *governor) release() {
+	if len(g.threads) > 0 || g.stop == nil {
+		return
+	}
+	close(g.stop)
+	g.stop = nil
+	debug.SetGCPercent(g.percent)
+}
+
+// run polls the heap until stop is closed and collects when it has grown
+// past the pacing target.
+func (g *governor) run(stop chan struct{}) {
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	target, on := nextTarget(heapLive(), g.percentOf(stop))
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if !on || heapObjects() < target {
+			continue
+		}
+		target, on = g.collect(stop)
+	}
+}
+
+func (g *governor) percentOf(stop chan struct{}) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stop != stop {
+		return -1
+	}
+	return g.percent
+}
+
+// collect runs one collection with every real-time thread demoted and
+// returns the next target.
+func (g *governor) collect(stop chan struct{}) (target uint64, on bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stop != stop {
+		return 0, false // the governor this goroutine ran for has ended
+	}
+	for tid := range g.threads {
+		d := demoted()
+		if unix.SchedSetAttr(tid, &d, 0) != nil {
+			g.errs.Add(1)
+		}
+	}
+	runtime.GC()
+	for tid, th := range g.threads {
+		if unix.SchedSetAttr(tid, &th.rt, 0) != nil {
+			g.errs.Add(1)
+		}
+	}
+	g.cycles.Add(1)
+	return nextTarget(heapLive(), g.percent)
+}
+
+// GC runs a collection now as the governor would: with the real-time
+// threads demoted for its length when there are any, else as runtime.GC.
+func GC() {
+	gov.mu.Lock()
+	stop := gov.stop
+	gov.mu.Unlock()
+	if stop == nil {
+		runtime.GC()
+		return
+	}
+	gov.collect(stop)
+}
+
+// Stats are the governor's counters since the process started.
+type Stats struct {
+	// Threads is how many threads are real-time now.
+	Threads int
+	// Collections counts the collections the governor ran (or GC).
+	Collections uint64
+	// Refused counts demotions and restorations the kernel refused; a
+	// thread it refused to demote stayed real-time through a collection.
+	Refused uint64
+}
+
+// Snapshot returns the governor's counters.
+func Snapshot() Stats {
+	gov.mu.Lock()
+	n := len(gov.threads)
+	gov.mu.Unlock()
+	return Stats{Threads: n, Collections: gov.cycles.Load(), Refused: gov.errs.Load()}
+}
