@@ -52,6 +52,7 @@ var kernelFacing = []string{
 	module + "emu/endpoint",
 	module + "emu/capture",
 	module + "topo",
+	module + "internal/nsthread",
 }
 
 // bannedDirect may not be imported by a pure package's own files.
