@@ -49,28 +49,16 @@ func (s DelaySeries) StatsPtr() *results.DelayStats {
 func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // BinMeans is the mean of the samples in each of n bins of width bin from
-// time 0: bin k holds the samples with k·bin ≤ T < (k+1)·bin (timeseries.csv
-// stamps it with its end). A bin without samples is NaN.
+// time 0, by results.BinMeans's rule (bin k holds k·bin < T ≤ (k+1)·bin,
+// as timeseries.csv stamps a bin with its end), so the delay columns and
+// the workloads' columns of one timeseries.csv bin alike. A bin without
+// samples is NaN.
 func (s DelaySeries) BinMeans(bin time.Duration, n int) []float64 {
-	sum := make([]float64, n)
-	cnt := make([]int, n)
-	w := bin.Seconds()
+	at := make([]time.Duration, len(s.T))
 	for i, t := range s.T {
-		k := int(math.Floor(t / w))
-		if k < 0 || k >= n || math.IsNaN(s.MS[i]) {
-			continue
-		}
-		sum[k] += s.MS[i]
-		cnt[k]++
+		at[i] = time.Duration(math.Round(t * float64(time.Second)))
 	}
-	for k := range sum {
-		if cnt[k] == 0 {
-			sum[k] = math.NaN()
-		} else {
-			sum[k] /= float64(cnt[k])
-		}
-	}
-	return sum
+	return results.BinMeans(at, s.MS, n, bin)
 }
 
 // OWDSeries is a one-way delay log as a series: read time and delay of

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -43,6 +44,18 @@ func (f *Figure) Render(w io.Writer, format string) error {
 		return err
 	}
 	return fmt.Errorf("figure %s: unknown format %q (want svg or png)", f.Name, format)
+}
+
+// Encode renders the figure in both formats emu writes, SVG and PNG.
+func (f *Figure) Encode() (svg, png []byte, err error) {
+	var s, p bytes.Buffer
+	if err := f.Render(&s, "svg"); err != nil {
+		return nil, nil, err
+	}
+	if err := f.Render(&p, "png"); err != nil {
+		return nil, nil, err
+	}
+	return s.Bytes(), p.Bytes(), nil
 }
 
 func (f *Figure) draw(dc draw.Canvas) {

@@ -2,14 +2,11 @@ package analysis
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
-	"maps"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
@@ -35,9 +32,7 @@ func WriteRunReport(w io.Writer, fsys fs.FS, ra *RunAnalysis, figs []*Figure, no
 	}
 	if sum != nil {
 		d.Summary = sum
-		for _, k := range slices.Sorted(maps.Keys(sum.Config)) {
-			d.Config = append(d.Config, [2]string{k, sum.Config[k]})
-		}
+		d.Config = results.SortedPairs(sum.Config)
 		var b bytes.Buffer
 		results.WriteReport(&b, sum, "")
 		d.Terminal = strings.TrimSpace(b.String())
@@ -52,7 +47,7 @@ func WriteRunReport(w io.Writer, fsys fs.FS, ra *RunAnalysis, figs []*Figure, no
 		}
 		d.Figures = append(d.Figures, reportFigure{
 			Name: f.Name, Caption: FigureCaption(f.Name),
-			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg.Bytes())),
+			Src: results.SVGDataURL(svg.Bytes()),
 		})
 	}
 	var err error
@@ -190,19 +185,7 @@ var runReportTemplate = template.Must(template.New("run").Funcs(template.FuncMap
 <meta charset="utf-8">
 <title>{{.Title}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.wide { overflow-x: auto; }
-figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: 0.85em; color: #555; }
-pre { background: #f7f7f7; padding: 0.7em; overflow-x: auto; font-size: 0.8em; }
-.bad { color: #b00; }
-code { font-size: 0.9em; }
-</style>
+` + results.PageStyle + `</style>
 </head>
 <body>
 <h1>{{.Title}}</h1>

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/internal/nfq/nfqtest"
 	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/internal/emutest"
@@ -164,7 +165,7 @@ func (f *stampedFlow) receive() {
 			return
 		}
 		at := time.Now()
-		if ts, ok := rxTimestamp(oob[:oobn]); ok {
+		if ts, ok := nfqtest.RecvStamp(oob[:oobn]); ok {
 			at = ts
 		}
 		if n < 16 {
@@ -175,22 +176,6 @@ func (f *stampedFlow) receive() {
 		f.arrivals = append(f.arrivals, a)
 		f.mu.Unlock()
 	}
-}
-
-// rxTimestamp extracts SCM_TIMESTAMPNS from a control message.
-func rxTimestamp(oob []byte) (time.Time, bool) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return time.Time{}, false
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
-			sec := int64(binary.NativeEndian.Uint64(m.Data))
-			nsec := int64(binary.NativeEndian.Uint64(m.Data[8:]))
-			return time.Unix(sec, nsec), true
-		}
-	}
-	return time.Time{}, false
 }
 
 // pace sends at rate bit/s (IP bytes), in bursts every millisecond, until

@@ -11,6 +11,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // Net is a built topology. Close deletes its namespaces and with them every
@@ -36,7 +38,7 @@ type NodeNS struct {
 // Do runs f on a thread inside the node's namespace (for sockets and
 // anything else that takes its namespace from the calling thread).
 func (n *NodeNS) Do(f func() error) error {
-	return onNSThread(func(netns.NsHandle) error {
+	return nsthread.Run(func() error {
 		if err := netns.Set(n.NS); err != nil {
 			return fmt.Errorf("enter netns %s: %w", n.NSName, err)
 		}

@@ -13,49 +13,18 @@ import (
 
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // NetnsDir is where named namespaces live, as with `ip netns`, so users can
 // also reach a run's nodes with `ip netns exec`.
 const NetnsDir = "/run/netns"
 
-// onNSThread runs f on a fresh goroutine locked to its OS thread. If f
-// leaves the thread in another namespace and it cannot be moved back, the
-// goroutine exits still locked and the runtime destroys the thread instead
-// of reusing it.
-func onNSThread(f func(orig netns.NsHandle) error) error {
-	ch := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			runtime.UnlockOSThread()
-			ch <- fmt.Errorf("get current netns: %w", err)
-			return
-		}
-		defer orig.Close()
-		ferr := f(orig)
-		cur, err := netns.Get()
-		if err == nil {
-			same := cur.Equal(orig)
-			cur.Close()
-			if !same {
-				if err := netns.Set(orig); err != nil {
-					ch <- errors.Join(ferr, fmt.Errorf("restore netns: %w", err))
-					return // thread stays locked and dies
-				}
-			}
-			runtime.UnlockOSThread()
-		}
-		ch <- ferr
-	}()
-	return <-ch
-}
-
 // createNamed makes a named namespace without moving the caller into it.
 func createNamed(name string) (netns.NsHandle, error) {
 	var ns netns.NsHandle
-	err := onNSThread(func(netns.NsHandle) error {
+	err := nsthread.Run(func() error {
 		if err := prepareNetnsDir(); err != nil {
 			return err
 		}
@@ -213,7 +182,7 @@ func ExecIn(name string, argv []string) error {
 // StartIn starts cmd with its network namespace set to ns. The fork happens
 // on a thread locked inside ns, so only the child lives there.
 func StartIn(ns netns.NsHandle, cmd *exec.Cmd) error {
-	return onNSThread(func(orig netns.NsHandle) error {
+	return nsthread.Run(func() error {
 		if err := netns.Set(ns); err != nil {
 			return fmt.Errorf("enter netns: %w", err)
 		}

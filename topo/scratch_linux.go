@@ -5,13 +5,15 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // NewScratch creates an anonymous namespace for probes (`emu doctor`): it
 // has no name in /run/netns and disappears when the returned node is closed.
 func NewScratch() (*NodeNS, error) {
 	var ns netns.NsHandle
-	err := onNSThread(func(netns.NsHandle) (err error) {
+	err := nsthread.Run(func() (err error) {
 		ns, err = netns.New()
 		return err
 	})

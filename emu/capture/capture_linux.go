@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // Ring of the capture socket: 32 blocks of 1 MiB (whole packets are
@@ -121,37 +123,13 @@ func Start(ctx context.Context, netnsFD int, iface string, snaplen int, path str
 // MaxSnaplen is the largest snap length (that of tcpdump).
 const MaxSnaplen = 262144
 
-// inNetNS runs f on a thread in the namespace nsFD (-1: the calling
-// thread's), and returns the thread to its namespace after; a thread
-// that cannot return stays locked, so the runtime discards it.
+// inNetNS runs f on a thread in the namespace nsFD, or on the calling
+// thread for -1.
 func inNetNS(nsFD int, f func() error) error {
 	if nsFD < 0 {
 		return f()
 	}
-	ch := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := os.Open("/proc/thread-self/ns/net")
-		if err != nil {
-			runtime.UnlockOSThread()
-			ch <- fmt.Errorf("own netns: %w", err)
-			return
-		}
-		defer orig.Close()
-		if err := unix.Setns(nsFD, unix.CLONE_NEWNET); err != nil {
-			runtime.UnlockOSThread()
-			ch <- fmt.Errorf("setns: %w", err)
-			return
-		}
-		ferr := f()
-		if err := unix.Setns(int(orig.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- errors.Join(ferr, fmt.Errorf("setns back: %w", err))
-			return // the thread stays locked and dies with the goroutine
-		}
-		runtime.UnlockOSThread()
-		ch <- ferr
-	}()
-	return <-ch
+	return nsthread.Do(nsFD, f)
 }
 
 // open makes the socket and its ring (in the capture's namespace) and

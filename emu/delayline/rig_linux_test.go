@@ -136,7 +136,8 @@ func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) []float64 {
 					done <- err
 					return
 				}
-				rxAt, ok := kernelStamp(oob[:oobn])
+				rxTime, ok := nfqtest.RecvStamp(oob[:oobn])
+				rxAt := rxTime.UnixNano()
 				if !ok || m < 16 {
 					done <- errors.New("no receive timestamp")
 					return
@@ -162,48 +163,20 @@ func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) []float64 {
 
 // sendPaced sends n packets of size bytes at rate from a real-time thread.
 func sendPaced(fd int, rate float64, n, size int) error {
-	errc := make(chan error, 1)
-	go func() {
-		restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer restore()
+	return nfqtest.OnRealtimeThread(func() error {
 		buf := make([]byte, max(size, 16))
 		interval := time.Duration(float64(time.Second) / rate)
 		start := time.Now()
 		for i := range n {
-			if d := time.Until(start.Add(time.Duration(i) * interval)); d > 0 {
-				ts := unix.NsecToTimespec(int64(d))
-				unix.Nanosleep(&ts, nil)
-			}
+			nfqtest.SleepUntil(start.Add(time.Duration(i) * interval))
 			binary.LittleEndian.PutUint64(buf, uint64(i))
 			binary.LittleEndian.PutUint64(buf[8:], uint64(time.Now().UnixNano()))
 			if _, err := unix.Write(fd, buf); err != nil && err != unix.ENOBUFS {
-				errc <- err
-				return
+				return err
 			}
 		}
-		errc <- nil
-	}()
-	return <-errc
-}
-
-// kernelStamp finds SCM_TIMESTAMPNS in control messages, as ns since the epoch.
-func kernelStamp(oob []byte) (int64, bool) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return 0, false
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
-			sec := int64(binary.NativeEndian.Uint64(m.Data))
-			nsec := int64(binary.NativeEndian.Uint64(m.Data[8:]))
-			return sec*1e9 + nsec, true
-		}
-	}
-	return 0, false
+		return nil
+	})
 }
 
 // stats of the delivered delays: mean, standard deviation, quantiles, and
@@ -272,34 +245,25 @@ func pingPong(tb testing.TB, r *rig, n int) []float64 {
 	}()
 	defer func() { stop.Store(true); <-echoDone }()
 	rtts := make([]float64, 0, n)
-	errc := make(chan error, 1)
-	go func() {
-		restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer restore()
+	err := nfqtest.OnRealtimeThread(func() error {
 		buf := make([]byte, 64)
 		pause := unix.NsecToTimespec(int64(200 * time.Microsecond))
 		for i := 0; i < n+100; i++ {
 			start := time.Now()
 			if _, err := unix.Write(c, buf[:32]); err != nil {
-				errc <- err
-				return
+				return err
 			}
 			if _, err := unix.Read(c, buf); err != nil {
-				errc <- fmt.Errorf("ping %d: %w", i, err)
-				return
+				return fmt.Errorf("ping %d: %w", i, err)
 			}
 			if i >= 100 { // the first ones warm up ARP and caches
 				rtts = append(rtts, float64(time.Since(start))/1e3)
 			}
 			unix.Nanosleep(&pause, nil)
 		}
-		errc <- nil
-	}()
-	if err := <-errc; err != nil {
+		return nil
+	})
+	if err != nil {
 		tb.Fatal(err)
 	}
 	return rtts

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/delayline"
-	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/nfq/nfqtest"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -32,14 +32,7 @@ func BenchmarkWakeLateness(b *testing.B) {
 				}
 				time.Sleep(500 * time.Millisecond)
 				var h delayline.Histogram
-				errc := make(chan error, 1)
-				go func() {
-					restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
-					if err != nil {
-						errc <- err
-						return
-					}
-					defer restore()
+				err := nfqtest.OnRealtimeThread(func() error {
 					start := time.Now()
 					for i := 1; i <= 3000; i++ {
 						due := start.Add(time.Duration(i) * time.Millisecond)
@@ -51,9 +44,9 @@ func BenchmarkWakeLateness(b *testing.B) {
 						}
 						h.Add(time.Since(due))
 					}
-					errc <- nil
-				}()
-				if err := <-errc; err != nil {
+					return nil
+				})
+				if err != nil {
 					b.Fatal(err)
 				}
 				s := h.Snapshot()

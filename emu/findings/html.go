@@ -2,7 +2,6 @@ package findings
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"html/template"
 	"maps"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Figure is one figure of a preset's sweep, as the sweep drew it.
@@ -109,7 +110,7 @@ func pickFigures(f Result, preset string, figs []Figure) []htmlFigure {
 		}
 		if keep {
 			out = append(out, htmlFigure{Preset: preset, Name: fig.Name, Title: fig.Title,
-				Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(fig.SVG))})
+				Src: results.SVGDataURL(fig.SVG)})
 		}
 	}
 	return out
@@ -245,18 +246,11 @@ var htmlTemplate = template.Must(template.New("reproduce").Parse(`<!DOCTYPE html
 <meta charset="utf-8"/>
 <title>emu reproduces "QUIC Throughput and Fairness over Dual Connectivity"</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2.5em; border-top: 1px solid #ddd; padding-top: 1em; } h3 { font-size: 1em; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.wide { overflow-x: auto; }
+` + results.PageStyle + `h2 { margin-top: 2.5em; border-top: 1px solid #ddd; padding-top: 1em; } h3 { font-size: 1em; }
 .side { display: flex; flex-wrap: wrap; gap: 1.5em; }
 .side > div { flex: 1 1 30em; }
 .paper { background: #f7f7f2; border-left: 4px solid #aa9; padding: 0.5em 1em; }
-figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: 0.85em; color: #555; }
+figure { margin: 1em 0; }
 .verdict { font-weight: bold; padding: 0.1em 0.4em; border-radius: 0.2em; white-space: nowrap; }
 .v-holds { background: #d8f0d8; } .v-shape { background: #fbe8c8; } .v-fails { background: #f6d0d0; }
 .v-open { background: #e4e4f4; } .v-none { background: #eee; color: #666; }

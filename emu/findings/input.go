@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Stat is one metric aggregated over a point's runs, as sweep.csv gives it:
@@ -64,7 +66,7 @@ func (a At) String() string {
 	if len(a.Labels) == 0 {
 		return a.Preset
 	}
-	return a.Preset + "[" + joinLabels(a.Labels) + "]"
+	return a.Preset + "[" + results.JoinSorted(a.Labels) + "]"
 }
 
 // Term is one metric at one point.
@@ -96,7 +98,7 @@ func (l Line) String() string {
 		s += " ∈ {" + strings.Join(l.Values, ", ") + "}"
 	}
 	if len(l.Fixed) > 0 {
-		s += " at " + joinLabels(l.Fixed)
+		s += " at " + results.JoinSorted(l.Fixed)
 	}
 	return s
 }
@@ -117,14 +119,6 @@ func (s Series) At(value string) Term {
 	}
 	l[s.Line.Axis] = value
 	return Term{At: At{Preset: s.Line.Preset, Labels: l}, Metric: s.Metric}
-}
-
-func joinLabels(m map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, " ")
 }
 
 // lookupError says why a point or metric is not there: missing data (a

@@ -228,8 +228,8 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 				if err != nil || m < 16 {
 					break
 				}
-				if at, ok := stamp(oob[:oobn]); ok {
-					owd = append(owd, float64(at-int64(binary.LittleEndian.Uint64(buf[8:])))/1e6)
+				if at, ok := nfqtest.RecvStamp(oob[:oobn]); ok {
+					owd = append(owd, float64(at.UnixNano()-int64(binary.LittleEndian.Uint64(buf[8:])))/1e6)
 				}
 			}
 		}
@@ -318,38 +318,13 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 // sampleRT calls read every interval from epoch until end, on a
 // real-time thread sleeping to absolute deadlines.
 func sampleRT(epoch time.Time, interval, end time.Duration, read func(el time.Duration) error) error {
-	errc := make(chan error, 1)
-	go func() {
-		restore, _, err := nfq.LockThreadPrecise(nfq.SchedRealtime)
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer restore()
+	return nfqtest.OnRealtimeThread(func() error {
 		for k := time.Duration(0); k*interval < end; k++ {
-			if d := time.Until(epoch.Add(k * interval)); d > 0 {
-				ts := unix.NsecToTimespec(int64(d))
-				unix.Nanosleep(&ts, nil)
-			}
+			nfqtest.SleepUntil(epoch.Add(k * interval))
 			if err := read(time.Since(epoch)); err != nil {
-				errc <- err
-				return
+				return err
 			}
 		}
-		errc <- nil
-	}()
-	return <-errc
-}
-
-func stamp(oob []byte) (int64, bool) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return 0, false
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
-			return int64(binary.NativeEndian.Uint64(m.Data))*1e9 + int64(binary.NativeEndian.Uint64(m.Data[8:])), true
-		}
-	}
-	return 0, false
+		return nil
+	})
 }

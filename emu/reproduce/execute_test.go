@@ -23,13 +23,14 @@ func TestExecuteStopsAndResumes(t *testing.T) {
 	p := smallPlan(t)
 	total := p.Runs() // (6 + 3) points × 3 repeats
 	stop := make(chan struct{})
-	f := &fakeRunner{during: func(n int) {
+	f := newFake()
+	f.During = func(n int, _ string) {
 		if n == 4 {
 			close(stop)
 		}
-	}}
+	}
 	var log bytes.Buffer
-	out, err := Execute(context.Background(), root, p, Options{Runner: f.run, Progress: &log, Stop: stop})
+	out, err := Execute(context.Background(), root, p, Options{Runner: f.Run, Progress: &log, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,16 +52,16 @@ func TestExecuteStopsAndResumes(t *testing.T) {
 		t.Errorf("estimate after 4 runs: all %+v, to do %+v", all, todo)
 	}
 
-	f2 := &fakeRunner{}
-	out, err = Execute(context.Background(), root, p, Options{Runner: f2.run})
+	f2 := newFake()
+	out, err = Execute(context.Background(), root, p, Options{Runner: f2.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Complete(p) || out.Sweeps[0].Skipped != 4 || len(f2.called()) != total-4 {
-		t.Errorf("resumed: complete %v, skipped %d, %d runs done (want %d)", out.Complete(p), out.Sweeps[0].Skipped, len(f2.called()), total-4)
+	if !out.Complete(p) || out.Sweeps[0].Skipped != 4 || len(f2.Calls()) != total-4 {
+		t.Errorf("resumed: complete %v, skipped %d, %d runs done (want %d)", out.Complete(p), out.Sweeps[0].Skipped, len(f2.Calls()), total-4)
 	}
-	for _, c := range f2.called() {
-		for _, d := range f.called() {
+	for _, c := range f2.Calls() {
+		for _, d := range f.Calls() {
 			if c == d {
 				t.Errorf("run %s done twice", c)
 			}
@@ -77,24 +78,25 @@ func TestExecuteInterrupt(t *testing.T) {
 	root := t.TempDir()
 	p := smallPlan(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &fakeRunner{during: func(n int) {
+	f := newFake()
+	f.During = func(n int, _ string) {
 		if n == 2 {
 			cancel()
 		}
-	}}
-	out, err := Execute(ctx, root, p, Options{Runner: f.run})
+	}
+	out, err := Execute(ctx, root, p, Options{Runner: f.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !out.Interrupted || out.Sweeps[0].OK != 1 || len(out.Sweeps[0].Failures) != 1 || out.Sweeps[0].Failures[0].Status != results.StatusInterrupted {
 		t.Errorf("interrupted: %+v, first sweep %+v", out, out.Sweeps[0].Outcome)
 	}
-	f2 := &fakeRunner{}
-	if _, err := Execute(context.Background(), root, p, Options{Runner: f2.run}); err != nil {
+	f2 := newFake()
+	if _, err := Execute(context.Background(), root, p, Options{Runner: f2.Run}); err != nil {
 		t.Fatal(err)
 	}
-	if got := f2.called(); len(got) != p.Runs()-1 || got[0] != f.called()[1] {
-		t.Errorf("resumed with %d runs starting %v; want %d starting with the interrupted %s", len(got), got[:1], p.Runs()-1, f.called()[1])
+	if got := f2.Calls(); len(got) != p.Runs()-1 || got[0] != f.Calls()[1] {
+		t.Errorf("resumed with %d runs starting %v; want %d starting with the interrupted %s", len(got), got[:1], p.Runs()-1, f.Calls()[1])
 	}
 }
 
@@ -103,8 +105,8 @@ func TestExecuteRefusesAnotherScale(t *testing.T) {
 	root := t.TempDir()
 	p := smallPlan(t)
 	p.Sweeps = p.Sweeps[1:] // sc-pairs only
-	f := &fakeRunner{}
-	if _, err := Execute(context.Background(), root, p, Options{Runner: f.run}); err != nil {
+	f := newFake()
+	if _, err := Execute(context.Background(), root, p, Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	paper, err := NewPlan("paper", nil)
@@ -116,7 +118,7 @@ func TestExecuteRefusesAnotherScale(t *testing.T) {
 			paper.Sweeps = []Sweep{s}
 		}
 	}
-	if _, err := Execute(context.Background(), root, paper, Options{Runner: f.run}); !errors.Is(err, sweep.ErrPlanChanged) {
+	if _, err := Execute(context.Background(), root, paper, Options{Runner: f.Run}); !errors.Is(err, sweep.ErrPlanChanged) {
 		t.Errorf("paper scale over a quick directory: %v, want ErrPlanChanged", err)
 	}
 }
@@ -127,8 +129,8 @@ func TestExecuteRefusesAnotherScale(t *testing.T) {
 func TestWriteReport(t *testing.T) {
 	root := t.TempDir()
 	p := smallPlan(t)
-	f := &fakeRunner{}
-	if _, err := Execute(context.Background(), root, p, Options{Runner: f.run}); err != nil {
+	f := newFake()
+	if _, err := Execute(context.Background(), root, p, Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := WriteReport(root, p, ReportOptions{Session: 90e9, EmuVersion: "test"})

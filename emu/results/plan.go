@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/dc-emu/emu/emu/config"
@@ -143,6 +145,16 @@ func (p *Plan) Describe(pt *Point) string {
 	}
 	if len(parts) == 0 {
 		return "base"
+	}
+	return strings.Join(parts, " ")
+}
+
+// JoinSorted is m as "k=v" pairs sorted by key and joined by spaces: a
+// point's Params or a finding's labels on one line ("" when m is empty).
+func JoinSorted(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, " ")
 }

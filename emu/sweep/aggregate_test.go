@@ -12,6 +12,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // independentStats computes mean, sample standard deviation and the 95 %
@@ -38,9 +39,9 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 	dir := prepared(t, p)
 	// One run of batch 500 fails: n drops to 3 there and its numbers stay
 	// out.
-	f := &fakeRunner{}
+	f := &sweeptest.Runner{}
 	runner := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
-		s, err := f.run(ctx, cfg, out)
+		s, err := f.Run(ctx, cfg, out)
 		if filepath.Base(out) == "p03-r2" {
 			rewriteSummary(t, filepath.Dir(filepath.Dir(out)), "p03-r2", func(s *results.Summary) { s.Status = results.StatusFailed })
 			s.Status = results.StatusFailed

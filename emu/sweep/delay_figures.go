@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"slices"
@@ -134,14 +133,10 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 		Caption: "Pantheon's view: each point (each flow, when points have several) at its mean goodput against its mean " + what +
 			" over the point's runs that ended ok; error bars ±1 standard deviation; the delay axis is reversed. sweep.csv has the 95 % confidence intervals."}
 	af := &analysis.Figure{Name: name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 5 * vg.Inch}
-	var svg, png bytes.Buffer
-	if err := af.Render(&svg, "svg"); err != nil {
+	var err error
+	if f.SVG, f.PNG, err = af.Encode(); err != nil {
 		return nil, err
 	}
-	if err := af.Render(&png, "png"); err != nil {
-		return nil, err
-	}
-	f.SVG, f.PNG = svg.Bytes(), png.Bytes()
 	return f, nil
 }
 

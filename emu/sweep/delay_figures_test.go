@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // fakeDelays are flow i's p95 RTT and one-way delay in a run: they grow
@@ -25,13 +25,9 @@ func fakeDelays(cfg config.Config, i int) (rtt, owd float64) {
 	return rtt, rtt / 2
 }
 
-// delayRunner is fakeRunner with rtt_ms and owd_ms in the summaries.
-func delayRunner(f *fakeRunner) Runner {
-	return func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
-		s, err := f.run(ctx, cfg, out)
-		if s == nil {
-			return s, err
-		}
+// delayRunner is the fake runner with rtt_ms and owd_ms in the summaries.
+func delayRunner(f *sweeptest.Runner) Runner {
+	f.Edit = func(cfg config.Config, s *results.Summary) {
 		for i := range s.Flows {
 			rtt, owd := fakeDelays(cfg, i)
 			s.Flows[i].RTTMs = &results.DelayStats{P50: rtt / 2, P95: rtt, P99: rtt, Max: rtt, Mean: rtt / 2, N: 100}
@@ -39,18 +35,14 @@ func delayRunner(f *fakeRunner) Runner {
 				s.Flows[i].OWDMs = &results.DelayStats{P50: owd / 2, P95: owd, P99: owd, Max: owd, Mean: owd / 2, N: 50}
 			}
 		}
-		b, _ := json.MarshalIndent(s, "", "  ")
-		if werr := os.WriteFile(filepath.Join(out, "summary.json"), b, 0o644); werr != nil {
-			return nil, werr
-		}
-		return s, err
 	}
+	return f.Run
 }
 
 func TestDelayMetricsAndFigures(t *testing.T) {
 	p := testPlan(t, Spec{Scenario: "fairness", Axes: axes(t, "dc.batch=25,100,500"), Repeat: 3})
 	dir := prepared(t, p)
-	f := &fakeRunner{}
+	f := &sweeptest.Runner{}
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: delayRunner(f)}); err != nil {
 		t.Fatal(err)
 	}

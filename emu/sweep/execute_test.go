@@ -13,6 +13,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 func prepared(t *testing.T, p *results.Plan) string {
@@ -27,15 +28,15 @@ func prepared(t *testing.T, p *results.Plan) string {
 func TestExecuteThenResume(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100,500"), Repeat: 2})
 	dir := prepared(t, p)
-	f := &fakeRunner{}
-	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run})
+	f := &sweeptest.Runner{}
+	out, err := Execute(context.Background(), dir, p, Options{Runner: f.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if out.OK != 6 || out.Skipped != 0 || !out.Complete() || len(out.Failures) != 0 {
 		t.Fatalf("first pass: %+v", out)
 	}
-	if got := f.called(); !slices.Equal(got, []string{"p01-r1", "p02-r1", "p03-r1", "p01-r2", "p02-r2", "p03-r2"}) {
+	if got := f.Calls(); !slices.Equal(got, []string{"p01-r1", "p02-r1", "p03-r1", "p01-r2", "p02-r2", "p03-r2"}) {
 		t.Errorf("runs done in order %v", got)
 	}
 	for _, r := range p.Runs {
@@ -46,10 +47,10 @@ func TestExecuteThenResume(t *testing.T) {
 	}
 
 	// The same command again does nothing.
-	f2 := &fakeRunner{}
-	out, err = Execute(context.Background(), dir, p, Options{Runner: f2.run})
-	if err != nil || out.Skipped != 6 || out.OK != 0 || len(f2.called()) != 0 {
-		t.Fatalf("second pass: %+v %v, runner called for %v", out, err, f2.called())
+	f2 := &sweeptest.Runner{}
+	out, err = Execute(context.Background(), dir, p, Options{Runner: f2.Run})
+	if err != nil || out.Skipped != 6 || out.OK != 0 || len(f2.Calls()) != 0 {
+		t.Fatalf("second pass: %+v %v, runner called for %v", out, err, f2.Calls())
 	}
 
 	// A lost run and a failed one are redone, and only they.
@@ -59,12 +60,12 @@ func TestExecuteThenResume(t *testing.T) {
 	rewriteSummary(t, dir, "p03-r2", func(s *results.Summary) { s.Status, s.Error = results.StatusFailed, "boom" })
 	// A run of another plan (other seed) in the right place is redone too.
 	rewriteSummary(t, dir, "p01-r1", func(s *results.Summary) { s.Seed++ })
-	f3 := &fakeRunner{}
-	out, err = Execute(context.Background(), dir, p, Options{Runner: f3.run})
+	f3 := &sweeptest.Runner{}
+	out, err = Execute(context.Background(), dir, p, Options{Runner: f3.Run})
 	if err != nil || out.Skipped != 3 || out.OK != 3 {
 		t.Fatalf("third pass: %+v %v", out, err)
 	}
-	if got := f3.called(); !slices.Equal(got, []string{"p01-r1", "p02-r1", "p03-r2"}) {
+	if got := f3.Calls(); !slices.Equal(got, []string{"p01-r1", "p02-r1", "p03-r2"}) {
 		t.Errorf("third pass redid %v", got)
 	}
 }
@@ -87,12 +88,12 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 	dir := prepared(t, p)
 	// Runs of batch 500 fail; a runner that returns no summary at all is
 	// covered by p01-r2 failing before it writes anything.
-	f := &fakeRunner{fail: func(c config.Config) bool { return c.DC.Batch == 500 }}
+	f := &sweeptest.Runner{Fail: func(c config.Config, _ string) bool { return c.DC.Batch == 500 }}
 	runner := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		if filepath.Base(out) == "p01-r2" {
 			return nil, errors.New("network: add veth: file exists")
 		}
-		return f.run(ctx, cfg, out)
+		return f.Run(ctx, cfg, out)
 	}
 	out, err := Execute(context.Background(), dir, p, Options{Runner: runner})
 	if err != nil {
@@ -120,13 +121,13 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 func TestGiveUpAfterRepeatedFailures(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150"), Repeat: 3})
 	dir := prepared(t, p)
-	f := &fakeRunner{fail: func(config.Config) bool { return true }}
-	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run, GiveUpAfter: 3})
+	f := &sweeptest.Runner{Fail: func(config.Config, string) bool { return true }}
+	out, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, GiveUpAfter: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.called()) != 3 || out.GaveUp == "" || !strings.Contains(out.GaveUp, "client exited") {
-		t.Errorf("ran %d runs, outcome %+v", len(f.called()), out)
+	if len(f.Calls()) != 3 || out.GaveUp == "" || !strings.Contains(out.GaveUp, "client exited") {
+		t.Errorf("ran %d runs, outcome %+v", len(f.Calls()), out)
 	}
 }
 
@@ -135,18 +136,18 @@ func TestStopAfterCurrentRun(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
 	dir := prepared(t, p)
 	stop := make(chan struct{})
-	f := &fakeRunner{}
-	f.during = func(context.Context) {
-		if len(f.called()) == 2 {
+	f := &sweeptest.Runner{}
+	f.During = func(int, string) {
+		if len(f.Calls()) == 2 {
 			close(stop)
 		}
 	}
-	out, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Stop: stop})
+	out, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !out.Stopped || out.OK != 2 || len(f.called()) != 2 {
-		t.Errorf("outcome %+v after %v", out, f.called())
+	if !out.Stopped || out.OK != 2 || len(f.Calls()) != 2 {
+		t.Errorf("outcome %+v after %v", out, f.Calls())
 	}
 }
 
@@ -157,31 +158,31 @@ func TestInterruptCurrentRun(t *testing.T) {
 	dir := prepared(t, p)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := &fakeRunner{}
-	f.during = func(context.Context) {
-		if len(f.called()) == 3 {
+	f := &sweeptest.Runner{}
+	f.During = func(int, string) {
+		if len(f.Calls()) == 3 {
 			cancel()
 		}
 	}
-	out, err := Execute(ctx, dir, p, Options{Runner: f.run})
+	out, err := Execute(ctx, dir, p, Options{Runner: f.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !out.Interrupted || out.OK != 2 || len(out.Failures) != 1 || out.Failures[0].Status != results.StatusInterrupted {
 		t.Fatalf("outcome %+v", out)
 	}
-	f2 := &fakeRunner{}
-	out, err = Execute(context.Background(), dir, p, Options{Runner: f2.run})
-	if err != nil || !slices.Equal(f2.called(), []string{"p01-r2", "p02-r2"}) || !out.Complete() {
-		t.Errorf("resume after interrupt ran %v: %+v %v", f2.called(), out, err)
+	f2 := &sweeptest.Runner{}
+	out, err = Execute(context.Background(), dir, p, Options{Runner: f2.Run})
+	if err != nil || !slices.Equal(f2.Calls(), []string{"p01-r2", "p02-r2"}) || !out.Complete() {
+		t.Errorf("resume after interrupt ran %v: %+v %v", f2.Calls(), out, err)
 	}
 }
 
 func TestPrepareRefusesAnotherPlan(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
 	dir := prepared(t, p)
-	f := &fakeRunner{}
-	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run}); err != nil {
+	f := &sweeptest.Runner{}
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	same := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2, Preset: "renamed"})
@@ -211,8 +212,8 @@ func TestPrepareRefusesAnotherPlan(t *testing.T) {
 	if err := Prepare(dir, other, true); err != nil {
 		t.Fatal(err)
 	}
-	f2 := &fakeRunner{}
-	out, err := Execute(context.Background(), dir, other, Options{Runner: f2.run})
+	f2 := &sweeptest.Runner{}
+	out, err := Execute(context.Background(), dir, other, Options{Runner: f2.Run})
 	if err != nil || out.Skipped != 0 || out.OK != 4 {
 		t.Errorf("after --force: %+v %v", out, err)
 	}
@@ -222,14 +223,14 @@ func TestProgressLines(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
 	dir := prepared(t, p)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f := &fakeRunner{}
-	f.during = func(context.Context) { clock = clock.Add(10 * time.Second) }
+	f := &sweeptest.Runner{}
+	f.During = func(int, string) { clock = clock.Add(10 * time.Second) }
 	// One run already done: the progress counts it.
-	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Shard: Shard{1, 4}}); err != nil {
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Shard: Shard{1, 4}}); err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Progress: &b, Now: func() time.Time { return clock }}); err != nil {
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Progress: &b, Now: func() time.Time { return clock }}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

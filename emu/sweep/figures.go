@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -242,14 +241,10 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 	f := &Figure{Name: s.name, Title: s.title,
 		Caption: "Mean over the point's runs that ended ok; error bars ±1 standard deviation (sweep.csv has the 95 % confidence intervals)."}
 	af := &analysis.Figure{Name: s.name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 4.5 * vg.Inch}
-	var svg, png bytes.Buffer
-	if err := af.Render(&svg, "svg"); err != nil {
+	var err error
+	if f.SVG, f.PNG, err = af.Encode(); err != nil {
 		return nil, err
 	}
-	if err := af.Render(&png, "png"); err != nil {
-		return nil, err
-	}
-	f.SVG, f.PNG = svg.Bytes(), png.Bytes()
 	return f, nil
 }
 

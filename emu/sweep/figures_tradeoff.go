@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"math"
 	"strings"
 
@@ -120,14 +119,11 @@ func tradeoffFigure(t *results.SweepTable, dm, gm string) (*Figure, error) {
 	p.X.Max *= 1.25
 	p.Y.Max *= 1.1
 	af := &analysis.Figure{Name: name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 5 * vg.Inch}
-	var svg, png bytes.Buffer
-	if err := af.Render(&svg, "svg"); err != nil {
+	svg, png, err := af.Encode()
+	if err != nil {
 		return nil, err
 	}
-	if err := af.Render(&png, "png"); err != nil {
-		return nil, err
-	}
-	return &Figure{Name: name, Title: title, SVG: svg.Bytes(), PNG: png.Bytes(),
+	return &Figure{Name: name, Title: title, SVG: svg, PNG: png,
 		Caption: "One point per sweep point (its axis values beside it): means over the point's runs, error bars ±1 standard deviation both ways."}, nil
 }
 

@@ -14,13 +14,14 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // timedRunner is a fake runner on synctest's clock: each run takes took
 // (fake time), uses cpu of a core for it, and comes back degraded when
 // degrade says so given the most runs that ran at once during it.
 type timedRunner struct {
-	f       fakeRunner
+	f       sweeptest.Runner
 	took    time.Duration
 	cpu     float64                 // cores a run uses
 	cpuOf   func(id string) float64 // or this, by run
@@ -51,7 +52,7 @@ func (r *timedRunner) run(ctx context.Context, cfg config.Config, out string) (*
 	case <-time.After(r.took):
 	case <-ctx.Done():
 	}
-	sum, err := r.f.run(ctx, cfg, out)
+	sum, err := r.f.Run(ctx, cfg, out)
 	r.mu.Lock()
 	delete(r.running, id)
 	cores := r.cpu
@@ -273,8 +274,8 @@ func TestDegradedTwiceIsFinal(t *testing.T) {
 		}
 		again := &timedRunner{took: 5 * time.Second}
 		out, err = Execute(context.Background(), dir, p, Options{Runner: again.run})
-		if err != nil || out.Skipped != 4 || len(again.f.called()) != 0 {
-			t.Errorf("resume redid %v: %+v %v", again.f.called(), out, err)
+		if err != nil || out.Skipped != 4 || len(again.f.Calls()) != 0 {
+			t.Errorf("resume redid %v: %+v %v", again.f.Calls(), out, err)
 		}
 	})
 }
@@ -294,8 +295,8 @@ func TestResumeRerunsDegraded(t *testing.T) {
 		})
 		again := &timedRunner{took: time.Second}
 		out, err := Execute(context.Background(), dir, p, Options{Runner: again.run})
-		if err != nil || out.Skipped != 1 || out.OK != 1 || !slices.Equal(again.f.called(), []string{"p01-r1"}) {
-			t.Errorf("resume ran %v: %+v %v", again.f.called(), out, err)
+		if err != nil || out.Skipped != 1 || out.OK != 1 || !slices.Equal(again.f.Calls(), []string{"p01-r1"}) {
+			t.Errorf("resume ran %v: %+v %v", again.f.Calls(), out, err)
 		}
 		if _, ok := okRun(filepath.Join(dir, results.DegradedDir, "p01-r1"), p, p.Runs[0]); !ok {
 			t.Error("the first attempt is not in degraded/")
@@ -319,8 +320,8 @@ func TestStopAndInterruptWithJobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !out.Stopped || out.OK != 6 || len(r.f.called()) != 6 {
-			t.Errorf("stop: ran %v, outcome %+v", r.f.called(), out)
+		if !out.Stopped || out.OK != 6 || len(r.f.Calls()) != 6 {
+			t.Errorf("stop: ran %v, outcome %+v", r.f.Calls(), out)
 		}
 
 		p = testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150,300,500"), Repeat: 2})
@@ -335,8 +336,8 @@ func TestStopAndInterruptWithJobs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !out.Interrupted || out.OK != 4 || len(out.Failures) != 4 || len(r.f.called()) != 8 {
-			t.Fatalf("interrupt: ran %v, outcome %+v", r.f.called(), out)
+		if !out.Interrupted || out.OK != 4 || len(out.Failures) != 4 || len(r.f.Calls()) != 8 {
+			t.Fatalf("interrupt: ran %v, outcome %+v", r.f.Calls(), out)
 		}
 		for _, f := range out.Failures {
 			if f.Status != results.StatusInterrupted {
@@ -345,8 +346,8 @@ func TestStopAndInterruptWithJobs(t *testing.T) {
 		}
 		again := &timedRunner{took: 10 * time.Second}
 		out, err = Execute(context.Background(), dir, p, Options{Runner: again.run, Jobs: Jobs{N: 4}})
-		if err != nil || !out.Complete() || out.Skipped != 4 || len(again.f.called()) != 8 {
-			t.Errorf("resume ran %v: %+v %v", again.f.called(), out, err)
+		if err != nil || !out.Complete() || out.Skipped != 4 || len(again.f.Calls()) != 8 {
+			t.Errorf("resume ran %v: %+v %v", again.f.Calls(), out, err)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // Two shards run separately and merged give the same sweep.csv as one run
@@ -21,8 +22,8 @@ func TestShardsMergeToTheWholeSweep(t *testing.T) {
 		if err := Prepare(dir, p, false); err != nil {
 			t.Fatal(err)
 		}
-		f := &fakeRunner{}
-		out, err := Execute(context.Background(), dir, p, Options{Runner: f.run, Shard: sh})
+		f := &sweeptest.Runner{}
+		out, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Shard: sh})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,8 +77,8 @@ func TestMergeReportsGapsAndRefusesOtherSweeps(t *testing.T) {
 	if err := Prepare(a, p, false); err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeRunner{}
-	if _, err := Execute(context.Background(), a, p, Options{Runner: f.run, Shard: Shard{1, 2}}); err != nil {
+	f := &sweeptest.Runner{}
+	if _, err := Execute(context.Background(), a, p, Options{Runner: f.Run, Shard: Shard{1, 2}}); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()

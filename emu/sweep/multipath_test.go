@@ -12,6 +12,7 @@ import (
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // multipathPoints is the multipath-grid preset's number of points: MPTCP
@@ -103,8 +104,8 @@ func ratioOf(t *testing.T, label string) float64 {
 func TestRelativeGoodput(t *testing.T) {
 	p := multipathPlan(t, 2)
 	dir := prepared(t, p)
-	f := &fakeRunner{}
-	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run}); err != nil {
+	f := &sweeptest.Runner{}
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	tab, err := Aggregate(dir, p, AggregateOptions{})

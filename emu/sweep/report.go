@@ -2,11 +2,8 @@ package sweep
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"html/template"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
@@ -36,7 +33,7 @@ func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 	for _, f := range figs {
 		d.Figures = append(d.Figures, reportFigure{
 			Title: f.Title, Caption: f.Caption, File: f.Name,
-			Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.SVG)),
+			Src: results.SVGDataURL(f.SVG),
 		})
 	}
 	for _, a := range t.Plan.Vary {
@@ -74,13 +71,11 @@ func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 		d.Points = append(d.Points, reportPoint{
 			ID: pt.ID, Desc: t.Plan.Describe(&pt),
 			Settings: strings.Join(pt.Settings, " "),
-			Params:   joinParams(pt.Params),
+			Params:   results.JoinSorted(pt.Params),
 		})
 	}
 	d.Runs = t.Runs
-	for _, k := range slices.Sorted(maps.Keys(t.Plan.Base)) {
-		d.Base = append(d.Base, [2]string{k, t.Plan.Base[k]})
-	}
+	d.Base = results.SortedPairs(t.Plan.Base)
 	var b bytes.Buffer
 	if err := reportTemplate.Execute(&b, d); err != nil {
 		return nil, fmt.Errorf("report.html: %w", err)
@@ -99,14 +94,6 @@ func reportTitle(p *results.Plan) string {
 		return "Sweep of " + describeAxes(p.Vary)
 	}
 	return "Repeated runs of the base configuration"
-}
-
-func joinParams(m map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, k+"="+m[k])
-	}
-	return strings.Join(parts, " ")
 }
 
 type reportData struct {
@@ -154,18 +141,7 @@ var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <title>{{.Title}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
-table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.wide { overflow-x: auto; }
-figure { margin: 1.5em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: 0.85em; color: #555; }
-.bad { color: #b00; }
-code { font-size: 0.9em; }
-</style>
+` + results.PageStyle + `</style>
 </head>
 <body>
 <h1>{{.Title}}</h1>

@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 func TestReportAndFigures(t *testing.T) {
 	p := testPlan(t, Spec{Scenario: "fairness", Axes: axes(t, "dc.batch=25,100,500", "dc.split=1:1,9:1"), Repeat: 3, Preset: "batch-fairness"})
 	dir := prepared(t, p)
-	f := &fakeRunner{}
-	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.run}); err != nil {
+	f := &sweeptest.Runner{}
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	// A stale figure from an earlier aggregation goes away.

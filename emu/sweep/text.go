@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -99,19 +98,10 @@ func WritePlan(w io.Writer, p *results.Plan, shard Shard) error {
 }
 
 func joinSorted(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, k+"="+m[k])
-	}
-	if len(parts) == 0 {
+	if len(m) == 0 {
 		return "(the base)"
 	}
-	return strings.Join(parts, " ")
+	return results.JoinSorted(m)
 }
 
 // WritePresets prints the preset table (--list-presets): name, figure, what is varied and

@@ -1,11 +1,12 @@
 package emutest
 
 import (
-	"runtime"
 	"testing"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // NetNS is an anonymous network namespace private to one test, with a
@@ -44,68 +45,19 @@ func NewNetNS(tb testing.TB) *NetNS {
 	return n
 }
 
-// newNS makes an unnamed namespace on a locked thread and returns a handle to
-// it; the thread goes back to the original namespace before it is unlocked,
-// and if that fails it stays locked so the runtime retires it.
+// newNS makes an unnamed namespace on a locked thread (nsthread.Run moves
+// the thread back) and returns a handle to it.
 func newNS() (netns.NsHandle, error) {
-	type result struct {
-		ns  netns.NsHandle
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			runtime.UnlockOSThread()
-			ch <- result{err: err}
-			return
-		}
-		defer orig.Close()
-		ns, err := netns.New()
-		if err != nil {
-			runtime.UnlockOSThread()
-			ch <- result{err: err}
-			return
-		}
-		if err := netns.Set(orig); err != nil {
-			ch <- result{ns: ns, err: err} // thread stays locked and dies with the goroutine
-			return
-		}
-		runtime.UnlockOSThread()
-		ch <- result{ns: ns}
-	}()
-	r := <-ch
-	return r.ns, r.err
+	var ns netns.NsHandle
+	err := nsthread.Run(func() (err error) {
+		ns, err = netns.New()
+		return err
+	})
+	return ns, err
 }
 
 // Do runs f on a thread inside the namespace and returns its error.
-func (n *NetNS) Do(f func() error) error {
-	ch := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			runtime.UnlockOSThread()
-			ch <- err
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(n.NS); err != nil {
-			runtime.UnlockOSThread()
-			ch <- err
-			return
-		}
-		ferr := f()
-		if err := netns.Set(orig); err != nil {
-			ch <- err // leave the thread locked: the runtime discards it
-			return
-		}
-		runtime.UnlockOSThread()
-		ch <- ferr
-	}()
-	return <-ch
-}
+func (n *NetNS) Do(f func() error) error { return nsthread.Do(int(n.NS), f) }
 
 // Veth joins a and b with a veth pair, nameA in a and nameB in b, each with
 // its address (CIDR, e.g. "192.168.77.1/24") and up. It goes with the

@@ -33,6 +33,10 @@ var pure = map[string][]string{
 	"tracefmt":      {"unsafe"},
 	"traces":        nil,
 	"pdcp":          {"os", "unsafe"}, // clock and I/O are injected
+
+	// The fake runner of sweep tests stands in for emu.Run: it must not
+	// need what emu.Run needs.
+	"emu/sweep/sweeptest": nil,
 }
 
 // kernelFacing are the packages whose presence in a pure package's
@@ -52,6 +56,7 @@ var kernelFacing = []string{
 	module + "emu/endpoint",
 	module + "emu/capture",
 	module + "topo",
+	module + "internal/nsthread",
 }
 
 // bannedDirect may not be imported by a pure package's own files.

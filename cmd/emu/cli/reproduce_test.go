@@ -22,7 +22,7 @@ func runReproduceWith(ctx context.Context, runner sweep.Runner, args ...string) 
 
 func TestReproduceUsageErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	f := &fakeRun{}
+	f := newFakeRun("")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -33,13 +33,13 @@ func TestReproduceUsageErrors(t *testing.T) {
 		{[]string{"core"}, `unknown command "core"`},
 		{[]string{"--repeat", "3"}, "unknown flag: --repeat"},
 	} {
-		code, _, errs := runReproduceWith(context.Background(), f.run, append(tc.args, "--out", dir)...)
+		code, _, errs := runReproduceWith(context.Background(), f.Run, append(tc.args, "--out", dir)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("emu reproduce %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
-	if f.count() != 0 {
-		t.Errorf("%d runs started despite bad usage", f.count())
+	if len(f.Calls()) != 0 {
+		t.Errorf("%d runs started despite bad usage", len(f.Calls()))
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("bad usage created the output directory")
@@ -48,8 +48,8 @@ func TestReproduceUsageErrors(t *testing.T) {
 
 func TestReproduceDryRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	f := &fakeRun{}
-	code, out, errs := runReproduceWith(context.Background(), f.run, "--dry-run", "--parts", "queue,core", "--out", dir)
+	f := newFakeRun("")
+	code, out, errs := runReproduceWith(context.Background(), f.Run, "--dry-run", "--parts", "queue,core", "--out", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -58,8 +58,8 @@ func TestReproduceDryRun(t *testing.T) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
 	}
-	if f.count() != 0 {
-		t.Errorf("the dry run started %d runs", f.count())
+	if len(f.Calls()) != 0 {
+		t.Errorf("the dry run started %d runs", len(f.Calls()))
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("the dry run created the output directory")
@@ -74,15 +74,15 @@ func TestReproduceRunStopResume(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "r")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := &fakeRun{}
-	f.during = func(run string) {
-		if f.count() == 7 {
+	f := newFakeRun("")
+	f.During = func(int, string) {
+		if len(f.Calls()) == 7 {
 			cancel()
 		}
 	}
-	code, out, errs := runReproduceWith(ctx, f.run, "--parts", "queue", "--out", dir)
-	if code != 1 || f.count() != 7 || !strings.Contains(errs, "stopped; the same command with --out "+dir+" resumes") {
-		t.Fatalf("first Ctrl-C: exit %d after %d runs\n%s", code, f.count(), errs)
+	code, out, errs := runReproduceWith(ctx, f.Run, "--parts", "queue", "--out", dir)
+	if code != 1 || len(f.Calls()) != 7 || !strings.Contains(errs, "stopped; the same command with --out "+dir+" resumes") {
+		t.Fatalf("first Ctrl-C: exit %d after %d runs\n%s", code, len(f.Calls()), errs)
 	}
 	if !strings.Contains(errs, "expected wall time:") || !strings.Contains(errs, "reproduce: preset 1/1 queue-fairness") {
 		t.Errorf("the plan and the preset's progress are not printed first:\n%s", errs)
@@ -90,10 +90,10 @@ func TestReproduceRunStopResume(t *testing.T) {
 	if !strings.Contains(out, "report: "+filepath.Join(dir, "report.html")) {
 		t.Errorf("no report after the stop:\n%s", out)
 	}
-	f2 := &fakeRun{}
-	code, out, errs = runReproduceWith(context.Background(), f2.run, "--parts", "queue", "--out", dir)
-	if code != 0 || f2.count() != 60-7 {
-		t.Fatalf("resume: exit %d after %d runs (want %d)\n%s", code, f2.count(), 60-7, errs)
+	f2 := newFakeRun("")
+	code, out, errs = runReproduceWith(context.Background(), f2.Run, "--parts", "queue", "--out", dir)
+	if code != 0 || len(f2.Calls()) != 60-7 {
+		t.Fatalf("resume: exit %d after %d runs (want %d)\n%s", code, len(f2.Calls()), 60-7, errs)
 	}
 	if !strings.Contains(errs, "53 of 60 runs still to do") || !strings.Contains(out, "queue") {
 		t.Errorf("resume: plan or verdicts missing\n%s\n%s", errs, out)
@@ -109,11 +109,11 @@ func TestReproduceRunStopResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "queue-fairness", "sweep.csv")); err != nil {
 		t.Error(err)
 	}
-	f3 := &fakeRun{}
-	if code, _, errs := runReproduceWith(context.Background(), f3.run, "--parts", "queue", "--out", dir); code != 0 || f3.count() != 0 {
-		t.Errorf("third time: exit %d, %d runs\n%s", code, f3.count(), errs)
+	f3 := newFakeRun("")
+	if code, _, errs := runReproduceWith(context.Background(), f3.Run, "--parts", "queue", "--out", dir); code != 0 || len(f3.Calls()) != 0 {
+		t.Errorf("third time: exit %d, %d runs\n%s", code, len(f3.Calls()), errs)
 	}
-	if code, _, errs := runReproduceWith(context.Background(), f3.run, "--parts", "queue", "--scale", "paper", "--out", dir); code != 2 || !strings.Contains(errs, "another scale") {
+	if code, _, errs := runReproduceWith(context.Background(), f3.Run, "--parts", "queue", "--scale", "paper", "--out", dir); code != 2 || !strings.Contains(errs, "another scale") {
 		t.Errorf("paper over quick: exit %d\n%s", code, errs)
 	}
 }

@@ -4,16 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +18,7 @@ import (
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // runSweepWith runs `emu sweep args…` with a given runner instead of
@@ -54,52 +52,25 @@ func runCommandWith(ctx context.Context, newCmd func(e *env) *cobra.Command, arg
 	return 1, out.String(), errb.String()
 }
 
-// fakeRun writes a run directory with a plausible summary.json whose goodput
-// depends on the batch size and the seed; it stands in for emu.Run, which
-// needs root and takes seconds per run.
-type fakeRun struct {
-	mu     sync.Mutex
-	calls  []string
-	fail   string // run id that fails
-	during func(run string)
-}
-
-func (f *fakeRun) run(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
-	id := filepath.Base(out)
-	f.mu.Lock()
-	f.calls = append(f.calls, id)
-	f.mu.Unlock()
-	if f.during != nil {
-		f.during(id)
+// newFakeRun stands in for emu.Run, which needs root and takes seconds
+// per run: a run directory with a plausible summary.json whose goodput
+// depends on the batch size and the seed; the run named fail (if any)
+// fails as a server that exited would.
+func newFakeRun(fail string) *sweeptest.Runner {
+	return &sweeptest.Runner{
+		Goodput: func(cfg config.Config, _ int) float64 {
+			return 40 - float64(cfg.DC.Batch)/20 + float64(cfg.Seed%100)/50
+		},
+		Links: func(cfg config.Config) []results.LinkResult {
+			var ls []results.LinkResult
+			for i, l := range cfg.Links {
+				ls = append(ls, results.LinkResult{Name: fmt.Sprintf("link%d", i+1), Dir: "down", CapacityMbps: l.Down.Rate / 1e6})
+			}
+			return ls
+		},
+		Fail:      func(_ config.Config, run string) bool { return run == fail },
+		FailError: "flow dc: server exited",
 	}
-	s := &results.Summary{Run: id, Scenario: cfg.Scenario, Status: results.StatusOK, Seed: cfg.Seed,
-		Started: time.Unix(0, 0).UTC(), Config: config.Values(&cfg), JFI: 1}
-	for _, fl := range cfg.Flows {
-		s.Flows = append(s.Flows, results.FlowResult{Name: fl.Name, Path: fl.Path,
-			GoodputMbps: 40 - float64(cfg.DC.Batch)/20 + float64(cfg.Seed%100)/50})
-	}
-	for i, l := range cfg.Links {
-		s.Links = append(s.Links, results.LinkResult{Name: fmt.Sprintf("link%d", i+1), Dir: "down", CapacityMbps: l.Down.Rate / 1e6})
-	}
-	var err error
-	if id == f.fail {
-		s.Status, s.Error = results.StatusFailed, "flow dc: server exited"
-		err = errors.New(s.Error)
-	}
-	if mkErr := os.MkdirAll(out, 0o755); mkErr != nil {
-		return nil, mkErr
-	}
-	b, _ := json.Marshal(s)
-	if wErr := os.WriteFile(filepath.Join(out, "summary.json"), b, 0o644); wErr != nil {
-		return nil, wErr
-	}
-	return s, err
-}
-
-func (f *fakeRun) count() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.calls)
 }
 
 func TestSweepListPresets(t *testing.T) {
@@ -123,7 +94,7 @@ func TestSweepListPresets(t *testing.T) {
 // exit status 2.
 func TestSweepUsageErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	f := &fakeRun{}
+	f := newFakeRun("")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -141,13 +112,13 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--vary", "dc.batch=25", "--jobs", "0"}, "--jobs"},
 		{[]string{"--vary", "dc.batch=25", "--jobs", "many"}, "--jobs"},
 	} {
-		code, _, errs := runSweepWith(context.Background(), f.run, append(tc.args, "--out", dir)...)
+		code, _, errs := runSweepWith(context.Background(), f.Run, append(tc.args, "--out", dir)...)
 		if code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("emu sweep %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
 		}
 	}
-	if f.count() != 0 {
-		t.Errorf("%d runs started despite bad usage", f.count())
+	if len(f.Calls()) != 0 {
+		t.Errorf("%d runs started despite bad usage", len(f.Calls()))
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("bad usage created the output directory")
@@ -182,9 +153,9 @@ func TestSweepDryRun(t *testing.T) {
 func TestSweepJobsAndDegradedRuns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	args := []string{"--vary", "dc.batch=25,100", "--repeat", "2", "--set", "link.trace=none", "--out", dir, "--jobs", "2"}
-	f := &fakeRun{}
+	f := newFakeRun("")
 	degraded := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
-		s, err := f.run(ctx, cfg, out)
+		s, err := f.Run(ctx, cfg, out)
 		if err == nil && filepath.Base(out) == "p02-r2" {
 			s.Fidelity = &fidelity.Fidelity{Status: fidelity.Degraded, Checks: []fidelity.Check{{Name: fidelity.CheckThreadWait, Subject: "delay link1.down", Value: 4, Threshold: 1, Unit: fidelity.UnitPercent}}}
 			err = results.WriteJSON(filepath.Join(out, results.SummaryFile), s)
@@ -192,8 +163,8 @@ func TestSweepJobsAndDegradedRuns(t *testing.T) {
 		return s, err
 	}
 	code, out, errs := runSweepWith(context.Background(), degraded, args...)
-	if code != 0 || f.count() != 5 || !strings.Contains(errs, "1 runs were degraded also when run again") || !strings.Contains(errs, "thread.wait delay link1.down 4 (limit 1 %)") {
-		t.Fatalf("exit %d after %d runs:\n%s", code, f.count(), errs)
+	if code != 0 || len(f.Calls()) != 5 || !strings.Contains(errs, "1 runs were degraded also when run again") || !strings.Contains(errs, "thread.wait delay link1.down 4 (limit 1 %)") {
+		t.Fatalf("exit %d after %d runs:\n%s", code, len(f.Calls()), errs)
 	}
 	if !strings.Contains(out, "DEGRADED") {
 		t.Errorf("summary:\n%s", out)
@@ -207,8 +178,8 @@ func TestSweepJobsAndDegradedRuns(t *testing.T) {
 		t.Errorf("sweep.csv: p02 runs_degraded %s, n %s; want 1, 1", d, n)
 	}
 	code, _, errs = runSweepWith(context.Background(), degraded, append(args, "--keep-degraded")...)
-	if code != 0 || f.count() != 5 || !strings.Contains(errs, "4 already done") {
-		t.Fatalf("resume: exit %d after %d runs:\n%s", code, f.count(), errs)
+	if code != 0 || len(f.Calls()) != 5 || !strings.Contains(errs, "4 already done") {
+		t.Fatalf("resume: exit %d after %d runs:\n%s", code, len(f.Calls()), errs)
 	}
 	if d, n := p02(); d != "1" || n != "2" {
 		t.Errorf("sweep.csv with --keep-degraded: p02 runs_degraded %s, n %s; want 1, 2", d, n)
@@ -218,8 +189,8 @@ func TestSweepJobsAndDegradedRuns(t *testing.T) {
 func TestSweepRunResumeAndFailures(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	args := []string{"--vary", "dc.batch=25,100,500", "--repeat", "2", "--set", "link.trace=none", "--out", dir}
-	f := &fakeRun{fail: "p03-r2"}
-	code, out, errs := runSweepWith(context.Background(), f.run, args...)
+	f := newFakeRun("p03-r2")
+	code, out, errs := runSweepWith(context.Background(), f.Run, args...)
 	if code != 1 || !strings.Contains(errs, "1 of 6 runs failed") || !strings.Contains(errs, "p03-r2 failed: flow dc: server exited") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errs)
 	}
@@ -237,18 +208,18 @@ func TestSweepRunResumeAndFailures(t *testing.T) {
 		}
 	}
 	// Rerun: only the failed run is redone, and now it succeeds.
-	f2 := &fakeRun{}
-	code, _, errs = runSweepWith(context.Background(), f2.run, args...)
-	if code != 0 || f2.count() != 1 || !strings.Contains(errs, "5 already done") {
-		t.Fatalf("resume: exit %d, %d runs, stderr:\n%s", code, f2.count(), errs)
+	f2 := newFakeRun("")
+	code, _, errs = runSweepWith(context.Background(), f2.Run, args...)
+	if code != 0 || len(f2.Calls()) != 1 || !strings.Contains(errs, "5 already done") {
+		t.Fatalf("resume: exit %d, %d runs, stderr:\n%s", code, len(f2.Calls()), errs)
 	}
 	// Another plan in the same directory is refused (exit 2) unless --force.
 	other := append([]string{"--vary", "dc.batch=25,150"}, args[2:]...)
-	code, _, errs = runSweepWith(context.Background(), f2.run, other...)
+	code, _, errs = runSweepWith(context.Background(), f2.Run, other...)
 	if code != 2 || !strings.Contains(errs, "different sweep") || !strings.Contains(errs, "--force") {
 		t.Errorf("changed plan: exit %d, %s", code, errs)
 	}
-	code, _, errs = runSweepWith(context.Background(), f2.run, append(other, "--force")...)
+	code, _, errs = runSweepWith(context.Background(), f2.Run, append(other, "--force")...)
 	if code != 0 {
 		t.Errorf("--force: exit %d, %s", code, errs)
 	}
@@ -260,15 +231,15 @@ func TestSweepCtrlCStopsAfterTheCurrentRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := &fakeRun{}
-	f.during = func(run string) {
+	f := newFakeRun("")
+	f.During = func(_ int, run string) {
 		if run == "p02-r1" {
 			cancel()
 		}
 	}
-	code, _, errs := runSweepWith(ctx, f.run, "--vary", "dc.batch=25,100", "--repeat", "3", "--out", dir)
-	if code != 1 || f.count() != 2 || !strings.Contains(errs, "stopped after 2 of 6 runs") {
-		t.Fatalf("exit %d after %d runs:\n%s", code, f.count(), errs)
+	code, _, errs := runSweepWith(ctx, f.Run, "--vary", "dc.batch=25,100", "--repeat", "3", "--out", dir)
+	if code != 1 || len(f.Calls()) != 2 || !strings.Contains(errs, "stopped after 2 of 6 runs") {
+		t.Fatalf("exit %d after %d runs:\n%s", code, len(f.Calls()), errs)
 	}
 	s, err := results.ReadSummary(filepath.Join(dir, "runs", "p02-r1"))
 	if err != nil || s.Status != results.StatusOK {
@@ -282,16 +253,16 @@ func TestSweepCtrlCStopsAfterTheCurrentRun(t *testing.T) {
 func TestSweepShardsThenMerge(t *testing.T) {
 	base := t.TempDir()
 	args := []string{"--scenario", "fairness", "--vary", "dc.batch=25,100,500", "--repeat", "3"}
-	f := &fakeRun{}
+	f := newFakeRun("")
 	whole := filepath.Join(base, "whole")
-	if code, _, errs := runSweepWith(context.Background(), f.run, append(args, "--out", whole)...); code != 0 {
+	if code, _, errs := runSweepWith(context.Background(), f.Run, append(args, "--out", whole)...); code != 0 {
 		t.Fatalf("whole: %s", errs)
 	}
 	var shards []string
 	for i := 1; i <= 3; i++ {
 		d := filepath.Join(base, fmt.Sprintf("shard%d", i))
 		shards = append(shards, d)
-		if code, _, errs := runSweepWith(context.Background(), f.run, append(args, "--out", d, "--shard", fmt.Sprintf("%d/3", i))...); code != 0 {
+		if code, _, errs := runSweepWith(context.Background(), f.Run, append(args, "--out", d, "--shard", fmt.Sprintf("%d/3", i))...); code != 0 {
 			t.Fatalf("shard %d: %s", i, errs)
 		}
 	}

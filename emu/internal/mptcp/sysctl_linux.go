@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 const sysctlDir = "/proc/sys/net/mptcp/"
@@ -97,37 +96,12 @@ func readSysctl(name string) (string, error) {
 }
 
 // inNetNS runs f on a thread inside namespace nsFd (0: the current one).
-// /proc/sys/net shows the namespace of the thread that opens it. The
-// thread moves back before it is unlocked; if that fails it stays locked,
-// and the runtime retires it with its goroutine.
+// /proc/sys/net shows the namespace of the thread that opens it.
 func inNetNS(nsFd int, f func() error) error {
 	if nsFd == 0 {
 		return f()
 	}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("open current netns: %w", err)
-			return
-		}
-		defer unix.Close(orig)
-		if err := unix.Setns(nsFd, unix.CLONE_NEWNET); err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("enter netns fd %d: %w", nsFd, err)
-			return
-		}
-		ferr := f()
-		if err := unix.Setns(orig, unix.CLONE_NEWNET); err != nil {
-			errc <- fmt.Errorf("return from netns fd %d: %w", nsFd, err)
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
+	return nsthread.Do(nsFd, f)
 }
 
 // BPFSchedulers reports whether this kernel lets BPF programs register
