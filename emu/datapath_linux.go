@@ -151,6 +151,12 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 		e.goLoop("pdcp "+pp.dir+" transmit proxy", tx.Run)
 		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.Run)
 	}
+	// The run's readings and verdict start from the loops' threads, so
+	// every proxy has its thread before the emulation counts as up.
+	for _, pp := range e.proxies {
+		<-pp.tx.Started()
+		<-pp.rx.Started()
+	}
 	e.updateSchedulers()
 	if len(e.proxies) > 0 && queueAware(e.Config) {
 		e.goLoop("pdcp queue state", e.trackQueues)

@@ -78,16 +78,21 @@ type Rx struct {
 	queue     QueueStats
 }
 
-// loopThread is a proxy loop's OS thread: its name, set before Run, and
-// its id, published by Run.
+// loopThread is a proxy loop's OS thread: its name, set before Run, its
+// id, published by Run, and started, closed once Run has set the thread up
+// (or failed to).
 type loopThread struct {
-	name string
-	tid  atomic.Int32
+	name    string
+	tid     atomic.Int32
+	started chan struct{}
 }
+
+func newLoopThread() loopThread { return loopThread{started: make(chan struct{})} }
 
 // lock locks the calling goroutine to a precise real-time thread (as
 // nfq.LockThreadPrecise), names it and publishes its id.
 func (lt *loopThread) lock() (restore func(), err error) {
+	defer close(lt.started)
 	restore, _, err = nfq.LockThreadPrecise(nfq.SchedRealtime)
 	if err != nil {
 		return nil, err
@@ -98,6 +103,15 @@ func (lt *loopThread) lock() (restore func(), err error) {
 	}
 	return restore, nil
 }
+
+// Started is closed once Run has locked its thread, or failed to: from
+// then on TID is final. Turning real-time can wait for a garbage
+// collection to end (package rtsched), so a caller that reads the
+// proxies' threads waits for this rather than assume Run is quick.
+func (t *Tx) Started() <-chan struct{} { return t.thread.started }
+
+// Started is as Tx.Started.
+func (r *Rx) Started() <-chan struct{} { return r.thread.started }
 
 // SetThreadName names the OS thread Run will lock (at most 15 bytes show,
 // in top -H and the run's readings). Call it before Run.
@@ -144,7 +158,7 @@ func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, erro
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
 	return &Tx{q: q, senders: []*pdcp.Sender{sender}, scheds: []pdcp.Scheduler{sched}, bits: dc.SNBits,
-		clock: clock, buf: make([]byte, 0, 1<<16)}, nil
+		clock: clock, buf: make([]byte, 0, 1<<16), thread: newLoopThread()}, nil
 }
 
 // OpenRx opens the receive proxy's queue in node.
@@ -157,7 +171,7 @@ func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
 	}
-	return &Rx{q: q, recvs: []*pdcp.Receiver{recv}, tReordering: dc.TReordering, bits: dc.SNBits, clock: clock}, nil
+	return &Rx{q: q, recvs: []*pdcp.Receiver{recv}, tReordering: dc.TReordering, bits: dc.SNBits, clock: clock, thread: newLoopThread()}, nil
 }
 
 // setLink updates what the scheduler knows of link i (rate changes of a
