@@ -236,13 +236,20 @@ func resolveCC(impl Impl, cc string) (string, error) {
 	return cc, nil
 }
 
-func (c *ServerConfig) validate() error {
-	impl, err := resolveImpl(c.Impl, c.Proto)
+// resolveStack fills in the implementation proto defaults to and the
+// congestion control that implementation defaults to, checking both.
+func resolveStack(impl *Impl, proto Proto, cc *string) error {
+	i, err := resolveImpl(*impl, proto)
 	if err != nil {
 		return err
 	}
-	c.Impl = impl
-	if c.CC, err = resolveCC(c.Impl, c.CC); err != nil {
+	*impl = i
+	*cc, err = resolveCC(i, *cc)
+	return err
+}
+
+func (c *ServerConfig) validate() error {
+	if err := resolveStack(&c.Impl, c.Proto, &c.CC); err != nil {
 		return err
 	}
 	if _, err := netip.ParseAddrPort(c.Listen); err != nil {
@@ -307,12 +314,7 @@ func (c *ServerConfig) validate() error {
 }
 
 func (c *ClientConfig) validate() error {
-	impl, err := resolveImpl(c.Impl, c.Proto)
-	if err != nil {
-		return err
-	}
-	c.Impl = impl
-	if c.CC, err = resolveCC(c.Impl, c.CC); err != nil {
+	if err := resolveStack(&c.Impl, c.Proto, &c.CC); err != nil {
 		return err
 	}
 	u, err := url.Parse(c.URL)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -116,6 +117,63 @@ func reportProgress(m *meter, start time.Time, interval time.Duration, progress 
 		}
 		progress(m.progress(now))
 	}
+}
+
+// fetched is how a Go client's GET ended: when reading stopped, why,
+// the size it expected and the error as classifyEnd leaves it.
+type fetched struct {
+	at       time.Time
+	reason   endReason
+	expected int64
+	err      error
+}
+
+// fetch GETs cfg.URL over rt within the measurement window of m and reads
+// the body into m. check, if set, rejects a response the transport must
+// not give (it runs before the status is looked at); verify, if set, runs
+// once the body is read and fails the download with its error. The size
+// expected is cfg.Size, else the response's Content-Length, else
+// unknownSize. The response body is closed when fetch returns. The error
+// is only that of making the request, before anything was sent.
+func fetch(ctx context.Context, rt http.RoundTripper, cfg *ClientConfig, m *meter, check func(*http.Response) error, verify func() error) (fetched, error) {
+	reqCtx, cancel := windowContext(ctx, m)
+	defer cancel()
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, cfg.URL, nil)
+	if err != nil {
+		return fetched{}, err
+	}
+	f := fetched{expected: cfg.Size}
+	resp, err := rt.RoundTrip(req)
+	if err == nil && check != nil {
+		err = check(resp)
+	}
+	if err == nil {
+		switch {
+		case resp.StatusCode != http.StatusOK:
+			err = fmt.Errorf("server answered %s", resp.Status)
+		case f.expected == 0 && resp.ContentLength >= 0:
+			f.expected = resp.ContentLength
+		}
+	}
+	if err == nil {
+		f.reason, err = readBody(resp.Body, make([]byte, readBufSize), m)
+	} else {
+		f.reason = endError
+	}
+	f.at = time.Now()
+	if err == nil && verify != nil {
+		if err = verify(); err != nil {
+			f.reason = endError
+		}
+	}
+	f.reason, f.err = classifyEnd(ctx, reqCtx, f.reason, err)
+	if resp != nil {
+		resp.Body.Close()
+	}
+	if f.expected == 0 && cfg.Size == 0 {
+		f.expected = unknownSize
+	}
+	return f, nil
 }
 
 // readBody reads body into buf until it ends, fails, or the window of m

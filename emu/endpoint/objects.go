@@ -143,14 +143,12 @@ func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 	// The first object is asked for when the flow's connection is: its
 	// completion time includes the set-up, whether or not it is shared.
 	first := time.Now()
-	var shared *hconn
-	if !run.cfg.Work.NewConns {
-		h, err := run.c.dial(ctx)
-		if err != nil {
-			return loopEnd(ctx, describeWork(err, run.cfg, run.c.addr, 0))
-		}
-		defer h.close()
-		shared = h
+	shared, err := run.c.sharedConn(ctx)
+	if err != nil {
+		return loopEnd(ctx, err)
+	}
+	if shared != nil {
+		defer shared.close()
 	}
 	if sched.arrivals.Kind == config.ArrivalsSeq {
 		for i := 0; sched.more() && ctx.Err() == nil; i++ {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -36,25 +35,12 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 	if err != nil {
 		return fail(err)
 	}
-	raddr, err := net.ResolveUDPAddr("udp", hostPort(cfg.URL))
-	if err != nil {
-		return fail(fmt.Errorf("resolve: %w", err))
-	}
-	network := "udp4"
-	if raddr.IP.To4() == nil {
-		network = "udp6"
-	}
-	udp, err := net.ListenUDP(network, nil)
-	if err != nil {
-		return fail(fmt.Errorf("udp socket: %w", err))
-	}
-	defer udp.Close()
-	tr := &quic.Transport{Conn: udp}
-	defer tr.Close()
-	rcvbuf, err := applyRcvBuf(udp, tr, cfg.RcvBuf)
+	sock, err := openQUICSocket(hostPort(cfg.URL), cfg.RcvBuf)
 	if err != nil {
 		return fail(err)
 	}
+	defer sock.close()
+	tr, raddr, rcvbuf := sock.tr, sock.raddr, sock.rcvbuf
 
 	keys, err := openKeyLog(cfg.KeyLogFile)
 	if err != nil {
@@ -64,17 +50,7 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 		defer keys.Close()
 	}
 	qlogs := newQlogSink(cfg.QlogFile, cfg.Log)
-	qconf := &quic.Config{
-		HandshakeIdleTimeout: cfg.HandshakeTimeout,
-		MaxIdleTimeout:       cfg.IdleTimeout,
-		Tracer:               qlogs.tracer(),
-	}
-	if cfg.RcvBuf == RcvBufLarge {
-		qconf.InitialStreamReceiveWindow = largeStreamWindow
-		qconf.MaxStreamReceiveWindow = largeStreamWindow
-		qconf.InitialConnectionReceiveWindow = largeConnWindow
-		qconf.MaxConnectionReceiveWindow = largeConnWindow
-	}
+	qconf := quicConfig(cfg, qlogs)
 	var handshaken atomic.Bool
 	h3 := &http3.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)},
@@ -88,39 +64,14 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 		},
 	}
 
-	reqCtx, cancel := windowContext(ctx, m)
-	defer cancel()
-	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, cfg.URL, nil)
+	f, err := fetch(ctx, h3, cfg, m, nil, nil)
 	if err != nil {
 		return fail(err)
-	}
-	expected := cfg.Size
-	var reason endReason
-	resp, err := h3.RoundTrip(req)
-	if err == nil {
-		if resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("server answered %s", resp.Status)
-		} else if expected == 0 && resp.ContentLength >= 0 {
-			expected = resp.ContentLength
-		}
-	}
-	if err == nil {
-		reason, err = readBody(resp.Body, make([]byte, readBufSize), m)
-	} else {
-		reason = endError
-	}
-	now := time.Now()
-	reason, err = classifyEnd(ctx, reqCtx, reason, err)
-	if resp != nil {
-		resp.Body.Close()
 	}
 	// Closing the transport sends CONNECTION_CLOSE and ends the qlog.
 	closeErr := h3.Close()
 	qlogErr := qlogs.wait(clientCloseTimeout)
-	if expected == 0 && cfg.Size == 0 {
-		expected = unknownSize
-	}
-	r, err := m.finish(now, reason, expected, describeQUIC(err, hostPort(cfg.URL), cfg, handshaken.Load(), m.bytes.Load()))
+	r, err := m.finish(f.at, f.reason, f.expected, describeQUIC(f.err, hostPort(cfg.URL), cfg, handshaken.Load(), m.bytes.Load()))
 	r.CC, r.RcvBufBytes = cfg.CC, rcvbuf
 	if err == nil {
 		err = errors.Join(closeErr, qlogErr)

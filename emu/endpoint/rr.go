@@ -100,14 +100,12 @@ func (run *rrRun) run(ctx context.Context) error {
 	if err := resumeFirst(ctx, run.c, run.work); err != nil {
 		return loopEnd(ctx, err)
 	}
-	var shared *hconn
-	if !run.cfg.Work.NewConns {
-		h, err := run.c.dial(ctx)
-		if err != nil {
-			return loopEnd(ctx, describeWork(err, run.cfg, run.c.addr, 0))
-		}
-		defer h.close()
-		shared = h
+	shared, err := run.c.sharedConn(ctx)
+	if err != nil {
+		return loopEnd(ctx, err)
+	}
+	if shared != nil {
+		defer shared.close()
 	}
 	count := run.cfg.Work.Count
 	every := run.cfg.Work.Every
@@ -125,7 +123,6 @@ func (run *rrRun) run(ctx context.Context) error {
 	start := time.Now()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	var err error
 	for i := 0; count == 0 || i < count; i++ {
 		timer.Reset(time.Until(start.Add(time.Duration(i) * every)))
 		select {

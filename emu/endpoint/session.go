@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/quic-go/quic-go"
@@ -107,39 +106,18 @@ func newConnector(cfg *ClientConfig) (*connector, error) {
 }
 
 func (c *connector) openQUIC() error {
-	raddr, err := net.ResolveUDPAddr("udp", c.addr)
+	sock, err := openQUICSocket(c.addr, c.cfg.RcvBuf)
 	if err != nil {
-		return fmt.Errorf("resolve: %w", err)
-	}
-	network := "udp4"
-	if raddr.IP.To4() == nil {
-		network = "udp6"
-	}
-	c.raddr = raddr
-	if c.udp, err = net.ListenUDP(network, nil); err != nil {
-		return fmt.Errorf("udp socket: %w", err)
-	}
-	c.tr = &quic.Transport{Conn: c.udp}
-	if c.rcvbuf, err = applyRcvBuf(c.udp, c.tr, c.cfg.RcvBuf); err != nil {
 		return err
 	}
+	c.raddr, c.udp, c.tr, c.rcvbuf = sock.raddr, sock.udp, sock.tr, sock.rcvbuf
 	c.qlogs = newQlogSink(c.cfg.QlogFile, c.cfg.Log)
-	c.qconf = &quic.Config{
-		HandshakeIdleTimeout: c.cfg.HandshakeTimeout,
-		MaxIdleTimeout:       c.cfg.IdleTimeout,
-		Tracer:               c.qlogs.tracer(),
-	}
+	c.qconf = quicConfig(c.cfg, c.qlogs)
 	if c.tickets != nil {
 		// A token from the first connection validates the client's address,
 		// so the server's first flight is not held to three times what the
 		// client sent (RFC 9000 §8.1) and 0.5-RTT data flows at once.
 		c.qconf.TokenStore = quic.NewLRUTokenStore(4, 4)
-	}
-	if c.cfg.RcvBuf == RcvBufLarge {
-		c.qconf.InitialStreamReceiveWindow = largeStreamWindow
-		c.qconf.MaxStreamReceiveWindow = largeStreamWindow
-		c.qconf.InitialConnectionReceiveWindow = largeConnWindow
-		c.qconf.MaxConnectionReceiveWindow = largeConnWindow
 	}
 	c.tlsConf.NextProtos = []string{http3.NextProtoH3} // connections are dialled here, not by http3
 	c.h3 = &http3.Transport{TLSClientConfig: c.tlsConf, QUICConfig: c.qconf}
@@ -147,54 +125,25 @@ func (c *connector) openQUIC() error {
 }
 
 func (c *connector) openTCP() {
-	dialer := &net.Dialer{
-		Timeout: c.cfg.HandshakeTimeout,
-		Control: func(_, _ string, rc syscall.RawConn) error {
-			var serr error
-			if err := rc.Control(func(fd uintptr) {
-				if _, serr = setCongestion(int(fd), c.cfg.CC); serr == nil && c.cfg.Work.Up {
-					// An upload's stamps wait behind at most this much unsent data.
-					serr = setNotSentLowat(int(fd), DefaultNotSentLowat)
-				}
-			}); err != nil {
-				return err
-			}
-			return serr
-		},
-	}
-	var protos http.Protocols
-	protos.SetHTTP2(true)
-	c.htr = &http.Transport{
-		Protocols:           &protos,
-		ForceAttemptHTTP2:   true,
-		TLSClientConfig:     c.tlsConf,
-		TLSHandshakeTimeout: c.cfg.HandshakeTimeout,
-		DisableCompression:  true,
-		HTTP2: &http.HTTP2Config{
-			MaxReceiveBufferPerStream:     tcpStreamWindow,
-			MaxReceiveBufferPerConnection: tcpStreamWindow,
-			SendPingTimeout:               c.cfg.IdleTimeout / 2,
-			PingTimeout:                   c.cfg.IdleTimeout / 2,
-		},
-		DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
-			conn, err := dialer.DialContext(ctx, network, a)
-			if err != nil {
-				return nil, err
-			}
-			err = withFD(conn.(*net.TCPConn), func(fd int) error {
-				got, err := setCongestion(fd, c.cfg.CC)
-				c.mu.Lock()
-				c.cc = got
-				c.mu.Unlock()
-				return err
-			})
-			if err != nil {
-				conn.Close()
-				return nil, err
-			}
-			return conn, nil
-		},
-	}
+	dialer := ccDialer(c.cfg)
+	c.htr = h2Transport(c.cfg, c.tlsConf, func(ctx context.Context, network, a string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, a)
+		if err != nil {
+			return nil, err
+		}
+		err = withFD(conn.(*net.TCPConn), func(fd int) error {
+			got, err := setCongestion(fd, c.cfg.CC)
+			c.mu.Lock()
+			c.cc = got
+			c.mu.Unlock()
+			return err
+		})
+		if err != nil {
+			conn.Close()
+			return nil, err
+		}
+		return conn, nil
+	})
 }
 
 // dial opens a new connection. Over QUIC with 0-RTT it returns as soon as
@@ -240,6 +189,20 @@ func (c *connector) dial(ctx context.Context) (*hconn, error) {
 	cc := c.h3.NewClientConn(qc)
 	h.rt = cc
 	h.close = func() error { return qc.CloseWithError(0, "") }
+	return h, nil
+}
+
+// sharedConn opens the connection all of a flow's requests go over, or
+// nothing when each request opens its own (Work.NewConns). The caller
+// closes it.
+func (c *connector) sharedConn(ctx context.Context) (*hconn, error) {
+	if c.cfg.Work.NewConns {
+		return nil, nil
+	}
+	h, err := c.dial(ctx)
+	if err != nil {
+		return nil, describeWork(err, c.cfg, c.addr, 0)
+	}
 	return h, nil
 }
 

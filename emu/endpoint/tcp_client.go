@@ -36,100 +36,49 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 		defer keys.Close()
 	}
 	addr := hostPort(cfg.URL)
-	dialer := &net.Dialer{
-		Timeout: cfg.HandshakeTimeout,
-		Control: func(_, _ string, rc syscall.RawConn) error {
-			var serr error
-			if err := rc.Control(func(fd uintptr) { _, serr = setCongestion(int(fd), cfg.CC) }); err != nil {
-				return err
-			}
-			return serr
-		},
-	}
+	dialer := ccDialer(cfg)
 	dialer.SetMultipathTCP(cfg.MPTCP)
 	var mpConn *net.TCPConn // the MPTCP connection, checked again at the end
-	var protos http.Protocols
-	protos.SetHTTP2(true)
-	tr := &http.Transport{
-		Protocols:           &protos,
-		ForceAttemptHTTP2:   true,
-		TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)},
-		TLSHandshakeTimeout: cfg.HandshakeTimeout,
-		DisableCompression:  true,
-		HTTP2: &http.HTTP2Config{
-			// HTTP/2 flow control must never bind before the kernel's
-			// autotuned receive buffer (tcp_rmem max, 6 MiB by default):
-			// the window net/http would use, 4 MiB, could cap a long-fat
-			// path.
-			MaxReceiveBufferPerStream:     tcpStreamWindow,
-			MaxReceiveBufferPerConnection: tcpStreamWindow,
-			// A dead peer whose kernel is gone too sends no FIN or RST.
-			SendPingTimeout: cfg.IdleTimeout / 2,
-			PingTimeout:     cfg.IdleTimeout / 2,
-		},
-		DialContext: func(ctx context.Context, network, a string) (net.Conn, error) {
-			c, err := dialer.DialContext(ctx, network, a)
-			if err != nil {
-				return nil, err
+	tlsConf := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)}
+	tr := h2Transport(cfg, tlsConf, func(ctx context.Context, network, a string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, a)
+		if err != nil {
+			return nil, err
+		}
+		err = withFD(c.(*net.TCPConn), func(fd int) error {
+			var err error
+			cc, err = setCongestion(fd, cfg.CC)
+			return err
+		})
+		if err == nil && cfg.MPTCP {
+			if err = checkMPTCP(c.(*net.TCPConn)); err == nil {
+				mpConn = c.(*net.TCPConn)
 			}
-			err = withFD(c.(*net.TCPConn), func(fd int) error {
-				var err error
-				cc, err = setCongestion(fd, cfg.CC)
-				return err
-			})
-			if err == nil && cfg.MPTCP {
-				if err = checkMPTCP(c.(*net.TCPConn)); err == nil {
-					mpConn = c.(*net.TCPConn)
-				}
-			}
-			if err != nil {
-				c.Close()
-				return nil, err
-			}
-			return c, nil
-		},
-	}
+		}
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	})
 	defer tr.CloseIdleConnections()
 
-	reqCtx, cancel := windowContext(ctx, m)
-	defer cancel()
-	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, cfg.URL, nil)
+	f, err := fetch(ctx, tr, cfg, m, func(resp *http.Response) error {
+		if resp.ProtoMajor != 2 {
+			return fmt.Errorf("server spoke %s, not HTTP/2", resp.Proto)
+		}
+		return nil
+	}, func() error {
+		if mpConn == nil {
+			return nil
+		}
+		// A fallback after the handshake (an infinite mapping) counts too.
+		return checkMPTCP(mpConn)
+	})
 	if err != nil {
 		return fail(err)
 	}
-	expected := cfg.Size
-	var reason endReason
-	resp, err := tr.RoundTrip(req)
-	if err == nil {
-		switch {
-		case resp.ProtoMajor != 2:
-			err = fmt.Errorf("server spoke %s, not HTTP/2", resp.Proto)
-		case resp.StatusCode != http.StatusOK:
-			err = fmt.Errorf("server answered %s", resp.Status)
-		case expected == 0 && resp.ContentLength >= 0:
-			expected = resp.ContentLength
-		}
-	}
-	if err == nil {
-		reason, err = readBody(resp.Body, make([]byte, readBufSize), m)
-	} else {
-		reason = endError
-	}
-	now := time.Now()
-	if err == nil && mpConn != nil {
-		// A fallback after the handshake (an infinite mapping) counts too.
-		if err = checkMPTCP(mpConn); err != nil {
-			reason = endError
-		}
-	}
-	reason, err = classifyEnd(ctx, reqCtx, reason, err)
-	if resp != nil {
-		resp.Body.Close()
-	}
-	if expected == 0 && cfg.Size == 0 {
-		expected = unknownSize
-	}
-	r, err := m.finish(now, reason, expected, describeNet(err, addr, m.bytes.Load()))
+	r, err := m.finish(f.at, f.reason, f.expected, describeNet(f.err, addr, m.bytes.Load()))
 	r.CC = cc
 	return r, err
 }
