@@ -332,12 +332,12 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 		x.readLoad()
 	}
 	x.pr.observe(r, took)
+	line := x.gov.Finished(l.peak, bad)
 	if !bad {
 		x.out.OK++
 		x.pr.finish(r, status, "", e.sum, took, x.counts())
 		return nil
 	}
-	line := x.gov.Degraded(l.peak)
 	if !l.rerun {
 		if err := keepDegraded(x.dir, r.ID); err != nil {
 			return err

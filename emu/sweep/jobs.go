@@ -14,9 +14,9 @@ type Jobs struct {
 	// Auto picks N from the machine: runs run alone until one ends ok
 	// with an emulation that kept up, and its process tree's CPU says how
 	// much of a core one run of the plan needs; N is how many such runs
-	// fit in AutoBudget of the cores. A run that comes back degraded with
-	// k at once lowers N below k for the rest of the sweep (it is never
-	// raised again).
+	// fit in AutoBudget of the cores. Runs that keep coming back degraded
+	// with k at once (StrayDegraded) lower N below k for the rest of the
+	// sweep (it is never raised again).
 	Auto bool
 }
 
@@ -67,6 +67,9 @@ type governor struct {
 	ceiling    int
 	calibrated bool
 	perRun     float64 // cores one run used, from the calibration
+	// runs and bad count the runs judged, and the degraded among them, by
+	// the concurrency they ran at.
+	runs, bad map[int]int
 }
 
 func newGovernor(j Jobs, cores int) *governor {
@@ -129,12 +132,37 @@ func (g *governor) Load(cpu, runTime time.Duration) string {
 		perRun, runTime.Round(time.Second), plural(n, "run"))
 }
 
-// Degraded takes a run that came back degraded while up to concurrency
-// runs (itself included) ran at once. Auto then allows fewer than that
-// from now on; a fixed --jobs stays. It returns a line saying what changed
-// ("" when nothing did).
-func (g *governor) Degraded(concurrency int) string {
+// StrayDegraded is how many of the runs made at one concurrency may come
+// back degraded before auto takes it for overload: more than one, and more
+// than one in StrayEvery. A delay-line stall of 50–100 ms that the
+// fidelity checks cannot tie to the load comes on this 2-core VM in about
+// one run in ten even alone (11 of 101 attempts of the batch preset at
+// --jobs 1, the same with the code before rtsched); one such run must not
+// halve the sweep's speed for good. Overload degrades most runs, so it
+// still lowers the limit within a few runs.
+const (
+	StrayDegraded = 1
+	StrayEvery    = 5
+)
+
+// Finished takes a run that ended with its emulation judged, while up to
+// concurrency runs (itself included) ran at once, and whether it came back
+// degraded. When too many runs at that concurrency were degraded
+// (StrayDegraded), auto allows fewer from now on; a fixed --jobs stays. It
+// returns a line saying what changed ("" when nothing did).
+func (g *governor) Finished(concurrency int, degraded bool) string {
 	if !g.auto || concurrency <= 1 {
+		return ""
+	}
+	if g.runs == nil {
+		g.runs, g.bad = map[int]int{}, map[int]int{}
+	}
+	g.runs[concurrency]++
+	if !degraded {
+		return ""
+	}
+	g.bad[concurrency]++
+	if b := g.bad[concurrency]; b <= StrayDegraded || b*StrayEvery <= g.runs[concurrency] {
 		return ""
 	}
 	g.ceiling = min(g.ceiling, concurrency-1)
@@ -142,5 +170,6 @@ func (g *governor) Degraded(concurrency int) string {
 		return ""
 	}
 	g.limit = g.ceiling
-	return fmt.Sprintf("jobs auto: a run was degraded with %d at once; %s at once from now on", concurrency, plural(g.limit, "run"))
+	return fmt.Sprintf("jobs auto: %d of %d runs were degraded with %d at once; %s at once from now on",
+		g.bad[concurrency], g.runs[concurrency], concurrency, plural(g.limit, "run"))
 }

@@ -381,16 +381,33 @@ func TestGovernor(t *testing.T) {
 	if g.Limit() != 8 {
 		t.Fatalf("limit %d", g.Limit())
 	}
-	for _, step := range []struct{ at, want int }{
-		{8, 7}, // degraded at 8: below it
-		{8, 7}, // a run started before the change: already below
-		{5, 4},
-		{7, 4}, // never raised
-		{1, 4}, // alone: the run itself, not the concurrency
+	for _, step := range []struct {
+		at   int
+		bad  bool
+		want int
+	}{
+		{8, true, 8},  // one stray degraded run at 8: kept
+		{8, false, 8}, // runs that kept up
+		{8, false, 8},
+		{8, false, 8},
+		{8, false, 8},
+		{8, false, 8},
+		{8, false, 8},
+		{8, false, 8},
+		{8, false, 8},
+		{8, true, 8}, // 2 of 10: not more than one in five
+		{8, true, 7}, // 3 of 11: below 8
+		{8, true, 7}, // a run started before the change: already below
+		{5, true, 7}, // 1 of 1 at 5: stray
+		{5, true, 4}, // 2 of 2
+		{7, true, 4}, // never raised
+		{7, true, 4},
+		{1, true, 4}, // alone: the run itself, not the concurrency
+		{1, true, 4},
 	} {
-		g.Degraded(step.at)
+		g.Finished(step.at, step.bad)
 		if g.Limit() != step.want {
-			t.Errorf("degraded at %d: limit %d, want %d", step.at, g.Limit(), step.want)
+			t.Errorf("%+v: limit %d, want %d", step, g.Limit(), step.want)
 		}
 	}
 	// CPU readings only lower it.
@@ -403,7 +420,7 @@ func TestGovernor(t *testing.T) {
 		t.Errorf("a light reading raised the limit to %d", g.Limit())
 	}
 	fixed := newGovernor(Jobs{N: 3}, 2)
-	if fixed.Calibrating() || fixed.Degraded(3) != "" || fixed.Load(time.Minute, time.Second) != "" || fixed.Limit() != 3 {
+	if fixed.Calibrating() || fixed.Finished(3, true) != "" || fixed.Finished(3, true) != "" || fixed.Load(time.Minute, time.Second) != "" || fixed.Limit() != 3 {
 		t.Errorf("a fixed --jobs changed: %d", fixed.Limit())
 	}
 }

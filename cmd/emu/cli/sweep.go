@@ -87,8 +87,9 @@ are still aggregated); a second one interrupts it.
 --jobs N runs up to N runs at once, each in its own namespaces with the
 seed it has one at a time, so the results do not depend on N; --jobs auto
 runs the first run alone, measures how much CPU it used and fits as many
-runs as 90 % of the cores take, and runs fewer at once whenever a run comes
-back degraded. A run whose emulation fell behind (summary.json's fidelity
+runs as 90 % of the cores take, and runs fewer at once when runs keep
+coming back degraded (more than one, and more than one in five at that
+concurrency). A run whose emulation fell behind (summary.json's fidelity
 says degraded) is run again once; if it is degraded again it is counted in
 sweep.csv's runs_degraded and left out of the statistics (--keep-degraded
 keeps it). --dry-run and the first progress line print the expected wall
