@@ -182,6 +182,11 @@ func (d *Dir) Counters() results.LinkCounters {
 			LateUs: map[string]float64{
 				"p50": float64(s.Late.Quantile(0.5).Microseconds()),
 				"p99": float64(s.Late.Quantile(0.99).Microseconds()),
+			},
+			ReadLagUs: map[string]float64{
+				"p50": float64(s.ReadLag.Quantile(0.5).Microseconds()),
+				"p99": float64(s.ReadLag.Quantile(0.99).Microseconds()),
+				"max": float64(s.ReadLag.Max.Microseconds()),
 			}}
 	}
 	return c

@@ -30,11 +30,15 @@ type QdiscCounters struct {
 
 // DelayLineCounters are one delay line's counters: packets in, dropped at
 // random, released, and dropped by the kernel before the line saw them
-// (Overflow), with release lateness quantiles in microseconds.
+// (Overflow), with release lateness quantiles in microseconds, and how
+// long the kernel held packets between stamping them on arrival and the
+// line reading them (ReadLagUs: a release late by about as much as a read
+// lag was late before the line saw the packet).
 type DelayLineCounters struct {
-	In       uint64             `json:"in"`
-	Lost     uint64             `json:"lost"`
-	Released uint64             `json:"released"`
-	Overflow uint64             `json:"overflow"`
-	LateUs   map[string]float64 `json:"late_us"`
+	In        uint64             `json:"in"`
+	Lost      uint64             `json:"lost"`
+	Released  uint64             `json:"released"`
+	Overflow  uint64             `json:"overflow"`
+	LateUs    map[string]float64 `json:"late_us"`
+	ReadLagUs map[string]float64 `json:"read_lag_us,omitempty"`
 }
