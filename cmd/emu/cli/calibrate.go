@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -89,9 +88,7 @@ func reportCalibration(e *env, path string, v any, asJSON bool, text func(io.Wri
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(e.stdout, v)
 	}
 	text(e.stdout)
 	return nil

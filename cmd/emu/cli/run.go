@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -51,9 +50,7 @@ and the PDCP repairs.
 			sum, err := emu.Run(e.ctx, cfg, o)
 			if sum != nil {
 				if asJSON {
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					enc.Encode(sum)
+					printJSON(e.stdout, sum)
 				} else {
 					results.WriteReport(e.stdout, sum, out)
 				}
