@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -426,39 +425,7 @@ func snmpCounter(t *testing.T, em *Emulation, node, group, field string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v int64 = -1
-	err = n.Do(func() error {
-		b, err := os.ReadFile("/proc/thread-self/net/snmp")
-		if err != nil {
-			return err
-		}
-		var names []string
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			var fs []string
-			for _, f := range regexp.MustCompile(`\S+`).FindAllString(sc.Text(), -1) {
-				fs = append(fs, f)
-			}
-			if len(fs) == 0 || fs[0] != group+":" {
-				continue
-			}
-			if names == nil {
-				names = fs
-				continue
-			}
-			for i := range names {
-				if names[i] == field && i < len(fs) {
-					v, err = strconv.ParseInt(fs[i], 10, 64)
-					return err
-				}
-			}
-		}
-		return fmt.Errorf("no %s %s", group, field)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return emutest.SNMP(t, n.Do, group, field)
 }
 
 // setSysctl writes a sysctl in a node's namespace.
