@@ -116,11 +116,9 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 		KeyLogFile: f.keylog, StampInterval: f.stampInterval, NotSentLowat: f.lowat,
 		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval, Work: f.work.work(),
 	}
-	if f.t0 < 0 {
-		return cfg, usagef("emu endpoint server: --%s %d: negative", endpoint.FlagT0, f.t0)
-	}
-	if f.t0 != 0 {
-		cfg.T0 = time.Unix(0, f.t0)
+	var err error
+	if cfg.T0, err = parseT0("server", f.t0); err != nil {
+		return cfg, err
 	}
 	if f.sizes != "" {
 		for _, s := range strings.Split(f.sizes, ",") {
@@ -173,16 +171,26 @@ func (f *clientFlags) config() (endpoint.ClientConfig, error) {
 		QlogFile: f.qlog, RecvLog: f.recvLog, OWDLog: f.owdLog, KeyLogFile: f.keylog, Interval: f.interval,
 		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp, Work: f.work.workload(),
 	}
-	if f.t0 < 0 {
-		return cfg, usagef("emu endpoint client: --%s %d: negative", endpoint.FlagT0, f.t0)
-	}
-	if f.t0 != 0 {
-		cfg.T0 = time.Unix(0, f.t0)
+	var err error
+	if cfg.T0, err = parseT0("client", f.t0); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Check(); err != nil {
 		return cfg, usagef("emu endpoint client: %v", err)
 	}
 	return cfg, nil
+}
+
+// parseT0 reads --t0 of emu endpoint side: the origin of the endpoint's
+// times in Unix nanoseconds, 0 for its start (the zero time).
+func parseT0(side string, ns int64) (time.Time, error) {
+	switch {
+	case ns < 0:
+		return time.Time{}, usagef("emu endpoint %s: --%s %d: negative", side, endpoint.FlagT0, ns)
+	case ns == 0:
+		return time.Time{}, nil
+	}
+	return time.Unix(0, ns), nil
 }
 
 // lineWriter writes one event per line from any goroutine and keeps the
