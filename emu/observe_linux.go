@@ -159,7 +159,7 @@ func (r *runner) readFlowDelays(i int) flowDelays {
 		}
 	}
 	if f.Proto == "tcp" {
-		rows, err := readTCPInfoLog(r.file(results.TCPInfoFile(f.Name)))
+		rows, err := readLog(r.file(results.TCPInfoFile(f.Name)), results.ReadTCPInfo)
 		if err != nil {
 			warn(err)
 		}
@@ -226,15 +226,6 @@ func (r *runner) addDelayColumns(t *results.SeriesTable) {
 			}
 		}
 	}
-}
-
-func readTCPInfoLog(path string) ([]results.TCPInfoRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return results.ReadTCPInfo(f, path)
 }
 
 // readQlog analyses a qlog file; a file cut short still gives its
