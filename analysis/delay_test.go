@@ -144,7 +144,7 @@ func TestRunWithDelayLogs(t *testing.T) {
 
 func mustTCPInfo(t *testing.T, name string) []results.TCPInfoRow {
 	t.Helper()
-	rows, err := readTCPInfoFS(os.DirFS("."), name)
+	rows, err := readFS(os.DirFS("."), name, results.ReadTCPInfo)
 	if err != nil {
 		t.Fatal(err)
 	}
