@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -231,12 +232,9 @@ func (r *runner) addDelayColumns(t *results.SeriesTable) {
 // readQlog analyses a qlog file; a file cut short still gives its
 // complete records.
 func readQlog(path string) (*analysis.ConnAnalysis, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	a, err := analysis.AnalyzeQlog(f, path, analysis.QlogOptions{})
+	a, err := readLog(path, func(r io.Reader, name string) (*analysis.ConnAnalysis, error) {
+		return analysis.AnalyzeQlog(r, name, analysis.QlogOptions{})
+	})
 	if errors.Is(err, analysis.ErrTruncated) {
 		return a, nil
 	}

@@ -189,11 +189,12 @@ func (r *runner) writeSeries() error {
 }
 
 // readLog reads the log at path with read, which names it by its path in
-// errors (results.ReadFlowSamples, results.ReadTCPInfo).
-func readLog[T any](path string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
+// errors (results.ReadFlowSamples, results.ReadTCPInfo, a qlog analysis).
+func readLog[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer f.Close()
 	return read(f, path)
