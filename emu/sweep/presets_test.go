@@ -345,7 +345,7 @@ func TestFindingsResolveInPresets(t *testing.T) {
 		sw := &findings.Sweep{Preset: pr.Name}
 		for _, a := range p.Vary {
 			sw.Axes = append(sw.Axes, findings.Axis{Key: a.Key, Values: a.Values})
-			if got, want := findings.FigureStem("jfi", a.Key), "jfi-"+fileSlug(a.Key); got != want {
+			if got, want := findings.FigureStem("jfi", a.Key), "jfi-"+results.FileSlug(a.Key); got != want {
 				t.Errorf("figure stem %s, sweep names it %s", got, want)
 			}
 		}
