@@ -43,7 +43,7 @@ degraded: where these start to move is this machine's limit.`,
 				return err
 			}
 			if o.Out == "" {
-				o.Out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-calibrate")
+				o.Out = filepath.Join("results", outStamp()+"-calibrate")
 			}
 			if err := os.MkdirAll(o.Out, 0o755); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -28,6 +29,12 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
+
+// outStamp is the current UTC time as the default output directories of
+// run, sweep, reproduce and calibrate under results/ carry it in their
+// names (20261201T121500Z), so that those of one command sort by when
+// they were started.
+func outStamp() string { return time.Now().UTC().Format("20060102T150405Z") }
 
 // printJSON writes v as the --json output of a command: indented, so that
 // it reads in a terminal as well as in jq.

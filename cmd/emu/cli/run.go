@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +38,7 @@ and the PDCP repairs.
 				return err
 			}
 			if out == "" {
-				out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-"+cfg.Scenario)
+				out = filepath.Join("results", outStamp()+"-"+cfg.Scenario)
 			}
 			o := emu.RunOptions{Out: out, Log: e.stderr}
 			if !quiet {
