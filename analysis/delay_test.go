@@ -3,7 +3,6 @@ package analysis
 import (
 	"math"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -133,11 +132,7 @@ func TestRunWithDelayLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, f := range figs {
-		names = append(names, f.Name)
-	}
-	if got := strings.Join(names, " "); got != "throughput utilization delay owd-cdf congestion-link1-tcpinfo" {
+	if got := figureNames(figs); got != "throughput utilization delay owd-cdf congestion-link1-tcpinfo" {
 		t.Errorf("figures %s; notes %q", got, notes)
 	}
 	for _, f := range figs {
@@ -149,7 +144,7 @@ func TestRunWithDelayLogs(t *testing.T) {
 
 func mustTCPInfo(t *testing.T, name string) []results.TCPInfoRow {
 	t.Helper()
-	rows, err := readTCPInfoFS(os.DirFS("."), name)
+	rows, err := readFS(os.DirFS("."), name, results.ReadTCPInfo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -310,17 +310,9 @@ func (s *scanner) number() ([]byte, error) {
 		return nil, s.fail("expected a number, found %s", s.describe())
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) {
-			s.pos = i
-			return nil, s.end()
-		}
-		if !isDigit(b[i]) {
-			s.pos = i
-			return nil, s.fail("expected a digit after the decimal point")
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
+		var err error
+		if i, err = s.digits(i+1, "after the decimal point"); err != nil {
+			return nil, err
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -328,20 +320,32 @@ func (s *scanner) number() ([]byte, error) {
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		if i >= len(b) {
-			s.pos = i
-			return nil, s.end()
-		}
-		if !isDigit(b[i]) {
-			s.pos = i
-			return nil, s.fail("expected a digit in the exponent")
-		}
-		for i < len(b) && isDigit(b[i]) {
-			i++
+		var err error
+		if i, err = s.digits(i, "in the exponent"); err != nil {
+			return nil, err
 		}
 	}
 	s.pos = i
 	return b[start:i], nil
+}
+
+// digits consumes the digits a number's fraction or exponent must have,
+// from b[i], and returns the index after them; where names the part in
+// the error when there is none.
+func (s *scanner) digits(i int, where string) (int, error) {
+	b := s.b
+	if i >= len(b) {
+		s.pos = i
+		return i, s.end()
+	}
+	if !isDigit(b[i]) {
+		s.pos = i
+		return i, s.fail("expected a digit %s", where)
+	}
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i, nil
 }
 
 // float consumes a number value as float64.

@@ -40,7 +40,7 @@ func (ra *RunAnalysis) readLatency(fsys fs.FS, sum *results.Summary) error {
 	for i := range ra.Flows {
 		fa := &ra.Flows[i]
 		name := results.TCPInfoFile(fa.Name)
-		rows, err := readTCPInfoFS(fsys, name)
+		rows, err := readFS(fsys, name, results.ReadTCPInfo)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -56,7 +56,7 @@ func (ra *RunAnalysis) readLatency(fsys fs.FS, sum *results.Summary) error {
 			}
 		}
 		name = results.OWDFile(fa.Name)
-		owd, err := readOWDFS(fsys, name)
+		owd, err := readFS(fsys, name, results.ReadOWD)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -90,13 +90,4 @@ func (fa *FlowAnalysis) setTCPInfo(a *TCPInfoAnalysis) {
 	cwnd, lost := a.MaxCwndBytes, a.Retransmits
 	fa.MaxCwndBytes, fa.PacketsLost = &cwnd, &lost
 	fa.MeanSRTTMs, fa.P95SRTTMs, fa.MinRTTMs = a.MeanSRTTMs, a.P95SRTTMs, a.MinRTTMs
-}
-
-func readOWDFS(fsys fs.FS, name string) ([]results.OWDRow, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return results.ReadOWD(f, name)
 }

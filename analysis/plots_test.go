@@ -41,6 +41,15 @@ func renderBoth(t *testing.T, f *Figure) string {
 	return svg.String()
 }
 
+// figureNames are the figures' names in order, separated by spaces.
+func figureNames(figs []*Figure) string {
+	var names []string
+	for _, f := range figs {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, " ")
+}
+
 var svgText = regexp.MustCompile(`<text[^>]*>([^<]*)</text>`)
 
 // svgTexts returns the text elements of an SVG, unescaped.
@@ -176,15 +185,11 @@ func TestRunFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, f := range figs {
-		names = append(names, f.Name)
-	}
 	want := "throughput utilization congestion-dc-server congestion-sc1-server"
 	// The run predates the delay logs: each delay figure says why it is
 	// not there.
-	if strings.Join(names, " ") != want || len(notes) != 3 {
-		t.Errorf("figures %v notes %q, want %s and 3 notes", names, notes, want)
+	if names := figureNames(figs); names != want || len(notes) != 3 {
+		t.Errorf("figures %s notes %q, want %s and 3 notes", names, notes, want)
 	}
 	// Without timeseries.csv the run still gets its congestion views.
 	ra.Timeseries = nil

@@ -179,17 +179,7 @@ var runReportTemplate = template.Must(template.New("run").Funcs(template.FuncMap
 	"kB":    anKB,
 	"pct":   anPercent,
 	"base":  path.Base,
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{{.Title}}</title>
-<style>
-` + results.PageStyle + `</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<p>Scenario <b>{{.RA.Scenario}}</b>, status <b{{if ne .RA.Status "ok"}} class="bad"{{end}}>{{.RA.Status}}</b>, seed {{.RA.Seed}}, {{num .RA.DurationS 1}} s{{if .RA.Started}}, started {{.RA.Started}}{{end}}.{{if .RA.Error}} <span class="bad">{{.RA.Error}}</span>{{end}}</p>
+}).Parse(results.PageHead + `<p>Scenario <b>{{.RA.Scenario}}</b>, status <b{{if ne .RA.Status "ok"}} class="bad"{{end}}>{{.RA.Status}}</b>, seed {{.RA.Seed}}, {{num .RA.DurationS 1}} s{{if .RA.Started}}, started {{.RA.Started}}{{end}}.{{if .RA.Error}} <span class="bad">{{.RA.Error}}</span>{{end}}</p>
 {{with .Summary}}<p>emu {{.Versions.Emu}}, Go {{.Versions.Go}}, kernel {{.Versions.Kernel}}, quic-go {{.Versions.QuicGo}}{{if .Versions.Ngtcp2}}, ngtcp2 {{.Versions.Ngtcp2}}{{end}}.</p>{{end}}
 
 <h2>Flows</h2>

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -198,13 +199,8 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 		}
 	}
 
-	if err := ifExists(fsys, timeseriesFile, func() error {
-		f, err := fsys.Open(timeseriesFile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		ra.Timeseries, err = results.ReadTimeseries(f, timeseriesFile)
+	if err := ifExists(fsys, timeseriesFile, func() (err error) {
+		ra.Timeseries, err = readFS(fsys, timeseriesFile, results.ReadTimeseries)
 		return err
 	}); err != nil {
 		return nil, err
@@ -256,6 +252,18 @@ func ifExists(fsys fs.FS, name string, read func() error) error {
 	return read()
 }
 
+// readFS opens name in fsys and reads it with read, which names it in
+// errors.
+func readFS[T any](fsys fs.FS, name string, read func(io.Reader, string) (T, error)) (T, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	return read(f, name)
+}
+
 func (ra *RunAnalysis) readQlogs(fsys fs.FS, opt RunOptions, conns map[string]map[string]*ConnAnalysis) error {
 	files, err := QlogFiles(fsys)
 	if err != nil {
@@ -283,12 +291,7 @@ func (ra *RunAnalysis) readQlogs(fsys fs.FS, opt RunOptions, conns map[string]ma
 }
 
 func analyzeQlogFS(fsys fs.FS, name string, opt QlogOptions) (*ConnAnalysis, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return AnalyzeQlog(f, name, opt)
+	return readFS(fsys, name, func(r io.Reader, n string) (*ConnAnalysis, error) { return AnalyzeQlog(r, n, opt) })
 }
 
 // qlogRole maps "dc-client.sqlog" to flow "dc", side "client". Files not
@@ -316,12 +319,7 @@ func readFlowFiles(fsys fs.FS) (map[string][]results.FlowSample, error) {
 		if strings.Contains(strings.TrimSuffix(path.Base(name), ".csv"), ".") {
 			continue // a flow's other logs (flows/<flow>.rr.csv, …): flow names have no dots
 		}
-		f, err := fsys.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		s, err := results.ReadFlowSamples(f, name)
-		f.Close()
+		s, err := readFS(fsys, name, results.ReadFlowSamples)
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"io/fs"
 	"math"
 	"path"
 	"slices"
@@ -111,16 +110,6 @@ func srttFigures(s DelaySeries) (mean, p95, minimum NullFloat) {
 	}
 	m := slices.Min(s.MS)
 	return NullFloat(st.Mean), NullFloat(st.P95), NullFloat(m)
-}
-
-// readTCPInfoFS reads a TCP_INFO log from fsys.
-func readTCPInfoFS(fsys fs.FS, name string) ([]results.TCPInfoRow, error) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return results.ReadTCPInfo(f, name)
 }
 
 // TCPCongestionFigure is the congestion view of a TCP flow from its

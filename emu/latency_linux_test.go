@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -178,6 +177,20 @@ func flowSeries(t *testing.T, pr pingRun) (rtt, owd analysis.DelaySeries) {
 	return d.rtt, d.owd
 }
 
+// pingMedians are what a test comparing a flow's delays with ping's needs:
+// the flow's results (which must have rtt_ms and owd_ms), the medians of
+// its RTT and one-way delay series inside the ping window, and ping's.
+func pingMedians(t *testing.T, pr pingRun) (f results.FlowResult, rttWin, owdWin, pingMed float64) {
+	t.Helper()
+	f = pr.sum.Flows[0]
+	if f.RTTMs == nil || f.OWDMs == nil {
+		t.Fatalf("flow has rtt_ms %v owd_ms %v", f.RTTMs, f.OWDMs)
+	}
+	rtt, owd := flowSeries(t, pr)
+	rttWin, owdWin = medianMs(window(rtt, pr.from, pr.to).MS), medianMs(window(owd, pr.from, pr.to).MS)
+	return f, rttWin, owdWin, medianMs(pr.ping)
+}
+
 func within(got, want, frac float64) bool { return math.Abs(got-want) <= frac*want }
 
 // TestLatencyTCPAgreesWithPing: over 20 Mbit/s with 10 ms each way, a TCP
@@ -194,13 +207,7 @@ func TestLatencyTCPAgreesWithPing(t *testing.T) {
 				t.Skip("the kernel has no tcp_bbr")
 			}
 			pr := runWithPing(t, oneLink(t, "tcp", tc.cc, tc.queue, d), 3*time.Second)
-			f := pr.sum.Flows[0]
-			if f.RTTMs == nil || f.OWDMs == nil {
-				t.Fatalf("flow has rtt_ms %v owd_ms %v", f.RTTMs, f.OWDMs)
-			}
-			rtt, owd := flowSeries(t, pr)
-			rttWin, owdWin := medianMs(window(rtt, pr.from, pr.to).MS), medianMs(window(owd, pr.from, pr.to).MS)
-			pingMed := medianMs(pr.ping)
+			f, rttWin, owdWin, pingMed := pingMedians(t, pr)
 			t.Logf("%s %s: goodput %.2f Mbit/s; RTT (TCP_INFO) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping (%.1f-%.1f s): ping p50 %.1f ms (%d), TCP_INFO p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms",
 				tc.cc, tc.queue, f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95,
 				pr.from, pr.to, pingMed, len(pr.ping), rttWin, 100*(rttWin-pingMed)/pingMed, owdWin)
@@ -228,13 +235,7 @@ func TestLatencyQUICAgreesWithPing(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	pr := runWithPing(t, oneLink(t, "quic", "", "1000p", latencyFlow(t)), 3*time.Second)
-	f := pr.sum.Flows[0]
-	if f.RTTMs == nil || f.OWDMs == nil {
-		t.Fatalf("flow has rtt_ms %v owd_ms %v", f.RTTMs, f.OWDMs)
-	}
-	rtt, owd := flowSeries(t, pr)
-	rttWin, owdWin := medianMs(window(rtt, pr.from, pr.to).MS), medianMs(window(owd, pr.from, pr.to).MS)
-	pingMed := medianMs(pr.ping)
+	f, rttWin, owdWin, pingMed := pingMedians(t, pr)
 	t.Logf("quic-go: goodput %.2f Mbit/s; RTT (qlog) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping: ping p50 %.1f ms (%d), qlog sRTT p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms (ping - 10 ms: %+.1f %%)",
 		f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95, pingMed, len(pr.ping), rttWin,
 		100*(rttWin-pingMed)/pingMed, owdWin, 100*(owdWin-(pingMed-10))/(pingMed-10))
@@ -426,39 +427,7 @@ func snmpCounter(t *testing.T, em *Emulation, node, group, field string) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v int64 = -1
-	err = n.Do(func() error {
-		b, err := os.ReadFile("/proc/thread-self/net/snmp")
-		if err != nil {
-			return err
-		}
-		var names []string
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		for sc.Scan() {
-			var fs []string
-			for _, f := range regexp.MustCompile(`\S+`).FindAllString(sc.Text(), -1) {
-				fs = append(fs, f)
-			}
-			if len(fs) == 0 || fs[0] != group+":" {
-				continue
-			}
-			if names == nil {
-				names = fs
-				continue
-			}
-			for i := range names {
-				if names[i] == field && i < len(fs) {
-					v, err = strconv.ParseInt(fs[i], 10, 64)
-					return err
-				}
-			}
-		}
-		return fmt.Errorf("no %s %s", group, field)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return emutest.SNMP(t, n.Do, group, field)
 }
 
 // setSysctl writes a sysctl in a node's namespace.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -159,7 +160,7 @@ func (r *runner) readFlowDelays(i int) flowDelays {
 		}
 	}
 	if f.Proto == "tcp" {
-		rows, err := readTCPInfoLog(r.file(results.TCPInfoFile(f.Name)))
+		rows, err := readLog(r.file(results.TCPInfoFile(f.Name)), results.ReadTCPInfo)
 		if err != nil {
 			warn(err)
 		}
@@ -228,24 +229,12 @@ func (r *runner) addDelayColumns(t *results.SeriesTable) {
 	}
 }
 
-func readTCPInfoLog(path string) ([]results.TCPInfoRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return results.ReadTCPInfo(f, path)
-}
-
 // readQlog analyses a qlog file; a file cut short still gives its
 // complete records.
 func readQlog(path string) (*analysis.ConnAnalysis, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	a, err := analysis.AnalyzeQlog(f, path, analysis.QlogOptions{})
+	a, err := readLog(path, func(r io.Reader, name string) (*analysis.ConnAnalysis, error) {
+		return analysis.AnalyzeQlog(r, name, analysis.QlogOptions{})
+	})
 	if errors.Is(err, analysis.ErrTruncated) {
 		return a, nil
 	}

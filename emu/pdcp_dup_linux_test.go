@@ -24,12 +24,7 @@ func TestPDCPDuplicationUnderLoad(t *testing.T) {
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
 	sent := f.pace(15e6, 6*time.Second)
-	emutest.WaitFor(t, 5*time.Second, func() error {
-		if n := len(f.snapshot()); uint64(n) < sent {
-			return errorf("%d of %d datagrams arrived", n, sent)
-		}
-		return nil
-	})
+	f.waitArrived(t, sent, 5*time.Second)
 	waitDrained(t, em)
 	c := em.PDCP()["down"]
 	var link2Drops uint64

@@ -3,6 +3,7 @@ package emu
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,7 +124,7 @@ func (r *runner) writeSeries() error {
 	logs := make([][]results.FlowSample, len(r.cfg.Flows))
 	for i, f := range r.cfg.Flows {
 		t.Header = append(t.Header, "flow."+f.Name+".goodput_mbps")
-		fl, err := readRecvLog(filepath.Join(r.o.Out, "flows", f.Name+".csv"))
+		fl, err := readLog(filepath.Join(r.o.Out, "flows", f.Name+".csv"), results.ReadFlowSamples)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
@@ -187,12 +188,14 @@ func (r *runner) writeSeries() error {
 	return f.Close()
 }
 
-// readRecvLog reads a flow's receive log.
-func readRecvLog(path string) ([]results.FlowSample, error) {
+// readLog reads the log at path with read, which names it by its path in
+// errors (results.ReadFlowSamples, results.ReadTCPInfo, a qlog analysis).
+func readLog[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	defer f.Close()
-	return results.ReadFlowSamples(f, path)
+	return read(f, path)
 }

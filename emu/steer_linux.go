@@ -44,26 +44,20 @@ func steer(pp *proxyPair, cfg config.Config) error {
 
 // duplicates reports whether a scheduler of the run sends PDUs on both
 // links.
-func duplicates(cfg config.Config) bool {
-	if cfg.DC.Scheduler == pdcp.KindDuplicate {
-		return true
-	}
-	for _, f := range cfg.Flows {
-		if f.Path == config.PathDC && f.Scheduler == pdcp.KindDuplicate {
-			return true
-		}
-	}
-	return false
-}
+func duplicates(cfg config.Config) bool { return usesScheduler(cfg, pdcp.KindDuplicate) }
 
 // queueAware reports whether a scheduler of the run chooses by the links'
 // queues (smallest-delay), so the proxies must be told them.
-func queueAware(cfg config.Config) bool {
-	if cfg.DC.Scheduler == pdcp.KindSmallestDelay {
+func queueAware(cfg config.Config) bool { return usesScheduler(cfg, pdcp.KindSmallestDelay) }
+
+// usesScheduler reports whether the run's DC scheduler, or that of a flow
+// steered over DC, is kind.
+func usesScheduler(cfg config.Config, kind string) bool {
+	if cfg.DC.Scheduler == kind {
 		return true
 	}
 	for _, f := range cfg.Flows {
-		if f.Path == config.PathDC && f.Scheduler == pdcp.KindSmallestDelay {
+		if f.Path == config.PathDC && f.Scheduler == kind {
 			return true
 		}
 	}

@@ -117,16 +117,23 @@ func (f *udpFlow) ipRate(as []arrival, from, to time.Time) float64 {
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-// completeInOrder waits until all sent datagrams have arrived and fails
-// the test if any was lost or overtaken; it returns the arrivals.
-func (f *udpFlow) completeInOrder(t *testing.T, sent uint64) []arrival {
+// waitArrived waits until all sent datagrams have arrived, failing the
+// test after timeout.
+func (f *udpFlow) waitArrived(t *testing.T, sent uint64, timeout time.Duration) {
 	t.Helper()
-	emutest.WaitFor(t, 5*time.Second, func() error {
+	emutest.WaitFor(t, timeout, func() error {
 		if n := len(f.snapshot()); uint64(n) < sent {
 			return errorf("%d of %d datagrams arrived", n, sent)
 		}
 		return nil
 	})
+}
+
+// completeInOrder waits until all sent datagrams have arrived and fails
+// the test if any was lost or overtaken; it returns the arrivals.
+func (f *udpFlow) completeInOrder(t *testing.T, sent uint64) []arrival {
+	t.Helper()
+	f.waitArrived(t, sent, 5*time.Second)
 	as := f.snapshot()
 	for i := 1; i < len(as); i++ {
 		if as[i].seq != as[i-1].seq+1 {

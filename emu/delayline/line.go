@@ -146,7 +146,16 @@ func (l *Line) Release(now time.Time, v Verdicts) (next time.Time, ok bool) {
 	// is only safe while no reordering packet (held by id, out of order)
 	// remains: after a switch from reordering, FIFO packets go one by one
 	// until the heap is empty.
-	batch := l.heap.len() == 0
+	l.releaseFIFO(t, v, l.heap.len() == 0, false)
+	return l.nextDue()
+}
+
+// releaseFIFO gives the FIFO's packets their verdicts from the front: the
+// lost ones a drop, the others an accept, runs of them as one batch
+// verdict when batch. It stops at the first packet due after t, unless
+// all: then every packet goes now, and none counts as released at its due
+// time (Counters.Released).
+func (l *Line) releaseFIFO(t int64, v Verdicts, batch, all bool) {
 	var upto uint32
 	run := false
 	for l.fifo.size > 0 {
@@ -161,7 +170,7 @@ func (l *Line) Release(now time.Time, v Verdicts) (next time.Time, ok bool) {
 			l.fifo.pop()
 			continue
 		}
-		if e.due > t {
+		if !all && e.due > t {
 			break
 		}
 		if batch {
@@ -169,13 +178,16 @@ func (l *Line) Release(now time.Time, v Verdicts) (next time.Time, ok bool) {
 		} else {
 			v.Accept(e.id)
 		}
-		l.c.release(e.size, time.Duration(t-e.due))
+		if all {
+			l.c.out(e.size)
+		} else {
+			l.c.release(e.size, time.Duration(t-e.due))
+		}
 		l.fifo.pop()
 	}
 	if run {
 		v.AcceptUpTo(upto)
 	}
-	return l.nextDue()
 }
 
 func (l *Line) nextDue() (time.Time, bool) {
@@ -208,25 +220,7 @@ func (l *Line) ReleaseAll(v Verdicts) {
 		l.c.out(e.size)
 		l.heap.pop()
 	}
-	var upto uint32
-	run := false
-	for l.fifo.size > 0 {
-		e := l.fifo.front()
-		if e.lost {
-			if run {
-				v.AcceptUpTo(upto)
-				run = false
-			}
-			v.Drop(e.id)
-		} else {
-			upto, run = e.id, true
-		}
-		l.c.out(e.size)
-		l.fifo.pop()
-	}
-	if run {
-		v.AcceptUpTo(upto)
-	}
+	l.releaseFIFO(0, v, true, true)
 }
 
 // InOrder reports that no packet arriving from now on can be due before

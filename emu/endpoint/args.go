@@ -63,9 +63,7 @@ func ServerArgs(cfg ServerConfig) []string {
 	a.flag(FlagMPTCP, cfg.MPTCP)
 	a.str(FlagTCPInfoLog, cfg.TCPInfoLog)
 	a.dur(FlagTCPInfoInterval, cfg.TCPInfoInterval)
-	if !cfg.T0.IsZero() {
-		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
-	}
+	a.unixNano(FlagT0, cfg.T0)
 	a.serverWork(cfg.Work)
 	return a
 }
@@ -89,9 +87,7 @@ func ClientArgs(cfg ClientConfig) []string {
 	a.str(FlagRecvLog, cfg.RecvLog)
 	a.str(FlagOWDLog, cfg.OWDLog)
 	a.str(FlagKeyLog, cfg.KeyLogFile)
-	if !cfg.T0.IsZero() {
-		a.str(FlagT0, strconv.FormatInt(cfg.T0.UnixNano(), 10))
-	}
+	a.unixNano(FlagT0, cfg.T0)
 	a.dur(FlagInterval, cfg.Interval)
 	a.dur(FlagHandshakeTimeout, cfg.HandshakeTimeout)
 	a.dur(FlagIdleTimeout, cfg.IdleTimeout)
@@ -122,5 +118,12 @@ func (a *argList) flag(flag string, on bool) {
 func (a *argList) dur(flag string, d time.Duration) {
 	if d != 0 {
 		a.str(flag, d.String())
+	}
+}
+
+// unixNano passes t as Unix nanoseconds; the zero time is left out.
+func (a *argList) unixNano(flag string, t time.Time) {
+	if !t.IsZero() {
+		a.str(flag, strconv.FormatInt(t.UnixNano(), 10))
 	}
 }

@@ -24,6 +24,22 @@ func kindPair(t *testing.T, proto Proto) (ServerConfig, ClientConfig, string) {
 	return scfg, ccfg, dir
 }
 
+// kindDownload runs one client of work against a fresh server of proto,
+// with the kind log logName in the test's directory, and fails the test if
+// the client fails.
+func kindDownload(t *testing.T, proto Proto, work Workload, logName string) (Result, ClientConfig) {
+	t.Helper()
+	scfg, ccfg, dir := kindPair(t, proto)
+	srv := startServer(t, scfg)
+	ccfg.URL, ccfg.Work = BytesURL(srv.addr, 0), work
+	ccfg.Work.KindLog = filepath.Join(dir, logName)
+	r, err := Download(context.Background(), ccfg, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", work.Kind, err)
+	}
+	return r, ccfg
+}
+
 // doneLine checks that a result's done line parses back to its workload.
 func doneLine(t *testing.T, r Result, err error) Event {
 	t.Helper()
@@ -94,14 +110,7 @@ func TestRR(t *testing.T) {
 		{"quic-new-conns-0rtt", ProtoQUIC, Workload{Kind: KindRR, Request: 100, Response: 100, Count: 4, NewConns: true, Resume: "0rtt"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			scfg, ccfg, dir := kindPair(t, tc.proto)
-			srv := startServer(t, scfg)
-			ccfg.URL, ccfg.Work = BytesURL(srv.addr, 0), tc.work
-			ccfg.Work.KindLog = filepath.Join(dir, "rr.csv")
-			r, err := Download(context.Background(), ccfg, nil)
-			if err != nil {
-				t.Fatalf("rr: %v", err)
-			}
+			r, ccfg := kindDownload(t, tc.proto, tc.work, "rr.csv")
 			w := r.Work
 			if w == nil || w.Kind != "rr" || w.Transactions != tc.work.Count || w.LatencyMs == nil || w.LatencyMs.N != tc.work.Count || !r.Complete {
 				t.Fatalf("result %+v, workload %+v", r, w)
@@ -183,14 +192,7 @@ func TestObjects(t *testing.T) {
 		{"tcp-resume-1rtt", ProtoTCP, Workload{Kind: KindObjects, Objects: "fixed:20kB", Count: 2, NewConns: true, Resume: "1rtt"}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			scfg, ccfg, dir := kindPair(t, tc.proto)
-			srv := startServer(t, scfg)
-			ccfg.URL, ccfg.Work = BytesURL(srv.addr, 0), tc.work
-			ccfg.Work.KindLog = filepath.Join(dir, "objects.csv")
-			r, err := Download(context.Background(), ccfg, nil)
-			if err != nil {
-				t.Fatalf("objects: %v", err)
-			}
+			r, ccfg := kindDownload(t, tc.proto, tc.work, "objects.csv")
 			rows, err := results.ReadObjectsFile(ccfg.Work.KindLog)
 			if err != nil || len(rows) != tc.n {
 				t.Fatalf("objects log: %d rows, %v", len(rows), err)

@@ -1,13 +1,10 @@
 package endpoint
 
 import (
-	"bufio"
-	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,43 +37,6 @@ func obsPair(t *testing.T) (srv, cli *emutest.NetNS, dir, cert, key string) {
 		t.Fatal(err)
 	}
 	return srv, cli, dir, cert, key
-}
-
-// snmp reads a counter of /proc/net/snmp (e.g. "Tcp", "OutSegs") as the
-// namespace ns sees it.
-func snmp(t *testing.T, ns *emutest.NetNS, group, field string) int64 {
-	t.Helper()
-	var v int64 = -1
-	err := ns.Do(func() error {
-		f, err := os.Open("/proc/thread-self/net/snmp")
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		var names []string
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			if len(fs) == 0 || fs[0] != group+":" {
-				continue
-			}
-			if names == nil {
-				names = fs
-				continue
-			}
-			for i := range names {
-				if names[i] == field && i < len(fs) {
-					v, err = strconv.ParseInt(fs[i], 10, 64)
-					return err
-				}
-			}
-		}
-		return fmt.Errorf("no %s %s in /proc/net/snmp", group, field)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // countQlog counts the events of a qlog file whose name ends in suffix.
@@ -138,7 +98,7 @@ func TestCaptureDecrypt(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cc.Close()
-			outSegs := snmp(t, srvNS, "Tcp", "OutSegs")
+			outSegs := emutest.SNMP(t, srvNS.Do, "Tcp", "OutSegs")
 
 			const n = 20_000_000
 			scfg := ServerConfig{Proto: proto, Listen: obsServerIP + ":443", CertFile: cert, KeyFile: key,
@@ -207,7 +167,7 @@ func TestCaptureDecrypt(t *testing.T) {
 					inFile += strings.Count(l, ",") + 1
 				}
 			case ProtoTCP:
-				sent = int(snmp(t, srvNS, "Tcp", "OutSegs") - outSegs)
+				sent = int(emutest.SNMP(t, srvNS.Do, "Tcp", "OutSegs") - outSegs)
 				inFile = len(tshark(t, "-r", filepath.Join(dir, "server.pcapng"), "-Y", "ip.src=="+obsServerIP+" && tcp", "-T", "fields", "-e", "frame.number"))
 			}
 			t.Logf("server sent %d packets, its capture holds %d (kernel drops %d)", sent, inFile, sst.Dropped)
@@ -257,7 +217,7 @@ func TestOWDUnderLoss(t *testing.T) {
 		t.Run(string(proto), func(t *testing.T) {
 			srvNS, cliNS, dir, cert, key := obsPair(t)
 			dropInput(t, cliNS, 2)
-			retrans := snmp(t, srvNS, "Tcp", "RetransSegs")
+			retrans := emutest.SNMP(t, srvNS.Do, "Tcp", "RetransSegs")
 			const n = 10_000_000
 			scfg := ServerConfig{Proto: proto, Listen: obsServerIP + ":4433", CertFile: cert, KeyFile: key}
 			if proto == ProtoQUIC {
@@ -284,7 +244,7 @@ func TestOWDUnderLoss(t *testing.T) {
 			case ProtoQUIC:
 				lost = int64(countQlog(t, scfg.QlogFile, "recovery:packet_lost"))
 			case ProtoTCP:
-				lost = snmp(t, srvNS, "Tcp", "RetransSegs") - retrans
+				lost = emutest.SNMP(t, srvNS.Do, "Tcp", "RetransSegs") - retrans
 			}
 			if lost == 0 {
 				t.Fatal("the server lost (retransmitted) nothing: the loss rule did not work")

@@ -24,18 +24,7 @@ type Figure struct {
 // FigureStem is the file stem of a sweep figure of one kind (goodput,
 // flows, jfi, utilization) along an axis, as emu/sweep names it; a
 // grid's per-group flow figures add "-N".
-func FigureStem(kind, axis string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(axis) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return kind + "-" + b.String()
-}
+func FigureStem(kind, axis string) string { return kind + "-" + results.FileSlug(axis) }
 
 // figureKind is the kind of sweep figure that plots a metric ("" for
 // metrics only the tables show).

@@ -25,6 +25,21 @@ pre { background: #f7f7f7; padding: 0.7em; overflow-x: auto; font-size: 0.8em; }
 code { font-size: 0.9em; }
 `
 
+// PageHead opens the template text of a page titled by its data's Title:
+// the document's head with PageStyle, and the title again as the heading.
+// The run's and the sweep's report.html start with it.
+const PageHead = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Title}}</title>
+<style>
+` + PageStyle + `</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+`
+
 // SVGDataURL is an SVG image as a data: URL, which a self-contained page
 // inlines as an <img> source.
 func SVGDataURL(svg []byte) template.URL {

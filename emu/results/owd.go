@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"time"
 )
@@ -90,14 +89,7 @@ func appendMicros(b []byte, d time.Duration, decimals int) []byte {
 }
 
 // ReadOWDFile reads the one-way delay log at path.
-func ReadOWDFile(path string) ([]OWDRow, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("owd log: %w", err)
-	}
-	defer f.Close()
-	return ReadOWD(f, path)
-}
+func ReadOWDFile(path string) ([]OWDRow, error) { return readFile(path, "owd log", ReadOWD) }
 
 // Errors a ParseError of a one-way delay log wraps.
 var (

@@ -18,14 +18,7 @@ func TestOWDRoundTrip(t *testing.T) {
 		{T: 1500 * time.Millisecond, Offset: 32768, OWD: -3 * time.Microsecond},
 		{T: 3600*time.Second + time.Microsecond, Offset: 1 << 40, OWD: 2 * time.Second},
 	}
-	var buf bytes.Buffer
-	w := NewOWDWriter(&buf)
-	for _, r := range rows {
-		w.Write(r)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	buf := writeLog(t, NewOWDWriter, rows)
 	want := OWDHeader + "\n" +
 		"0.000000,0,1.235\n" +
 		"1.500000,16384,10.000\n" +
@@ -34,7 +27,7 @@ func TestOWDRoundTrip(t *testing.T) {
 	if buf.String() != want {
 		t.Errorf("log:\n%s\nwant:\n%s", buf.String(), want)
 	}
-	got, err := ReadOWD(&buf, "owd.csv")
+	got, err := ReadOWD(buf, "owd.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,15 +119,8 @@ func FuzzReadOWD(f *testing.F) {
 			}
 			return
 		}
-		var buf bytes.Buffer
-		w := NewOWDWriter(&buf)
-		for _, r := range rows {
-			w.Write(r)
-		}
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		again, err := ReadOWD(&buf, "again")
+		buf := writeLog(t, NewOWDWriter, rows)
+		again, err := ReadOWD(buf, "again")
 		if err != nil {
 			t.Fatalf("rewritten log does not read: %v\n%s", err, buf.String())
 		}

@@ -25,6 +25,23 @@ const (
 	DegradedDir = "degraded"
 )
 
+// FileSlug makes a sweep key or metric name part of a figure's file name
+// in FiguresDir: lower case, every character but a-z, 0-9, '.', '-' and
+// '_' replaced by '_'. Sweeps name their figures with it and emu
+// reproduce finds them by it.
+func FileSlug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
 // PlanVersion is the version of plan.json this emu writes and reads.
 const PlanVersion = 1
 

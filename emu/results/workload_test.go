@@ -69,18 +69,11 @@ func TestRRLogRoundTrip(t *testing.T) {
 		{T: 1500 * ms, Latency: 20123 * time.Microsecond},
 		{T: 1600 * ms, Latency: 41 * ms, Handshake: 20500 * time.Microsecond, NewConn: true},
 	}
-	var b bytes.Buffer
-	w := NewRRWriter(&b)
-	for _, r := range rows {
-		w.Write(r)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	b := writeLog(t, NewRRWriter, rows)
 	if want := "t_s,latency_ms,handshake_ms\n1.500000,20.123,\n1.600000,41.000,20.500\n"; b.String() != want {
 		t.Errorf("log:\n%s\nwant:\n%s", b.String(), want)
 	}
-	got, err := ReadRR(&b, "x.rr.csv")
+	got, err := ReadRR(b, "x.rr.csv")
 	if err != nil || !reflect.DeepEqual(got, rows) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
@@ -97,18 +90,11 @@ func TestRRLogRoundTrip(t *testing.T) {
 
 func TestCBRLogRoundTrip(t *testing.T) {
 	pkts := []CBRPacket{{Seq: 0, Sent: 100 * ms, Recv: 110 * ms}, {Seq: 2, Sent: 140 * ms, Recv: 170 * ms}, {Seq: 1, Sent: 120 * ms, Recv: 170 * ms}}
-	var b bytes.Buffer
-	w := NewCBRWriter(&b)
-	for _, p := range pkts {
-		w.Write(p)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	b := writeLog(t, NewCBRWriter, pkts)
 	if !strings.Contains(b.String(), "\n2,0.140000,0.170000,30.000\n") {
 		t.Errorf("log:\n%s", b.String())
 	}
-	got, err := ReadCBR(&b, "x.cbr.csv")
+	got, err := ReadCBR(b, "x.cbr.csv")
 	if err != nil || !reflect.DeepEqual(got, pkts) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
@@ -116,7 +102,7 @@ func TestCBRLogRoundTrip(t *testing.T) {
 	if !errors.Is(err, ErrBackwards) {
 		t.Errorf("arrivals going back: %v", err)
 	}
-	w = NewCBRWriter(&b)
+	w := NewCBRWriter(b)
 	if allocs := testing.AllocsPerRun(100, func() { w.Write(pkts[1]) }); allocs != 0 {
 		t.Errorf("Write allocates %.0f times", allocs)
 	}
@@ -128,15 +114,8 @@ func TestObjectsLogAndResults(t *testing.T) {
 		{Index: 0, Size: 500e3, Start: time.Second, FCT: 1000 * ms, Bytes: 500e3, Handshake: 600 * ms, NewConn: true, Resumed: true, ZeroRTT: true},
 		{Index: 2, Size: 10e6, Start: 3 * time.Second, FCT: 50 * ms, Bytes: 4e6},
 	}
-	var b bytes.Buffer
-	w := NewObjectsWriter(&b)
-	for _, r := range rows {
-		w.Write(r)
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadObjects(&b, "x.objects.csv")
+	b := writeLog(t, NewObjectsWriter, rows)
+	got, err := ReadObjects(b, "x.objects.csv")
 	if err != nil || !reflect.DeepEqual(got, rows) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}

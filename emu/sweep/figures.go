@@ -46,7 +46,7 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 		if u := units[a.Key]; u != "" && allNumbers(a.Values) {
 			xlabel += " (" + u + ")"
 		}
-		slug := fileSlug(a.Key)
+		slug := results.FileSlug(a.Key)
 		var specs []figSpec
 		specs = append(specs, figSpec{name: "goodput-" + slug, title: "Goodput vs " + a.Key, metric: MetricGoodput, perGroup: true})
 		if multi {
@@ -295,20 +295,6 @@ func keyUnits(scenario string) map[string]string {
 		m[p.Key] = p.Unit
 	}
 	return m
-}
-
-// fileSlug makes an axis key a file name part.
-func fileSlug(key string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(key) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
 }
 
 // allNumbers reports whether every value is a bare number (its unit then

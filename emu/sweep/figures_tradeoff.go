@@ -82,7 +82,7 @@ func tradeoffFigure(t *results.SweepTable, dm, gm string) (*Figure, error) {
 	if len(xy) < 2 {
 		return nil, nil
 	}
-	name := "tradeoff-" + fileSlug(strings.TrimSuffix(strings.TrimPrefix(gm, "flow."), ".goodput_mbps")) + "-" + fileSlug(strings.TrimPrefix(dm, "flow."))
+	name := "tradeoff-" + results.FileSlug(strings.TrimSuffix(strings.TrimPrefix(gm, "flow."), ".goodput_mbps")) + "-" + results.FileSlug(strings.TrimPrefix(dm, "flow."))
 	title := metricLabel(gm) + " against " + metricLabel(dm)
 	p := newPlot(title, metricLabel(dm), metricLabel(gm))
 	sc, err := plotter.NewScatter(xy)

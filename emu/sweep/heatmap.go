@@ -103,7 +103,7 @@ func heatmapFigure(t *results.SweepTable) (*Figure, error) {
 	bar.Y.Label.Text = "relative goodput"
 	bar.Y.Label.TextStyle.Font.Size = vg.Points(11)
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
-	name := "relative-goodput-" + fileSlug(ax.Key) + "-" + fileSlug(ay.Key)
+	name := "relative-goodput-" + results.FileSlug(ax.Key) + "-" + results.FileSlug(ay.Key)
 	f := &Figure{Name: name, Title: "Relative goodput over " + ax.Key + " × " + ay.Key,
 		Caption: fmt.Sprintf("Mean relative goodput per point: total goodput ÷ the mean goodput of the %s=%s point at the same %s and %s. Red: below %s, white: equal, blue: above; the scale ends at %g. Grey: no runs.",
 			base.Key, base.Baseline, ax.Key, ay.Key, base.Baseline, relMax)}

@@ -111,7 +111,7 @@ func workloadSpecs(t *results.SweepTable, slug, key string) []figSpec {
 		if workloadLabel(m) == "" || strings.HasSuffix(m, "_p50_ms") || strings.HasSuffix(m, "_p99_ms") || strings.HasSuffix(m, "_p50_s") {
 			continue
 		}
-		out = append(out, figSpec{name: fileSlug(m) + "-" + slug, title: workloadLabel(m) + " vs " + key, metric: m, perGroup: true})
+		out = append(out, figSpec{name: results.FileSlug(m) + "-" + slug, title: workloadLabel(m) + " vs " + key, metric: m, perGroup: true})
 	}
 	slices.SortFunc(out, func(a, b figSpec) int { return strings.Compare(a.name, b.name) })
 	return out

@@ -101,22 +101,7 @@ func mustSettings(t *testing.T, kv ...string) []config.Setting {
 }
 
 func TestWorkloadPresets(t *testing.T) {
-	plan := func(name string) *results.Plan {
-		pr, ok := LookupPreset(name)
-		if !ok {
-			t.Fatalf("no preset %s", name)
-		}
-		spec, err := pr.Spec()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	for _, pt := range plan("rrul").Points {
+	for _, pt := range namedPresetPlan(t, "rrul").Points {
 		var kinds []string
 		for _, f := range pt.Config.Flows {
 			kinds = append(kinds, f.Kind+"/"+f.Direction)
@@ -125,14 +110,14 @@ func TestWorkloadPresets(t *testing.T) {
 			t.Errorf("rrul %s: flows %v", pt.ID, kinds)
 		}
 	}
-	for _, pt := range plan("satellite").Points {
+	for _, pt := range namedPresetPlan(t, "satellite").Points {
 		f := pt.Config.Flows[0]
 		if f.Kind != "objects" || f.Objects != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt") {
 			t.Errorf("satellite %s: %+v", pt.ID, f.Workload)
 		}
 	}
 	steered := 0
-	for _, pt := range plan("steering").Points {
+	for _, pt := range namedPresetPlan(t, "steering").Points {
 		if pt.Config.Flows[1].Kind != "rr" {
 			t.Errorf("steering %s: flow 1 is %s", pt.ID, pt.Config.Flows[1].Kind)
 		}
@@ -143,7 +128,7 @@ func TestWorkloadPresets(t *testing.T) {
 	if steered != 4 {
 		t.Errorf("steering: %d points steer the probe, want 4", steered)
 	}
-	if p := plan("cca-5g"); len(p.Points) != 20 {
+	if p := namedPresetPlan(t, "cca-5g"); len(p.Points) != 20 {
 		t.Errorf("cca-5g: %d points", len(p.Points))
 	}
 }

@@ -67,23 +67,8 @@ func TestPresetsResolve(t *testing.T) {
 }
 
 func TestPresetContents(t *testing.T) {
-	plan := func(name string) *results.Plan {
-		pr, ok := LookupPreset(name)
-		if !ok {
-			t.Fatalf("no preset %s", name)
-		}
-		spec, err := pr.Spec()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := NewPlan(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	// The batch preset: the paper's batch sizes at the paper's defaults.
-	b := plan("batch")
+	b := namedPresetPlan(t, "batch")
 	if !slices.Equal(b.Vary[0].Values, []string{"25", "50", "100", "150", "300", "500"}) || b.Repeat != 10 {
 		t.Errorf("batch preset %v × %d", b.Vary[0].Values, b.Repeat)
 	}
@@ -91,7 +76,7 @@ func TestPresetContents(t *testing.T) {
 		t.Errorf("batch preset base %s %s %s", b.Base["link1.down.rate"], b.Base["dc.t_reordering"], b.Base["dc.split"])
 	}
 	// Matching split: each point's split equals its bandwidth ratio.
-	for _, pt := range plan("bw-ratio-matched").Points {
+	for _, pt := range namedPresetPlan(t, "bw-ratio-matched").Points {
 		r1, r2 := pt.Config.Links[0].Down.Rate, pt.Config.Links[1].Down.Rate
 		sp, err := pdcp.ParseSplit(pt.Config.DC.Split)
 		a, c := sp[0], sp[1]
@@ -103,7 +88,7 @@ func TestPresetContents(t *testing.T) {
 		}
 	}
 	// Satellite: one path, DC off, 50/10 Mbit/s, RTT = 2 × one-way delay.
-	for _, pt := range plan("satellite").Points {
+	for _, pt := range namedPresetPlan(t, "satellite").Points {
 		c := pt.Config
 		if c.DC.Enabled || c.Flows[0].Path != "link1" || c.Links[0].Down.Rate != 50e6 || c.Links[0].Up.Rate != 10e6 {
 			t.Errorf("satellite %s: %+v", pt.ID, c)
@@ -113,7 +98,7 @@ func TestPresetContents(t *testing.T) {
 		}
 	}
 	// LFN: the flow mixes have the named QUIC and TCP flows.
-	for _, pt := range plan("lfn").Points {
+	for _, pt := range namedPresetPlan(t, "lfn").Points {
 		var q, tc int
 		for _, f := range pt.Config.Flows {
 			switch {
@@ -164,6 +149,16 @@ func TestPresetOverride(t *testing.T) {
 	if p.Base["flows.0.duration"] != "5s" || p.Base["flows.2.duration"] != "5s" || len(p.Runs) != 12 {
 		t.Errorf("override: duration %s, %d runs", p.Base["flows.0.duration"], len(p.Runs))
 	}
+}
+
+// namedPresetPlan resolves the preset of that name.
+func namedPresetPlan(t *testing.T, name string) *results.Plan {
+	t.Helper()
+	pr, ok := LookupPreset(name)
+	if !ok {
+		t.Fatalf("no preset %s", name)
+	}
+	return presetPlan(t, pr)
 }
 
 // presetPlan resolves a preset.
@@ -350,7 +345,7 @@ func TestFindingsResolveInPresets(t *testing.T) {
 		sw := &findings.Sweep{Preset: pr.Name}
 		for _, a := range p.Vary {
 			sw.Axes = append(sw.Axes, findings.Axis{Key: a.Key, Values: a.Values})
-			if got, want := findings.FigureStem("jfi", a.Key), "jfi-"+fileSlug(a.Key); got != want {
+			if got, want := findings.FigureStem("jfi", a.Key), "jfi-"+results.FileSlug(a.Key); got != want {
 				t.Errorf("figure stem %s, sweep names it %s", got, want)
 			}
 		}

@@ -135,17 +135,7 @@ type reportPoint struct {
 	ID, Desc, Settings, Params string
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{{.Title}}</title>
-<style>
-` + results.PageStyle + `</style>
-</head>
-<body>
-<h1>{{.Title}}</h1>
-<p>Scenario <b>{{.Plan.Scenario}}</b>; {{len .Plan.Points}} points × {{.Plan.Repeat}} repeats = {{len .Plan.Runs}} runs,
+var reportTemplate = template.Must(template.New("report").Parse(results.PageHead + `<p>Scenario <b>{{.Plan.Scenario}}</b>; {{len .Plan.Points}} points × {{.Plan.Repeat}} repeats = {{len .Plan.Runs}} runs,
 varied {{.Method}}; base seed {{.Plan.Seed}}.</p>
 <p>Runs: <b>{{.OK}}</b> ok (in the statistics){{if .Degraded}}, <b class="bad">{{.Degraded}} degraded</b> ({{if .KeptDegraded}}kept in the statistics: --keep-degraded{{else}}left out{{end}}){{end}}{{if .Failed}}, <b class="bad">{{.Failed}} failed or interrupted</b> (left out){{end}}{{if .Missing}}, {{.Missing}} not run yet{{end}}.</p>
 {{if .FailedRuns}}<h2>Runs that did not end ok</h2>

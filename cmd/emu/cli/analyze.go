@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,7 +135,7 @@ func analyzeQlogFile(e *env, path string, f analyzeFlags) error {
 		}
 	}
 	if f.json {
-		return analyzePrintJSON(e.stdout, a)
+		return printJSON(e.stdout, a)
 	}
 	analysis.WriteQlog(e.stdout, a)
 	return nil
@@ -150,10 +149,7 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 	for _, w := range ra.Warnings {
 		fmt.Fprintf(e.stderr, "emu: warning: %s\n", w)
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join(dir, "analysis.json")
-	}
+	out := analyzeOut(f, dir)
 	if err := results.WriteJSON(out, ra); err != nil {
 		return err
 	}
@@ -187,10 +183,25 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 			return err
 		}
 	}
-	if f.json {
-		return analyzePrintJSON(e.stdout, ra)
+	return analyzePrint(e, f, ra, analysis.WriteRun, out)
+}
+
+// analyzeOut is where a directory's analysis.json goes: --out, else into
+// the directory.
+func analyzeOut(f analyzeFlags, dir string) string {
+	if f.out != "" {
+		return f.out
 	}
-	analysis.WriteRun(e.stdout, ra)
+	return filepath.Join(dir, "analysis.json")
+}
+
+// analyzePrint prints a directory's analysis, written to out: as JSON with
+// --json, else as text followed by where the file is.
+func analyzePrint[T any](e *env, f analyzeFlags, v T, text func(io.Writer, T), out string) error {
+	if f.json {
+		return printJSON(e.stdout, v)
+	}
+	text(e.stdout, v)
 	fmt.Fprintf(e.stdout, "\nwrote %s\n", out)
 	return nil
 }
@@ -238,25 +249,11 @@ func analyzeSweepDir(e *env, dir string, f analyzeFlags) error {
 			return err
 		}
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join(dir, "analysis.json")
-	}
+	out := analyzeOut(f, dir)
 	if err := results.WriteJSON(out, t); err != nil {
 		return err
 	}
-	if f.json {
-		return analyzePrintJSON(e.stdout, t)
-	}
-	sweep.WriteAnalysis(e.stdout, t)
-	fmt.Fprintf(e.stdout, "\nwrote %s\n", out)
-	return nil
-}
-
-func analyzePrintJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return analyzePrint(e, f, t, sweep.WriteAnalysis, out)
 }
 
 func analyzeWriteFigures(e *env, dir string, figs []*analysis.Figure, notes []string) error {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -44,7 +43,7 @@ degraded: where these start to move is this machine's limit.`,
 				return err
 			}
 			if o.Out == "" {
-				o.Out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-calibrate")
+				o.Out = filepath.Join("results", outStamp()+"-calibrate")
 			}
 			if err := os.MkdirAll(o.Out, 0o755); err != nil {
 				return err
@@ -89,9 +88,7 @@ func reportCalibration(e *env, path string, v any, asJSON bool, text func(io.Wri
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return printJSON(e.stdout, v)
 	}
 	text(e.stdout)
 	return nil

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -26,6 +28,20 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
+}
+
+// outStamp is the current UTC time as the default output directories of
+// run, sweep, reproduce and calibrate under results/ carry it in their
+// names (20261201T121500Z), so that those of one command sort by when
+// they were started.
+func outStamp() string { return time.Now().UTC().Format("20060102T150405Z") }
+
+// printJSON writes v as the --json output of a command: indented, so that
+// it reads in a terminal as well as in jq.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // commands lists the subcommand constructors; each lives in its own file.

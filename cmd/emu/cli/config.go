@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -97,9 +96,7 @@ flows.N.size flow N (adding flows up to N).`,
 				for _, d := range config.DerivedKeys() {
 					rows = append(rows, row{Key: d[0], Doc: d[1]})
 				}
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"scenario": cfg.Scenario, "params": rows})
+				return printJSON(e.stdout, map[string]any{"scenario": cfg.Scenario, "params": rows})
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintf(tw, "KEY\tVALUE\tUNIT\tMEANING\n")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -27,9 +26,7 @@ if emu cannot run at all.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r := host.Doctor()
 			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				if err := printJSON(e.stdout, r); err != nil {
 					return err
 				}
 			} else {

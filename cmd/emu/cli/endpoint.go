@@ -79,6 +79,14 @@ func newEndpointClientCmd(e *env) *cobra.Command {
 	return c
 }
 
+// bindTransport binds the flags both ends of a flow take alike: the
+// implementation, the protocol and the congestion control.
+func bindTransport(fs *pflag.FlagSet, impl, proto, cc *string) {
+	fs.StringVar(impl, endpoint.FlagImpl, "", "quic-go or ngtcp2 (QUIC), go (TCP); default by --proto")
+	fs.StringVar(proto, endpoint.FlagProto, "", "quic or tcp (required)")
+	fs.StringVar(cc, endpoint.FlagCC, "", "congestion control: newreno (quic-go), cubic|reno|bbr|bbr2 (ngtcp2), a kernel name (tcp)")
+}
+
 type serverFlags struct {
 	impl, proto, listen, cert, key, cc, qlog, root, sizes, keylog string
 	mptcp                                                         bool
@@ -90,12 +98,10 @@ type serverFlags struct {
 }
 
 func (f *serverFlags) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&f.impl, endpoint.FlagImpl, "", "quic-go or ngtcp2 (QUIC), go (TCP); default by --proto")
-	fs.StringVar(&f.proto, endpoint.FlagProto, "", "quic or tcp (required)")
+	bindTransport(fs, &f.impl, &f.proto, &f.cc)
 	fs.StringVar(&f.listen, endpoint.FlagListen, "", "IP:PORT to listen on; port 0 picks one (required)")
 	fs.StringVar(&f.cert, endpoint.FlagCert, "", "PEM certificate (required)")
 	fs.StringVar(&f.key, endpoint.FlagKey, "", "PEM private key (required)")
-	fs.StringVar(&f.cc, endpoint.FlagCC, "", "congestion control: newreno (quic-go), cubic|reno|bbr|bbr2 (ngtcp2), a kernel name (tcp)")
 	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file of the first QUIC connection")
 	fs.StringVar(&f.root, endpoint.FlagRoot, "", "directory of files to serve besides /bytes/N")
 	fs.StringVar(&f.sizes, endpoint.FlagSizes, "", "comma-separated N of /bytes/N the ngtcp2 server must serve")
@@ -116,11 +122,9 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 		KeyLogFile: f.keylog, StampInterval: f.stampInterval, NotSentLowat: f.lowat,
 		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval, Work: f.work.work(),
 	}
-	if f.t0 < 0 {
-		return cfg, usagef("emu endpoint server: --%s %d: negative", endpoint.FlagT0, f.t0)
-	}
-	if f.t0 != 0 {
-		cfg.T0 = time.Unix(0, f.t0)
+	var err error
+	if cfg.T0, err = parseT0("server", f.t0); err != nil {
+		return cfg, err
 	}
 	if f.sizes != "" {
 		for _, s := range strings.Split(f.sizes, ",") {
@@ -146,13 +150,11 @@ type clientFlags struct {
 }
 
 func (f *clientFlags) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&f.impl, endpoint.FlagImpl, "", "quic-go or ngtcp2 (QUIC), go (TCP); default by --proto")
-	fs.StringVar(&f.proto, endpoint.FlagProto, "", "quic or tcp (required)")
+	bindTransport(fs, &f.impl, &f.proto, &f.cc)
 	fs.StringVar(&f.url, endpoint.FlagURL, "", "https://IP:PORT/bytes/N (required)")
 	fs.StringVar(&f.ca, endpoint.FlagCA, "", "PEM certificate the server's must chain to (required)")
 	fs.Int64Var(&f.size, endpoint.FlagSize, 0, "expected body bytes (default: N of /bytes/N, else Content-Length)")
 	fs.DurationVar(&f.duration, endpoint.FlagDuration, 0, "stop after this long and count the bytes received within it")
-	fs.StringVar(&f.cc, endpoint.FlagCC, "", "congestion control: newreno (quic-go), cubic|reno|bbr|bbr2 (ngtcp2), a kernel name (tcp)")
 	fs.StringVar(&f.rcvbuf, endpoint.FlagRcvBuf, "", "QUIC receive buffer: default or large")
 	fs.BoolVar(&f.mptcp, endpoint.FlagMPTCP, false, "connect with Multipath TCP and fail if it falls back (tcp)")
 	fs.StringVar(&f.qlog, endpoint.FlagQlog, "", "qlog file (QUIC)")
@@ -173,16 +175,26 @@ func (f *clientFlags) config() (endpoint.ClientConfig, error) {
 		QlogFile: f.qlog, RecvLog: f.recvLog, OWDLog: f.owdLog, KeyLogFile: f.keylog, Interval: f.interval,
 		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp, Work: f.work.workload(),
 	}
-	if f.t0 < 0 {
-		return cfg, usagef("emu endpoint client: --%s %d: negative", endpoint.FlagT0, f.t0)
-	}
-	if f.t0 != 0 {
-		cfg.T0 = time.Unix(0, f.t0)
+	var err error
+	if cfg.T0, err = parseT0("client", f.t0); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Check(); err != nil {
 		return cfg, usagef("emu endpoint client: %v", err)
 	}
 	return cfg, nil
+}
+
+// parseT0 reads --t0 of emu endpoint side: the origin of the endpoint's
+// times in Unix nanoseconds, 0 for its start (the zero time).
+func parseT0(side string, ns int64) (time.Time, error) {
+	switch {
+	case ns < 0:
+		return time.Time{}, usagef("emu endpoint %s: --%s %d: negative", side, endpoint.FlagT0, ns)
+	case ns == 0:
+		return time.Time{}, nil
+	}
+	return time.Unix(0, ns), nil
 }
 
 // lineWriter writes one event per line from any goroutine and keeps the

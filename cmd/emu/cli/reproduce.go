@@ -59,7 +59,7 @@ still written from what is done); a second one interrupts it.`,
 			}
 			out := f.out
 			if out == "" {
-				out = filepath.Join("results", "reproduce-"+plan.Scale.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+				out = filepath.Join("results", "reproduce-"+plan.Scale.Name+"-"+outStamp())
 			}
 			jobs, err := sweep.ParseJobs(f.jobs)
 			if err != nil {

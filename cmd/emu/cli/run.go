@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -40,7 +38,7 @@ and the PDCP repairs.
 				return err
 			}
 			if out == "" {
-				out = filepath.Join("results", time.Now().UTC().Format("20060102T150405Z")+"-"+cfg.Scenario)
+				out = filepath.Join("results", outStamp()+"-"+cfg.Scenario)
 			}
 			o := emu.RunOptions{Out: out, Log: e.stderr}
 			if !quiet {
@@ -51,9 +49,7 @@ and the PDCP repairs.
 			sum, err := emu.Run(e.ctx, cfg, o)
 			if sum != nil {
 				if asJSON {
-					enc := json.NewEncoder(e.stdout)
-					enc.SetIndent("", "  ")
-					enc.Encode(sum)
+					printJSON(e.stdout, sum)
 				} else {
 					results.WriteReport(e.stdout, sum, out)
 				}

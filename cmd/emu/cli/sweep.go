@@ -131,7 +131,7 @@ recorded and left out of the statistics.`,
 			}
 			out := f.out
 			if out == "" {
-				out = filepath.Join("results", "sweep-"+time.Now().UTC().Format("20060102T150405Z")+"-"+sweepName(plan))
+				out = filepath.Join("results", "sweep-"+outStamp()+"-"+sweepName(plan))
 			}
 			return runSweep(e, plan, out, shard, runner, sweepRunOptions{force: f.force, jobs: jobs, keepDegraded: f.keepDeg})
 		},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -157,9 +156,7 @@ lasts. With --json it prints
 					up := toRateJSON(st.Up)
 					out.UpMbps = &up
 				}
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return printJSON(e.stdout, out)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 			fmt.Fprintf(e.stdout, "trace     %s\nformat    %s\nduration  %s s\nsteps     %d\n",
@@ -329,9 +326,7 @@ what the trace is. Their sources and terms are in traces/PROVENANCE.md.`,
 					DownMean: st.Down.Mean, Description: info.Description, Aliases: info.Aliases})
 			}
 			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return printJSON(e.stdout, rows)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tFORMAT\tDURATION\tMEAN DOWN\tWHAT")

@@ -2,6 +2,7 @@ package nfqtest
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
@@ -161,49 +162,46 @@ func UDPSocket(tb testing.TB, n *emutest.NetNS, port int, to netip.AddrPort) int
 // Listen opens a Go listener ("tcp" or "udp") inside n on addr.
 func Listen(tb testing.TB, n *emutest.NetNS, network, addr string) net.Listener {
 	tb.Helper()
-	var ln net.Listener
-	if err := n.Do(func() error {
-		var err error
-		ln, err = net.Listen(network, addr)
-		return err
-	}); err != nil {
-		tb.Fatalf("nfqtest: listen %s %s: %v", network, addr, err)
-	}
-	tb.Cleanup(func() { ln.Close() })
-	return ln
+	return openIn(tb, n, "listen "+network+" "+addr, func() (net.Listener, error) {
+		return net.Listen(network, addr)
+	})
 }
 
 // Dial connects from inside n.
 func Dial(tb testing.TB, n *emutest.NetNS, network, addr string) net.Conn {
 	tb.Helper()
-	var c net.Conn
-	if err := n.Do(func() error {
-		var err error
-		c, err = net.Dial(network, addr)
-		return err
-	}); err != nil {
-		tb.Fatalf("nfqtest: dial %s %s: %v", network, addr, err)
-	}
-	tb.Cleanup(func() { c.Close() })
-	return c
+	return openIn(tb, n, "dial "+network+" "+addr, func() (net.Conn, error) {
+		return net.Dial(network, addr)
+	})
 }
 
 // ListenUDP opens a Go UDP socket inside n on addr.
 func ListenUDP(tb testing.TB, n *emutest.NetNS, addr string) *net.UDPConn {
 	tb.Helper()
-	var c *net.UDPConn
-	if err := n.Do(func() error {
+	return openIn(tb, n, "listen udp "+addr, func() (*net.UDPConn, error) {
 		a, err := net.ResolveUDPAddr("udp", addr)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		c, err = net.ListenUDP("udp", a)
+		c, err := net.ListenUDP("udp", a)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return c.SetReadBuffer(8 << 20)
+		return c, c.SetReadBuffer(8 << 20)
+	})
+}
+
+// openIn runs open inside n (sockets take the namespace they are made in)
+// and closes what it opened when the test ends; what names it when it
+// fails.
+func openIn[C io.Closer](tb testing.TB, n *emutest.NetNS, what string, open func() (C, error)) C {
+	tb.Helper()
+	var c C
+	if err := n.Do(func() (err error) {
+		c, err = open()
+		return err
 	}); err != nil {
-		tb.Fatalf("nfqtest: listen udp %s: %v", addr, err)
+		tb.Fatalf("nfqtest: %s: %v", what, err)
 	}
 	tb.Cleanup(func() { c.Close() })
 	return c
