@@ -31,9 +31,9 @@ type QdiscCounters struct {
 // DelayLineCounters are one delay line's counters: packets in, dropped at
 // random, released, and dropped by the kernel before the line saw them
 // (Overflow), with release lateness quantiles in microseconds, and how
-// long the kernel held packets between stamping them on arrival and the
-// line reading them (ReadLagUs: a release late by about as much as a read
-// lag was late before the line saw the packet).
+// long packets waited between the kernel stamping them on arrival and the
+// line reading them (ReadLagUs: a release late by about its read lag was
+// late because the packet was not read in time, not held too long).
 type DelayLineCounters struct {
 	In        uint64             `json:"in"`
 	Lost      uint64             `json:"lost"`
