@@ -19,8 +19,8 @@ import (
 // into the other (namespaces, queue numbers, ports, state files, scratch
 // directories are per run), both end ok with an emulation that kept up, and
 // each measures what the same run (same seed) measures alone, within 10 %
-// (it skips, saying so, when a run was degraded while other work kept the
-// machine busy)
+// (a pair with a degraded run is run once more; the test skips, saying so,
+// when a run was still degraded while other work kept the machine busy)
 // (2 × 20 Mbit/s, 10 ms ± 10 % each way, a 5 MB download: the runs use
 // about half a core each on the 2-core VM; goodput of a repeated run with
 // one seed varied by 2–4 % there).
@@ -37,7 +37,14 @@ func TestRunsSideBySide(t *testing.T) {
 	var ids []string
 	var mu sync.Mutex
 	run := func(name string, i int) (*results.Summary, error) {
-		cfg := testConfig(t, "flow.size=5MB", "link.queue=100ms")
+		// Loose bounds (10× the defaults): two emulations at once
+		// on 2 cores release 1 % of packets 0.5–3.6 ms late and their loops
+		// wait 20–26 µs per wake-up, which the
+		// defaults call degraded; this test is about runs
+		// leaking into each other, not about the machine's limit (emu
+		// calibrate --jobs measures that).
+		cfg := testConfig(t, "flow.size=5MB", "link.queue=100ms",
+			"fidelity.late_floor=5ms", "fidelity.late_ceil=5ms", "fidelity.late_max=150ms", "fidelity.thread_mean_wait=200µs")
 		cfg.Seed = cfgs[i].seed
 		id := runstate.NewRunID()
 		mu.Lock()
@@ -50,25 +57,42 @@ func TestRunsSideBySide(t *testing.T) {
 			noLeftovers(t, id)
 		}
 	})
-	var alone [2]*results.Summary
-	for i := range alone {
-		sum, err := run("alone", i)
+	// phase runs both configurations, one after the other or at once,
+	// and once more when a run came back degraded, as emu sweep does: a
+	// stray 50–100 ms delay-line stall comes in about one run in ten on
+	// the 2-core VM even alone (docs/sweeps.md), and one such run says
+	// nothing about running side by side.
+	phase := func(name string, atOnce bool) (sums [2]*results.Summary, errs [2]error) {
+		for try := range 2 {
+			var wg sync.WaitGroup
+			for i := range sums {
+				if !atOnce {
+					sums[i], errs[i] = run(fmt.Sprintf("%s-%d", name, try), i)
+					continue
+				}
+				wg.Go(func() { sums[i], errs[i] = run(fmt.Sprintf("%s-%d", name, try), i) })
+			}
+			wg.Wait()
+			again := false
+			for i, s := range sums {
+				if errs[i] == nil && s.Fidelity != nil && s.Fidelity.Status != fid.OK {
+					t.Logf("%s, attempt %d: run %d degraded: %+v", name, try+1, i, s.Fidelity.Failed())
+					again = true
+				}
+			}
+			if !again {
+				break
+			}
+		}
+		return sums, errs
+	}
+	alone, errs := phase("alone", false)
+	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("run %d alone: %v", i, err)
 		}
-		alone[i] = sum
 	}
-	var together [2]*results.Summary
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i := range together {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			together[i], errs[i] = run("together", i)
-		}()
-	}
-	wg.Wait()
+	together, errs := phase("together", true)
 	for i := range together {
 		if errs[i] != nil {
 			t.Fatalf("run %d beside the other: %v", i, errs[i])
