@@ -91,6 +91,10 @@ func (o *Outcome) Complete() bool {
 type attempt struct {
 	run   results.Run
 	rerun bool
+	// below, when set, starts the attempt only while fewer runs than this
+	// run at once: auto reruns a degraded run below the concurrency that
+	// degraded it, or a second overloaded attempt would say nothing new.
+	below int
 }
 
 // live is a run in progress: when it started, the most runs that ran at
@@ -214,7 +218,7 @@ func (x *executor) loop(ctx context.Context) error {
 	stop, interrupt := x.o.Stop, ctx.Done()
 	var execErr error
 	for {
-		for !x.halt && len(x.queue) > 0 && len(x.running) < x.gov.Limit() {
+		for !x.halt && len(x.queue) > 0 && len(x.running) < x.limitFor(x.queue[0]) {
 			select {
 			case <-stop:
 				x.stopping()
@@ -342,7 +346,11 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 		if err := keepDegraded(x.dir, r.ID); err != nil {
 			return err
 		}
-		x.queue = append([]attempt{{run: r, rerun: true}}, x.queue...)
+		a := attempt{run: r, rerun: true}
+		if x.gov.auto && l.peak > 1 {
+			a.below = l.peak
+		}
+		x.queue = append([]attempt{a}, x.queue...)
 		x.out.Reruns++
 		x.pr.degraded(r, why, e.sum, took, true, x.counts())
 	} else {
@@ -354,6 +362,14 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 		x.pr.note(line)
 	}
 	return nil
+}
+
+// limitFor is how many runs may run at once for a to start.
+func (x *executor) limitFor(a attempt) int {
+	if a.below > 0 {
+		return min(x.gov.Limit(), a.below-1)
+	}
+	return x.gov.Limit()
 }
 
 // counts is the progress line's state.

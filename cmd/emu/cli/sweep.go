@@ -90,7 +90,8 @@ runs the first run alone, measures how much CPU it used and fits as many
 runs as 90 % of the cores take, and runs fewer at once when runs keep
 coming back degraded (more than one, and more than one in five at that
 concurrency). A run whose emulation fell behind (summary.json's fidelity
-says degraded) is run again once; if it is degraded again it is counted in
+says degraded) is run again once (with auto, beside fewer runs than the
+first time); if it is degraded again it is counted in
 sweep.csv's runs_degraded and left out of the statistics (--keep-degraded
 keeps it). --dry-run and the first progress line print the expected wall
 time.
