@@ -19,7 +19,9 @@ type Estimate struct {
 // Estimate returns, for each preset of p in order and in total, every run
 // and the runs still to do in root (those a resumed Execute would not
 // skip), with their expected wall time when jobs runs run at once (0 or 1:
-// one at a time), by sweep.EstimateWall, the one time model of emu.
+// one at a time), by sweep.EstimateWall, the one time model of emu,
+// scaled for a preset that root already holds runs of by how long they
+// took against the model (sweep.ElapsedIn).
 func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, todo Estimate) {
 	for _, s := range p.Sweeps {
 		var left []results.Run
@@ -29,8 +31,9 @@ func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, 
 			}
 		}
 		sch := sweep.Schedule{Jobs: jobs}
-		all := Estimate{Runs: len(s.Plan.Runs), Wall: sweep.EstimateWall(s.Plan, s.Plan.Runs, sch)}
-		rest := Estimate{Runs: len(left), Wall: sweep.EstimateWall(s.Plan, left, sch)}
+		el := sweep.ElapsedIn(s.Dir(root), s.Plan)
+		all := Estimate{Runs: len(s.Plan.Runs), Wall: el.Scale(sweep.EstimateWall(s.Plan, s.Plan.Runs, sch))}
+		rest := Estimate{Runs: len(left), Wall: el.Scale(sweep.EstimateWall(s.Plan, left, sch))}
 		perPreset = append(perPreset, [2]Estimate{all, rest})
 		total.Runs, total.Wall = total.Runs+all.Runs, total.Wall+all.Wall
 		todo.Runs, todo.Wall = todo.Runs+rest.Runs, todo.Wall+rest.Wall

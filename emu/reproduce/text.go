@@ -32,8 +32,8 @@ func WritePlan(w io.Writer, p *Plan, root string, jobs int) error {
 	if jobs > 1 {
 		at = fmt.Sprintf("%d at once", jobs)
 	}
-	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, %s (%s for all of them; each run %s of setup beyond its flows, a download at %.0f %% of its path's capacity)\n",
-		FormatWall(todo.Wall), todo.Runs, total.Runs, at, FormatWall(total.Wall), sweep.RunOverhead, sweep.FlowEfficiency*100)
+	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, %s (%s for all of them)\n(%s; a preset begun: scaled by how long its runs took against this)\n",
+		FormatWall(todo.Wall), todo.Runs, total.Runs, at, FormatWall(total.Wall), sweep.ModelText())
 	return err
 }
 

@@ -1,12 +1,15 @@
 package sweep
 
 import (
+	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 func resolved(t *testing.T, scenario string, kv ...string) config.Config {
@@ -53,9 +56,12 @@ func TestEstimateRun(t *testing.T) {
 		{"cbr datagrams counted", "throughput", []string{"link.trace=none", "flow.kind=cbr", "flow.count=500", "flow.interval=10ms"}, RunOverhead + 5*time.Second},
 		{"rr transactions back to back", "throughput", []string{"link.trace=none", "flow.kind=rr", "flow.count=100", "link.delay=10ms"}, RunOverhead + 2*time.Second},
 	} {
+		// A download adds its handshake and slow start: at the default
+		// 20 ms RTT and these rates, one to three round trips.
 		got := EstimateRun(resolved(t, tc.scenario, tc.sets...))
-		if !near(got, tc.want) {
-			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		if ramp := got - tc.want; ramp < -time.Millisecond || ramp > 65*time.Millisecond ||
+			(strings.Contains(tc.name, "Mbit") && ramp < 20*time.Millisecond) {
+			t.Errorf("%s: %v, want %v and a ramp of at most 3 round trips", tc.name, got, tc.want)
 		}
 	}
 	// A trace: its mean rate (StaticA's is well below 20 Mbit/s).
@@ -112,5 +118,74 @@ func TestEstimateWall(t *testing.T) {
 	}
 	if s := WallTimes(p, p.Runs, 1); !strings.HasPrefix(s, round(4*one).String()+" with 1 job, ") {
 		t.Errorf("WallTimes: %s", s)
+	}
+}
+
+// TestLossBoundRate checks Padhye's model against figures worked by
+// hand, and the loss preset's shape: rate falls with loss, a longer round
+// trip lowers it, no loss leaves it unbounded.
+func TestLossBoundRate(t *testing.T) {
+	// 1 % loss, 20 ms, 1448 B, b = 2, T0 = 200 ms:
+	// 11584 / (0.02·√(0.04/3) + 0.2·min(1, 3·√0.0075)·0.01·1.0032)
+	// = 11584 / (0.0023094 + 0.00052127) = 4.0923 Mbit/s.
+	if got := lossBoundRate(1448, 20*time.Millisecond, 0.01); math.Abs(got-4.0923e6) > 1e3 {
+		t.Errorf("1 %% loss, 20 ms: %.0f bit/s, want 4.0923 Mbit/s", got)
+	}
+	if got := lossBoundRate(1448, 20*time.Millisecond, 0); !math.IsInf(got, 1) {
+		t.Errorf("no loss: %v", got)
+	}
+	prev := math.Inf(1)
+	for _, p := range []float64{0.0008, 0.005, 0.01, 0.02, 0.05} {
+		r := lossBoundRate(1200, 20*time.Millisecond, p)
+		if r >= prev || lossBoundRate(1200, 200*time.Millisecond, p) >= r {
+			t.Errorf("loss %v: %.0f bit/s, after %.0f", p, r, prev)
+		}
+		prev = r
+	}
+}
+
+// TestEstimateRunBounds: loss and a long round trip make a download
+// take longer than the links' capacity says, and the loss of the links a
+// flow does not use does not count.
+func TestEstimateRunBounds(t *testing.T) {
+	base := []string{"link.trace=none", "flow.size=20MB"}
+	est := func(kv ...string) time.Duration {
+		return EstimateRun(resolved(t, "throughput", append(base, kv...)...))
+	}
+	free := est()
+	// TCP at 1 % loss on a 20 ms RTT: 20 MB at 4.09 Mbit/s, 39 s.
+	if got := est("flow.proto=tcp", "flow.cc=reno", "link.loss=1%"); got < 38*time.Second || got > 41*time.Second {
+		t.Errorf("TCP, 1 %% loss: %v, want about 39 s", got)
+	}
+	if got := est("link2.loss=5%", "dc.split=1:0"); !near(got, est("dc.split=1:0")) {
+		t.Errorf("loss on link2, which the flow does not use: %v", got)
+	}
+	if got := est("link2.loss=5%", "dc.scheduler=duplicate"); !near(got, est("dc.scheduler=duplicate")) {
+		t.Errorf("loss on one link under duplication: %v", got)
+	}
+	// 200 ms one-way delays: slow start takes about 6 round trips, 1.2 s.
+	if got := est("link.delay=100ms") - free; got < time.Second || got > 2*time.Second {
+		t.Errorf("a 200 ms RTT adds %v, want 1-2 s of slow start", got)
+	}
+}
+
+// TestElapsedIn: the runs a directory holds scale the model by how long
+// they took; an empty one leaves it as it is.
+func TestElapsedIn(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2,
+		Settings: []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "flow.size", Value: "20MB"}}})
+	dir := prepared(t, p)
+	if e := ElapsedIn(dir, p); e.Runs != 0 || e.Scale(time.Minute) != time.Minute {
+		t.Errorf("nothing done: %+v", e)
+	}
+	// Every run takes twice what the model expects.
+	one := EstimateRun(p.Points[0].Config)
+	f := &sweeptest.Runner{DurationS: (2*one - RunOverhead).Seconds()}
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Shard: Shard{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	e := ElapsedIn(dir, p)
+	if got := e.Scale(time.Minute); e.Runs != 2 || (got-2*time.Minute).Abs() > time.Second {
+		t.Errorf("2 runs at twice the model: %+v scales a minute to %v", e, got)
 	}
 }

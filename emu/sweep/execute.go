@@ -154,7 +154,7 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 			x.queue = append(x.queue, attempt{run: r})
 		}
 	}
-	x.pr = newProgress(o.Progress, p, len(runs), x.out.Skipped)
+	x.pr = newProgress(o.Progress, p, len(runs), x.out.Skipped, ElapsedIn(dir, p))
 	x.pr.begin(o.Shard, o.Jobs, x.queueRuns(), x.gov)
 	err := x.loop(ctx)
 	x.out.Jobs = x.gov.Limit()

@@ -223,9 +223,12 @@ func TestProgressLines(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
 	dir := prepared(t, p)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f := &sweeptest.Runner{}
+	// Each run takes 10 s on the fake clock, and says so: 9.7 s of flows
+	// and RunOverhead.
+	f := &sweeptest.Runner{DurationS: 9.7}
 	f.During = func(int, string) { clock = clock.Add(10 * time.Second) }
-	// One run already done: the progress counts it.
+	// One run already done: the progress counts it, and the estimate
+	// follows how long it took.
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Shard: Shard{1, 4}}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +237,10 @@ func TestProgressLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	// The first ETA is the model's; after a run, it follows how long
-	// the runs took (10 s each on the fake clock).
+	// Every estimate follows how long the runs took, the earlier
+	// session's too (10 s each).
 	want := []string{
-		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done; 1 run at once: expected wall time ",
+		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done; 1 run at once: expected wall time 30s (the model scaled by the 1 run done: ",
 		"[2/4] p02-r1: dc.batch=100, seed ",
 		"[2/4] p02-r1 ok in 10s: goodput ",
 		"(ETA 20s)",

@@ -13,7 +13,8 @@ import (
 // place, point, seed, how many run, the ETA) and one when it ends (status,
 // goodput, runs done, running and degraded, the ETA). The ETA is
 // EstimateWall's model of the runs still to do, scaled by how long the
-// runs of this session took against what the model expected of them.
+// runs done took against what the model expected of them (Elapsed: those
+// of earlier sessions in the directory too).
 type progress struct {
 	w       io.Writer
 	p       *results.Plan
@@ -21,9 +22,7 @@ type progress struct {
 	done    int // ended for good (skipped ones included)
 	started int
 	pred    map[string]time.Duration // by point: EstimateRun
-	// actual and expected sum the wall time the runs of this session took
-	// and what the model expected of them.
-	actual, expected time.Duration
+	el      Elapsed
 }
 
 // state is what a finish line reports besides the run.
@@ -32,8 +31,8 @@ type state struct {
 	eta                     string
 }
 
-func newProgress(w io.Writer, p *results.Plan, total, skipped int) *progress {
-	pr := &progress{w: w, p: p, total: total, done: skipped, started: skipped, pred: map[string]time.Duration{}}
+func newProgress(w io.Writer, p *results.Plan, total, skipped int, el Elapsed) *progress {
+	pr := &progress{w: w, p: p, total: total, done: skipped, started: skipped, pred: map[string]time.Duration{}, el: el}
 	for _, pt := range p.Points {
 		pr.pred[pt.ID] = estimatePoint(p, pt.ID)
 	}
@@ -62,7 +61,10 @@ func (pr *progress) begin(s Shard, j Jobs, todo []results.Run, g *governor) {
 	case j.Auto && g.Calibrating():
 		pr.printf("; jobs auto: the first run runs alone to measure its CPU; expected wall time %s", WallTimes(pr.p, todo, g.cores))
 	default:
-		pr.printf("; %s at once: expected wall time %s", plural(g.Limit(), "run"), round(EstimateWall(pr.p, todo, Schedule{Jobs: g.Limit()})))
+		pr.printf("; %s at once: expected wall time %s", plural(g.Limit(), "run"), round(pr.el.Scale(EstimateWall(pr.p, todo, Schedule{Jobs: g.Limit()}))))
+		if pr.el.Runs > 0 {
+			pr.printf(" (the model scaled by the %s done: %.2f×)", plural(pr.el.Runs, "run"), float64(pr.el.Scale(time.Hour))/float64(time.Hour))
+		}
 	}
 	pr.printf("\n")
 }
@@ -103,24 +105,17 @@ func (pr *progress) start(r results.Run, point string, rerun bool, running int) 
 }
 
 // observe adds a run that ended ok to the ETA's scale.
-func (pr *progress) observe(r results.Run, took time.Duration) {
-	pr.actual += took
-	pr.expected += pr.pred[r.Point]
-}
+func (pr *progress) observe(r results.Run, took time.Duration) { pr.el.Add(pr.p, r.Point, took) }
 
 // eta is the expected time until the runs queued and running have ended,
 // with limit at once.
 func (pr *progress) eta(now time.Time, queued []results.Run, running map[string]*live, limit int) string {
-	scale := 1.0
-	if pr.expected > 0 {
-		scale = float64(pr.actual) / float64(pr.expected)
-	}
 	var busy, rest []time.Duration
 	for _, l := range running {
-		busy = append(busy, max(0, time.Duration(scale*float64(pr.pred[l.run.Point]))-now.Sub(l.started)))
+		busy = append(busy, max(0, pr.el.Scale(pr.pred[l.run.Point])-now.Sub(l.started)))
 	}
 	for _, r := range queued {
-		rest = append(rest, time.Duration(scale*float64(pr.pred[r.Point])))
+		rest = append(rest, pr.el.Scale(pr.pred[r.Point]))
 	}
 	if len(busy)+len(rest) == 0 {
 		return ""

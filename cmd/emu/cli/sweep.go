@@ -233,8 +233,7 @@ func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs swee
 		}
 		fmt.Fprintf(w, "expected wall time: %s (%s)\n", sweep.EstimateWall(plan, runs, sweep.Schedule{Jobs: jobs.N}).Round(time.Second), at)
 	}
-	fmt.Fprintf(w, "(each run: %v set-up and tear-down, then its flows: sizes at %.0f %% of the path's rate, or their durations)\n",
-		sweep.RunOverhead, 100*sweep.FlowEfficiency)
+	fmt.Fprintf(w, "(%s)\n", sweep.ModelText())
 }
 
 // sweepRunOptions are the flags of runSweep.
