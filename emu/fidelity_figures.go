@@ -41,7 +41,8 @@ func threadFigures(name string, a, b procstat.Reading) fidelity.Thread {
 
 // endpointFigures is an endpoint process's CPU between two readings of it.
 func endpointFigures(flow, role string, a, b procstat.Reading) fidelity.Endpoint {
-	return fidelity.Endpoint{Flow: flow, Role: role, CPU: procstat.Between(a, b).CPU}
+	u := procstat.Between(a, b)
+	return fidelity.Endpoint{Flow: flow, Role: role, CPU: u.CPU, Wait: u.Wait}
 }
 
 // softirqMeanWait is the longest mean wait per timeslice of the softirq

@@ -54,8 +54,9 @@ func TestFidelityFigures(t *testing.T) {
 	}
 	ep := endpointFigures("dc", "server",
 		procstat.Reading{At: t0, Process: true, Stat: procstat.Stat{User: time.Second}},
-		procstat.Reading{At: t0.Add(4 * time.Second), Process: true, Stat: procstat.Stat{User: 4 * time.Second, System: 800 * time.Millisecond}})
-	if math.Abs(ep.CPU-0.95) > 1e-9 || ep.Flow != "dc" || ep.Role != "server" {
+		procstat.Reading{At: t0.Add(4 * time.Second), Process: true, Stat: procstat.Stat{User: 4 * time.Second, System: 800 * time.Millisecond},
+			Sched: procstat.Sched{Wait: 400 * time.Millisecond}})
+	if math.Abs(ep.CPU-0.95) > 1e-9 || math.Abs(ep.Wait-0.1) > 1e-9 || ep.Flow != "dc" || ep.Role != "server" {
 		t.Errorf("endpoint figures %+v", ep)
 	}
 	soft, ok := softirqMeanWait(

@@ -255,7 +255,8 @@ func checkEveryCheck(t *testing.T, f *fidelity.Fidelity) {
 		have[c.Name+" "+c.Subject] = true
 	}
 	want := []string{fidelity.CheckSoftirq + " host", fidelity.CheckSteal + " host",
-		fidelity.CheckEndpointCPU + " dc server", fidelity.CheckEndpointCPU + " dc client"}
+		fidelity.CheckEndpointCPU + " dc server", fidelity.CheckEndpointCPU + " dc client",
+		fidelity.CheckEndpointWait + " dc server", fidelity.CheckEndpointWait + " dc client"}
 	for _, d := range []string{"link1.down", "link1.up", "link2.down", "link2.up"} {
 		want = append(want, fidelity.CheckLateP99+" "+d, fidelity.CheckLateMax+" "+d, fidelity.CheckRate+" "+d)
 		for _, n := range []string{fidelity.CheckThreadWait, fidelity.CheckThreadMeanWait, fidelity.CheckThreadCPU} {

@@ -34,6 +34,8 @@ func fidelityParams() []Param {
 			func(c *Config) *float64 { return &th(c).ThreadCPU }),
 		floatParam("fidelity.endpoint_cpu", "cores", "an endpoint process at or above this CPU over its flow is CPU-bound: the host limits the flow",
 			func(c *Config) *float64 { return &th(c).EndpointCPU }),
+		fractionParam("fidelity.endpoint_wait", "an endpoint process's run-queue wait (its threads' summed) over its flow: above it, the host limits the flow",
+			func(c *Config) *float64 { return &th(c).EndpointWait }),
 		durationParam("fidelity.softirq_wait", "the kernel's softirq threads' mean run-queue wait per timeslice",
 			func(c *Config) *time.Duration { return &th(c).SoftirqWait }),
 		fractionParam("fidelity.steal", "time the hypervisor stole from the host's CPUs over the run",
@@ -75,7 +77,7 @@ func (c *Config) validateFidelity() []error {
 		v   float64
 	}{
 		{"fidelity.late_frac", th.LateFrac}, {"fidelity.rate_tolerance", th.RateTolerance},
-		{"fidelity.thread_wait", th.ThreadWait}, {"fidelity.steal", th.Steal},
+		{"fidelity.thread_wait", th.ThreadWait}, {"fidelity.endpoint_wait", th.EndpointWait}, {"fidelity.steal", th.Steal},
 	} {
 		if f.v <= 0 {
 			bad(f.key, "must be positive (got %s)", FormatFraction(f.v))

@@ -15,6 +15,7 @@ const (
 	CheckThreadMeanWait = "thread.mean_wait"
 	CheckThreadCPU      = "thread.cpu"
 	CheckEndpointCPU    = "endpoint.cpu"
+	CheckEndpointWait   = "endpoint.wait"
 	CheckSoftirq        = "host.softirq_wait"
 	CheckSteal          = "host.steal"
 )
@@ -43,7 +44,7 @@ func Evaluate(m Measurements, th Thresholds) Fidelity {
 		cs = append(cs, threadChecks(t, th)...)
 	}
 	for _, e := range m.Endpoints {
-		cs = append(cs, endpointCheck(e, th))
+		cs = append(cs, endpointChecks(e, th)...)
 	}
 	cs = append(cs, softirqCheck(m, th), stealCheck(m, th))
 	f := Fidelity{Status: OK, Checks: cs}
@@ -136,13 +137,19 @@ func threadChecks(t Thread, th Thresholds) []Check {
 	return []Check{wait, mean, cpu}
 }
 
-func endpointCheck(e Endpoint, th Thresholds) Check {
-	c := Check{Name: CheckEndpointCPU, Subject: e.Flow + " " + e.Role, Value: e.CPU, Threshold: th.EndpointCPU, Unit: UnitCores, OK: e.CPU < th.EndpointCPU}
+func endpointChecks(e Endpoint, th Thresholds) []Check {
+	subject := e.Flow + " " + e.Role
+	c := Check{Name: CheckEndpointCPU, Subject: subject, Value: e.CPU, Threshold: th.EndpointCPU, Unit: UnitCores, OK: e.CPU < th.EndpointCPU}
 	c.Detail = fmt.Sprintf("used %.2f of a core over the flow", e.CPU)
 	if !c.OK {
 		c.Detail = fmt.Sprintf("CPU-bound at %.2f of a core: flow %s is limited by the host, not the network", e.CPU, e.Flow)
 	}
-	return c
+	w := Check{Name: CheckEndpointWait, Subject: subject, Value: 100 * e.Wait, Threshold: 100 * th.EndpointWait, Unit: UnitPercent, OK: e.Wait <= th.EndpointWait}
+	w.Detail = fmt.Sprintf("its threads waited for a CPU %.3g %% of the flow", 100*e.Wait)
+	if !w.OK {
+		w.Detail += fmt.Sprintf(" while it used %.2f of a core: the host's CPUs were oversubscribed, flow %s is limited by the host, not the network", e.CPU, e.Flow)
+	}
+	return []Check{c, w}
 }
 
 func stealCheck(m Measurements, th Thresholds) Check {

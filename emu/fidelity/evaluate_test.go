@@ -159,6 +159,29 @@ func TestEndpointCPUBound(t *testing.T) {
 	}
 }
 
+// TestEndpointHeldBack: an endpoint whose threads waited for a CPU more
+// than the limit makes the run degraded, though its own CPU stayed low —
+// the overloaded host of four fast flows on two cores.
+func TestEndpointHeldBack(t *testing.T) {
+	f := Evaluate(Measurements{Endpoints: []Endpoint{
+		{Flow: "f0", Role: "server", CPU: 0.55, Wait: 0.45},
+		{Flow: "f0", Role: "client", CPU: 0.30, Wait: 0.2},
+	}}, Thresholds{})
+	s, c := find(t, f, CheckEndpointWait, "f0 server"), find(t, f, CheckEndpointWait, "f0 client")
+	if s.OK || s.Value != 45 || s.Threshold != 20 || !strings.Contains(s.Detail, "flow f0 is limited by the host") {
+		t.Errorf("server waiting 45 %%: %+v, want held back", s)
+	}
+	if !c.OK {
+		t.Errorf("client waiting 20 %%, the limit: %+v", c)
+	}
+	if cpu := find(t, f, CheckEndpointCPU, "f0 server"); !cpu.OK || f.Status != Degraded {
+		t.Errorf("CPU check %+v, status %s", cpu, f.Status)
+	}
+	if g := Evaluate(Measurements{Endpoints: []Endpoint{{Flow: "f0", Role: "server", Wait: 0.45}}}, Thresholds{EndpointWait: 0.5}); g.Status != OK {
+		t.Errorf("with fidelity.endpoint_wait 50 %%: %s", g.Status)
+	}
+}
+
 func TestSteal(t *testing.T) {
 	for _, c := range []struct {
 		steal     float64

@@ -39,12 +39,12 @@ func ExampleEvaluate() {
 		RateLimiters: []fidelity.RateLimiter{{Direction: "link1.down", SaturatedSeconds: sat.Seconds,
 			DeliveredBps: sat.Delivered, ConfiguredBps: sat.Configured}},
 		Threads:   []fidelity.Thread{{Name: "delay link1.down", CPU: loop.CPU, Wait: loop.Wait, MeanWait: loop.MeanWait}},
-		Endpoints: []fidelity.Endpoint{{Flow: "dc", Role: "server", CPU: srv.CPU}},
+		Endpoints: []fidelity.Endpoint{{Flow: "dc", Role: "server", CPU: srv.CPU, Wait: srv.Wait}},
 		HostSteal: host.Steal, HostStealKnown: true,
 		SoftirqMeanWait: 40 * time.Microsecond, SoftirqKnown: true,
 	}
 	fidelity.WriteText(os.Stdout, fidelity.Evaluate(m, fidelity.Defaults()), false)
 	// Output:
-	// fidelity: degraded (1 of 9 checks failed)
+	// fidelity: degraded (1 of 10 checks failed)
 	//   FAIL  endpoint.cpu  dc server  0.97 cores  < 0.90 cores  CPU-bound at 0.97 of a core: flow dc is limited by the host, not the network
 }

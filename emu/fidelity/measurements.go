@@ -61,4 +61,8 @@ type Endpoint struct {
 	// CPU is the process's CPU time over the flow's wall time (1: a whole
 	// core; a process with several busy threads can exceed it).
 	CPU float64 `json:"cpu"`
+	// Wait is the time its threads spent runnable but waiting for a CPU,
+	// summed over them, over the flow's wall time: an endpoint held back
+	// by others' work, which its own CPU figure cannot show.
+	Wait float64 `json:"wait"`
 }

@@ -28,8 +28,8 @@ func sample() Measurements {
 			{Name: "pdcp tx", CPU: 0.12, Wait: 0.0197, MeanWait: 20340 * ns},
 		},
 		Endpoints: []Endpoint{
-			{Flow: "dc", Role: "server", CPU: 0.97},
-			{Flow: "dc", Role: "client", CPU: 0.41},
+			{Flow: "dc", Role: "server", CPU: 0.97, Wait: 0.031},
+			{Flow: "dc", Role: "client", CPU: 0.41, Wait: 0.012},
 		},
 		HostSteal: 0.0008, HostStealKnown: true,
 		SoftirqMeanWait: 50163 * µs, SoftirqKnown: true,

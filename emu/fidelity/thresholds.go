@@ -75,6 +75,12 @@ type Thresholds struct {
 	// endpoint_cpu, 0.9 of a core): its flow is limited by the host, not
 	// by the network.
 	EndpointCPU float64
+	// EndpointWait bounds an endpoint process's run-queue wait, its
+	// threads' summed over the flow's wall time (key endpoint_wait,
+	// 20 %): a sender that wants a core and does not get one is limited
+	// by the host even when its own CPU stays below EndpointCPU, as four
+	// quic-go flows at 1 Gbit/s on 2 cores were.
+	EndpointWait float64
 	// SoftirqWait bounds the ksoftirqd threads' mean wait per timeslice
 	// (key softirq_wait, 5 ms). Packet processing the kernel defers to
 	// them waits with ordinary threads, whatever the delay lines' own
@@ -100,7 +106,7 @@ func Defaults() Thresholds {
 		LateMax:       50 * time.Millisecond,
 		RateTolerance: 0.03, MinSaturated: time.Second,
 		ThreadWait: 0.05, ThreadMeanWait: 20 * time.Microsecond, ThreadCPU: 0.8,
-		EndpointCPU: 0.9,
+		EndpointCPU: 0.9, EndpointWait: 0.2,
 		SoftirqWait: 5 * time.Millisecond,
 		Steal:       0.02,
 	}
@@ -119,6 +125,7 @@ func (th Thresholds) filled() Thresholds {
 	orDefault(&th.ThreadMeanWait, d.ThreadMeanWait)
 	orDefault(&th.ThreadCPU, d.ThreadCPU)
 	orDefault(&th.EndpointCPU, d.EndpointCPU)
+	orDefault(&th.EndpointWait, d.EndpointWait)
 	orDefault(&th.SoftirqWait, d.SoftirqWait)
 	orDefault(&th.Steal, d.Steal)
 	return th
