@@ -2,6 +2,7 @@ package tracefmt
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -186,29 +187,27 @@ func FuzzReadMahimahiPair(f *testing.F) {
 }
 
 func FuzzReadCSV(f *testing.F) {
-	for _, b := range shippedHeads(f, "constant-*.csv", "step-*.csv", "square-*.csv", "outage-*.csv") {
-		f.Add(b)
-	}
-	f.Add([]byte("time_s,down_mbps,up_mbps,delay_ms,loss\n0,20,5,25,0\n10,30,5,25,0.01\n20\n"))
-	f.Add([]byte("loss,time_s,down_mbps\n1,0,0\n0,1e-9,1e9\n0,1e9,0\n"))
-	f.Add([]byte("0,1\n\"1\",2\n3,\"4\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		defer tooSlow(t, time.Now())
-		tr, err := readCSV(bytes.NewReader(data), "fuzz")
-		if err == nil {
-			checkTrace(t, tr)
-		}
-	})
+	fuzzWholeFile(f, readCSV, append(shippedHeads(f, "constant-*.csv", "step-*.csv", "square-*.csv", "outage-*.csv"),
+		[]byte("time_s,down_mbps,up_mbps,delay_ms,loss\n0,20,5,25,0\n10,30,5,25,0.01\n20\n"),
+		[]byte("loss,time_s,down_mbps\n1,0,0\n0,1e-9,1e9\n0,1e9,0\n"),
+		[]byte("0,1\n\"1\",2\n3,\"4\n"))...)
 }
 
 func FuzzReadCooked(f *testing.F) {
-	for _, b := range shippedHeads(f, ".cooked") {
+	fuzzWholeFile(f, readCooked, append(shippedHeads(f, ".cooked"),
+		[]byte("0 1\n0 2\n1e-9 3\n1e9 0\n"))...)
+}
+
+// fuzzWholeFile is the target of a reader that takes nothing but the
+// file: seeded with seeds, it must not panic or hang, and what it accepts
+// must pass checkTrace.
+func fuzzWholeFile(f *testing.F, read func(io.Reader, string) (*Trace, error), seeds ...[]byte) {
+	for _, b := range seeds {
 		f.Add(b)
 	}
-	f.Add([]byte("0 1\n0 2\n1e-9 3\n1e9 0\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer tooSlow(t, time.Now())
-		tr, err := readCooked(bytes.NewReader(data), "fuzz")
+		tr, err := read(bytes.NewReader(data), "fuzz")
 		if err == nil {
 			checkTrace(t, tr)
 		}
