@@ -21,29 +21,13 @@ func runReproduceWith(ctx context.Context, runner sweep.Runner, args ...string) 
 }
 
 func TestReproduceUsageErrors(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	f := newFakeRun("")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, "emu reproduce", runReproduceWith, []usageCase{
 		{[]string{"--scale", "huge"}, `no scale "huge"`},
 		{[]string{"--parts", "core,figs"}, `no part "figs"`},
 		{[]string{"--parts", ""}, "no part given"},
 		{[]string{"core"}, `unknown command "core"`},
 		{[]string{"--repeat", "3"}, "unknown flag: --repeat"},
-	} {
-		code, _, errs := runReproduceWith(context.Background(), f.Run, append(tc.args, "--out", dir)...)
-		if code != 2 || !strings.Contains(errs, tc.want) {
-			t.Errorf("emu reproduce %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
-		}
-	}
-	if len(f.Calls()) != 0 {
-		t.Errorf("%d runs started despite bad usage", len(f.Calls()))
-	}
-	if _, err := os.Stat(dir); err == nil {
-		t.Error("bad usage created the output directory")
-	}
+	})
 }
 
 func TestReproduceDryRun(t *testing.T) {
@@ -58,12 +42,7 @@ func TestReproduceDryRun(t *testing.T) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
 	}
-	if len(f.Calls()) != 0 {
-		t.Errorf("the dry run started %d runs", len(f.Calls()))
-	}
-	if _, err := os.Stat(dir); err == nil {
-		t.Error("the dry run created the output directory")
-	}
+	checkNothingRan(t, f, dir, "the dry run")
 }
 
 // A run writes one sweep per preset and the report; the same command

@@ -93,12 +93,7 @@ func TestSweepListPresets(t *testing.T) {
 // Bad values stop the sweep before anything runs, naming the key, with
 // exit status 2.
 func TestSweepUsageErrors(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	f := newFakeRun("")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
+	checkUsageErrors(t, "emu sweep", runSweepWith, []usageCase{
 		{[]string{"--vary", "dc.batch=25,0"}, "dc.batch=0"},
 		{[]string{"--vary", "link.loss=1%,200%"}, "link.loss"},
 		{[]string{"--vary", "dc.nope=1"}, "dc.nope"},
@@ -111,18 +106,7 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--vary", "dc.batch=25", "--repeat", "0"}, "--repeat"},
 		{[]string{"--vary", "dc.batch=25", "--jobs", "0"}, "--jobs"},
 		{[]string{"--vary", "dc.batch=25", "--jobs", "many"}, "--jobs"},
-	} {
-		code, _, errs := runSweepWith(context.Background(), f.Run, append(tc.args, "--out", dir)...)
-		if code != 2 || !strings.Contains(errs, tc.want) {
-			t.Errorf("emu sweep %v: exit %d, stderr %q; want 2 and %q", tc.args, code, errs, tc.want)
-		}
-	}
-	if len(f.Calls()) != 0 {
-		t.Errorf("%d runs started despite bad usage", len(f.Calls()))
-	}
-	if _, err := os.Stat(dir); err == nil {
-		t.Error("bad usage created the output directory")
-	}
+	})
 }
 
 func TestSweepDryRun(t *testing.T) {
