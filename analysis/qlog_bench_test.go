@@ -3,7 +3,6 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"testing"
 
@@ -48,15 +47,8 @@ func BenchmarkReadQlog(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var ev Event
-		for {
-			err := r.Next(&ev)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
+		if err := eachEvent(r, nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

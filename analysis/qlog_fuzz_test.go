@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -46,22 +45,16 @@ func FuzzQlogReader(f *testing.F) {
 			checkLocated(t, err, len(data))
 			return
 		}
-		var ev Event
-		for {
-			err := r.Next(&ev)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				checkLocated(t, err, len(data))
-				break
-			}
+		err = eachEvent(r, func(ev *Event) {
 			if !json.Valid(r.Record()) {
 				t.Fatalf("accepted invalid JSON record %q", r.Record())
 			}
 			if ev.Time != ev.Time {
 				t.Fatalf("NaN time from %q", r.Record())
 			}
+		})
+		if err != nil {
+			checkLocated(t, err, len(data))
 		}
 		a, err := AnalyzeQlog(bytes.NewReader(data), "fuzz.sqlog", QlogOptions{})
 		if err != nil && !errors.Is(err, ErrTruncated) {

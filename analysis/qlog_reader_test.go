@@ -17,16 +17,25 @@ func readAll(t *testing.T, data []byte, name string) (n int, kinds map[EventKind
 		return 0, nil, err
 	}
 	kinds = map[EventKind]int{}
+	err = eachEvent(r, func(ev *Event) { kinds[ev.Kind]++ })
+	return r.Events(), kinds, err
+}
+
+// eachEvent reads r to its end, calling each (if not nil) on every event;
+// it returns the first error other than io.EOF.
+func eachEvent(r *QlogReader, each func(*Event)) error {
 	var ev Event
 	for {
 		err := r.Next(&ev)
 		if err == io.EOF {
-			return r.Events(), kinds, nil
+			return nil
 		}
 		if err != nil {
-			return r.Events(), kinds, err
+			return err
 		}
-		kinds[ev.Kind]++
+		if each != nil {
+			each(&ev)
+		}
 	}
 }
 
@@ -237,13 +246,8 @@ func TestReaderSmallReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ev Event
-	for {
-		if err := r.Next(&ev); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	if err := eachEvent(r, nil); err != nil {
+		t.Fatal(err)
 	}
 	if r.Events() != 3814 {
 		t.Errorf("read %d events, want 3814", r.Events())
