@@ -2,9 +2,7 @@ package sweep
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -54,15 +52,9 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 	if _, err := Finish(dir); err != nil {
 		t.Fatal(err)
 	}
-	rows := readCSV(t, filepath.Join(dir, results.CSVFile))
+	rows := sweeptest.ReadCSV(t, dir)
 	header := rows[0]
-	col := func(name string) int {
-		i := slices.Index(header, name)
-		if i < 0 {
-			t.Fatalf("sweep.csv has no column %s: %v", name, header)
-		}
-		return i
-	}
+	col := func(name string) int { return sweeptest.Column(t, header, name) }
 	wantHeader := []string{"point", "dc.batch", "link.bw_ratio", "runs_ok", "runs_failed", "runs_missing", "runs_degraded",
 		"total.goodput_mbps_mean", "total.goodput_mbps_sd", "total.goodput_mbps_ci95", "total.goodput_mbps_n",
 		"flow.dc.goodput_mbps_mean"}
@@ -136,20 +128,6 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 			t.Errorf("bw_ratio column %q", row[col("link.bw_ratio")])
 		}
 	}
-}
-
-func readCSV(t *testing.T, path string) [][]string {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	rows, err := csv.NewReader(fh).ReadAll()
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return rows
 }
 
 func TestRunMetrics(t *testing.T) {

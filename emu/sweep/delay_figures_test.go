@@ -1,9 +1,7 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -59,18 +57,8 @@ func TestDelayMetricsAndFigures(t *testing.T) {
 		t.Error("a flow without one-way delays has an owd metric")
 	}
 	// sweep.csv's mean, sd and CI of a point are those of the runs' p95s.
-	b, err := os.ReadFile(filepath.Join(dir, results.CSVFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	col := slices.Index(rows[0], "flow.dc.rtt_p95_ms_mean")
-	if col < 0 {
-		t.Fatalf("sweep.csv header %v", rows[0])
-	}
+	rows := sweeptest.ReadCSV(t, dir)
+	col := sweeptest.Column(t, rows[0], "flow.dc.rtt_p95_ms_mean")
 	for _, want := range []string{"flow.dc.rtt_p95_ms_sd", "flow.dc.rtt_p95_ms_ci95", "flow.dc.owd_p95_ms_mean"} {
 		if !slices.Contains(rows[0], want) {
 			t.Errorf("sweep.csv has no %s", want)

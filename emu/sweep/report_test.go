@@ -93,7 +93,7 @@ func TestReportShowsDegradedRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows := readCSV(t, filepath.Join(dir, results.CSVFile))
+			rows := sweeptest.ReadCSV(t, dir)
 			col := slices.Index(rows[0], "runs_degraded")
 			n := slices.Index(rows[0], MetricGoodput+"_n")
 			if col < 0 || rows[2][col] != "1" || rows[1][col] != "0" {

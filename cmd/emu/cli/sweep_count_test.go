@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"encoding/csv"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
 
 // TestSweepCSVAndAnalyzeCountTheSameRuns: sweep.csv (emu sweep, emu sweep
@@ -31,15 +30,7 @@ func TestSweepCSVAndAnalyzeCountTheSameRuns(t *testing.T) {
 	if _, err := sweep.Finish(dir); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, results.CSVFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := sweeptest.ReadCSV(t, dir)
 	col := map[string]int{}
 	for i, h := range recs[0] {
 		col[h] = i

@@ -16,6 +16,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -112,15 +113,9 @@ func TestSweepIntegration(t *testing.T) {
 // summary.json files (metrics.md §5, t(0.975, 1) = 12.7062047 for two runs).
 func checkSweepCSV(t *testing.T, dir string, runs int) {
 	t.Helper()
-	rows := readSweepCSV(t, dir)
+	rows := sweeptest.ReadCSV(t, dir)
 	header := rows[0]
-	col := func(name string) int {
-		i := slices.Index(header, name)
-		if i < 0 {
-			t.Fatalf("sweep.csv has no %s: %v", name, header)
-		}
-		return i
-	}
+	col := func(name string) int { return sweeptest.Column(t, header, name) }
 	total := 0
 	for _, row := range rows[1:] {
 		var gp, jfi, util []float64

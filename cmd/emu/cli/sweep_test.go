@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
@@ -155,7 +154,7 @@ func TestSweepJobsAndDegradedRuns(t *testing.T) {
 	}
 	// p02: one run ok, one degraded; in the statistics: 1, or 2 when kept.
 	p02 := func() (degraded, n string) {
-		rows := readSweepCSV(t, dir)
+		rows := sweeptest.ReadCSV(t, dir)
 		return rows[2][slices.Index(rows[0], "runs_degraded")], rows[2][slices.Index(rows[0], "total.goodput_mbps_n")]
 	}
 	if d, n := p02(); d != "1" || n != "1" {
@@ -279,19 +278,4 @@ func TestPrefixWriter(t *testing.T) {
 	if b.String() != "> one\n> two\n> three\n" {
 		t.Errorf("%q", b.String())
 	}
-}
-
-// readSweepCSV reads dir/sweep.csv: the header, then a row per point.
-func readSweepCSV(t *testing.T, dir string) [][]string {
-	t.Helper()
-	fh, err := os.Open(filepath.Join(dir, "sweep.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	rows, err := csv.NewReader(fh).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rows
 }
