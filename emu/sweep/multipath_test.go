@@ -21,14 +21,7 @@ const multipathPoints = 4*4*2 + 1
 
 func multipathPlan(t *testing.T, repeat int) *results.Plan {
 	t.Helper()
-	pr, ok := LookupPreset("multipath-grid")
-	if !ok {
-		t.Fatal("no preset multipath-grid")
-	}
-	spec, err := pr.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := namedPresetSpec(t, "multipath-grid")
 	spec.Repeat = repeat
 	p, err := NewPlan(spec)
 	if err != nil {

@@ -135,11 +135,7 @@ func TestPresetContents(t *testing.T) {
 // A preset can be shortened from the command line: the caller's settings
 // come after the preset's.
 func TestPresetOverride(t *testing.T) {
-	pr, _ := LookupPreset("batch-fairness")
-	spec, err := pr.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := namedPresetSpec(t, "batch-fairness")
 	spec.Settings = append(spec.Settings, config.Setting{Key: "flow.duration", Value: "5s"})
 	spec.Repeat = 2
 	p, err := NewPlan(spec)
@@ -149,6 +145,20 @@ func TestPresetOverride(t *testing.T) {
 	if p.Base["flows.0.duration"] != "5s" || p.Base["flows.2.duration"] != "5s" || len(p.Runs) != 12 {
 		t.Errorf("override: duration %s, %d runs", p.Base["flows.0.duration"], len(p.Runs))
 	}
+}
+
+// namedPresetSpec is the spec of the preset of that name.
+func namedPresetSpec(t *testing.T, name string) Spec {
+	t.Helper()
+	pr, ok := LookupPreset(name)
+	if !ok {
+		t.Fatalf("no preset %s", name)
+	}
+	spec, err := pr.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
 }
 
 // namedPresetPlan resolves the preset of that name.

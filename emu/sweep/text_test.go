@@ -41,14 +41,7 @@ func TestTextGolden(t *testing.T) {
 	WriteAnalysis(&b, withQlog)
 	emutest.Golden(t, "analysis.golden", b.Bytes())
 
-	pr, ok := LookupPreset("batch")
-	if !ok {
-		t.Fatal("no batch preset")
-	}
-	spec, err := pr.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := namedPresetSpec(t, "batch")
 	spec.Repeat = 2
 	plan, err := NewPlan(spec)
 	if err != nil {
