@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // fuzzSeeds are the first records of each sample, whole and cut.
@@ -89,10 +91,8 @@ func checkLocated(t *testing.T, err error, size int) {
 // FuzzJSONScanner checks the validating skipper against encoding/json on
 // arbitrary input: both must agree on what is one valid JSON value.
 func FuzzJSONScanner(f *testing.F) {
-	for _, s := range []string{`{}`, `[]`, `{"a":[1,2.5e-3,-0,"x\u00e9\n"],"b":{"c":null,"d":true}}`,
-		`{"a":1,}`, `[1 2]`, `"\x01"`, `01`, `1.`, `-`, `{"a"}`, ` {"a" : 1 } `, `"\ud800"`, `[[[[]]]]`} {
-		f.Add([]byte(s))
-	}
+	emutest.AddSeeds[[]byte](f, `{}`, `[]`, `{"a":[1,2.5e-3,-0,"x\u00e9\n"],"b":{"c":null,"d":true}}`,
+		`{"a":1,}`, `[1 2]`, `"\x01"`, `01`, `1.`, `-`, `{"a"}`, ` {"a" : 1 } `, `"\ud800"`, `[[[[]]]]`)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := scanner{b: data}
 		err := s.skip()

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 func TestParseSplit(t *testing.T) {
@@ -48,9 +50,7 @@ func TestParseSplit(t *testing.T) {
 }
 
 func FuzzParseSplit(f *testing.F) {
-	for _, s := range []string{"1:1", "9:1", "0.3:0.7", "1:0", "3:x", "0:0", ":", "1.5:.25"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "1:1", "9:1", "0.3:0.7", "1:0", "3:x", "0:0", ":", "1.5:.25")
 	f.Fuzz(func(t *testing.T, s string) {
 		sp, err := ParseSplit(s)
 		if err != nil {

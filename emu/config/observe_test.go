@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 func TestObserveKeys(t *testing.T) {
@@ -63,9 +65,7 @@ func TestObserveErrorsNameTheKey(t *testing.T) {
 }
 
 func FuzzParsePcap(f *testing.F) {
-	for _, s := range []string{"true", "off", "", "srv:gws", "gws:l1,gwc:l1", "a:b,", ":"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "true", "off", "", "srv:gws", "gws:l1,gwc:l1", "a:b,", ":")
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := ParsePcap(s)
 		if err != nil {

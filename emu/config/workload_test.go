@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 func TestWorkloadKeysResolve(t *testing.T) {
@@ -137,9 +139,7 @@ func TestParseArrivals(t *testing.T) {
 }
 
 func FuzzParseObjects(f *testing.F) {
-	for _, s := range []string{"500kB,1MB", "fixed:1MB", "exp:1MB", "lognormal:1MB:1.5", "csv:x.csv", "a.csv", ",", "lognormal::"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "500kB,1MB", "fixed:1MB", "exp:1MB", "lognormal:1MB:1.5", "csv:x.csv", "a.csv", ",", "lognormal::")
 	f.Fuzz(func(t *testing.T, s string) {
 		o, err := ParseObjects(s)
 		if err != nil {
@@ -157,9 +157,7 @@ func FuzzParseObjects(f *testing.F) {
 }
 
 func FuzzParseSizesCSV(f *testing.F) {
-	for _, s := range []string{"size\n1\n2kB\n", "bytes,x\n\"5\"\n", "#\n\n", "1e3\n-1\n"} {
-		f.Add([]byte(s))
-	}
+	emutest.AddSeeds[[]byte](f, "size\n1\n2kB\n", "bytes,x\n\"5\"\n", "#\n\n", "1e3\n-1\n")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		sizes, err := ParseSizesCSV("f.csv", b)
 		if err != nil {
@@ -178,9 +176,7 @@ func FuzzParseSizesCSV(f *testing.F) {
 }
 
 func FuzzParseArrivals(f *testing.F) {
-	for _, s := range []string{"seq", "poisson:1s", "poisson:3/s", "poisson:NaN/s", "poisson:+Inf/s"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "seq", "poisson:1s", "poisson:3/s", "poisson:NaN/s", "poisson:+Inf/s")
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := ParseArrivals(s)
 		if err == nil && a.Kind == ArrivalsPoisson && (a.Mean < time.Millisecond || a.Mean > time.Hour) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 func TestBytesPathSize(t *testing.T) {
@@ -35,9 +37,7 @@ func TestBytesPathSize(t *testing.T) {
 }
 
 func FuzzBytesPathSize(f *testing.F) {
-	for _, s := range []string{"/bytes/0", "/bytes/123", "/bytes/01", "/bytes/-5", "/bytes/1099511627776", "x"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "/bytes/0", "/bytes/123", "/bytes/01", "/bytes/-5", "/bytes/1099511627776", "x")
 	f.Fuzz(func(t *testing.T, p string) {
 		n, ok := bytesPathSize(p)
 		if !ok {

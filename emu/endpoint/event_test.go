@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // sameEvent compares events by value, OWD statistics included.
@@ -79,16 +80,14 @@ func TestParseEventErrors(t *testing.T) {
 }
 
 func FuzzParseEvent(f *testing.F) {
-	for _, s := range []string{
+	emutest.AddSeeds[[]byte](f,
 		`{"event":"ready","addr":"127.0.0.1:4433"}`,
 		`{"event":"accept","remote":"1.2.3.4:5","cc":"bbr"}`,
 		`{"event":"progress","t":0.1,"bytes":1000}`,
 		`{"event":"done","bytes":1,"seconds":1,"goodput_mbps":8e-6,"complete":true,"error":"","cc":"cubic","rcvbuf_bytes":1}`,
 		`{"event":"done","bytes":1,"seconds":1,"goodput_mbps":8,"complete":true,"error":"","owd_ms":{"p50":1,"p95":2,"p99":3,"max":4,"mean":1.5,"n":9}}`,
 		`{"event":"done"`, `[]`, `null`, `{"event":1}`,
-	} {
-		f.Add([]byte(s))
-	}
+	)
 	f.Fuzz(func(t *testing.T, line []byte) {
 		ev, err := ParseEvent(line)
 		if err != nil {

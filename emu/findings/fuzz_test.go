@@ -3,6 +3,8 @@ package findings
 import (
 	"math"
 	"testing"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // ReadReport takes any bytes without panicking, and what it accepts
@@ -28,9 +30,7 @@ func FuzzReadReport(f *testing.F) {
 
 // parsePercent accepts exactly the percentages 0–100 %.
 func FuzzParsePercent(f *testing.F) {
-	for _, s := range []string{"0%", "0.08%", "5%", "100%", "101%", "-1%", "NaN%", "1e1%", "5", "%"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "0%", "0.08%", "5%", "100%", "101%", "-1%", "NaN%", "1e1%", "5", "%")
 	f.Fuzz(func(t *testing.T, s string) {
 		p, err := parsePercent(s)
 		if err == nil && (math.IsNaN(p) || p < 0 || p > 1) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 func TestParseVary(t *testing.T) {
@@ -49,9 +50,7 @@ func TestParseVary(t *testing.T) {
 }
 
 func FuzzParseVary(f *testing.F) {
-	for _, s := range []string{"dc.batch=25,50", "a+b=1:1,2:1", "=", ",=,", "x=,", "k=v=w", "run.seed=1"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "dc.batch=25,50", "a+b=1:1,2:1", "=", ",=,", "x=,", "k=v=w", "run.seed=1")
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := ParseVary(s)
 		if err != nil {

@@ -3,6 +3,8 @@ package sweep
 import (
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 func TestShardsPartitionThePlan(t *testing.T) {
@@ -62,9 +64,7 @@ func TestParseShard(t *testing.T) {
 }
 
 func FuzzParseShard(f *testing.F) {
-	for _, s := range []string{"1/2", "0/0", "9999999999999999999/1", "1/", "/"} {
-		f.Add(s)
-	}
+	emutest.AddSeeds[string](f, "1/2", "0/0", "9999999999999999999/1", "1/", "/")
 	f.Fuzz(func(t *testing.T, s string) {
 		sh, err := ParseShard(s)
 		if err == nil && (sh.I < 1 || sh.I > sh.N) {

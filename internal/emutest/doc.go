@@ -2,5 +2,6 @@
 // needs root or a kernel feature it lacks (saying why, never passing
 // silently), private network namespaces that are removed when the test ends
 // even if it fails, a machine-wide lock so tests that measure rates or delays
-// never run beside each other, and condition polling instead of sleeps.
+// never run beside each other, condition polling instead of sleeps, golden
+// files, and the seed corpus of fuzz targets.
 package emutest
