@@ -3,7 +3,6 @@ package endpoint
 import (
 	"context"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -90,15 +89,7 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 	}
 	d1, d2 := txBytes(t, gws, "l1")-l1, txBytes(t, gws, "l2")-l2
 
-	f, err := os.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := results.ReadTCPInfo(f, logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readTCPInfoLog(t, logPath)
 	last := map[uint32]results.TCPInfoRow{}
 	for _, r := range rows {
 		last[r.Subflow] = r
