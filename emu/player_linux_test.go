@@ -144,12 +144,7 @@ func startStampedFlow(tb testing.TB, em *Emulation) *stampedFlow {
 	}); err != nil {
 		tb.Fatal(err)
 	}
-	if err := from.Do(func() (err error) {
-		f.send, err = net.DialUDP("udp4", nil, f.recv.LocalAddr().(*net.UDPAddr))
-		return err
-	}); err != nil {
-		tb.Fatal(err)
-	}
+	f.send = dialFrom(tb, from, f.recv)
 	tb.Cleanup(func() { f.recv.Close(); f.send.Close(); <-f.done })
 	go f.receive()
 	return f

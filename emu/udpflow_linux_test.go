@@ -43,15 +43,24 @@ func startUDPFlow(t testing.TB, from, to *topo.NodeNS, dst netip.Addr, size int)
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := from.Do(func() (err error) {
-		f.send, err = net.DialUDP("udp4", nil, f.recv.LocalAddr().(*net.UDPAddr))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	f.send = dialFrom(t, from, f.recv)
 	t.Cleanup(func() { f.recv.Close(); f.send.Close() })
 	go f.receive()
 	return f
+}
+
+// dialFrom connects a UDP socket in the node from to recv's address, the
+// sending end of a test flow.
+func dialFrom(tb testing.TB, from *topo.NodeNS, recv *net.UDPConn) *net.UDPConn {
+	tb.Helper()
+	var send *net.UDPConn
+	if err := from.Do(func() (err error) {
+		send, err = net.DialUDP("udp4", nil, recv.LocalAddr().(*net.UDPAddr))
+		return err
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return send
 }
 
 func (f *udpFlow) receive() {
