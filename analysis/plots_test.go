@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dc-emu/emu/emu/results"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -99,39 +100,41 @@ func fairnessRun(t *testing.T) *RunAnalysis {
 	return ra
 }
 
-func TestThroughputFigure(t *testing.T) {
+// TestTimeseriesFigures draws the figures of a run's time series from the
+// fairness fixture (200 bins).
+func TestTimeseriesFigures(t *testing.T) {
 	ra := fairnessRun(t)
-	f, err := ThroughputFigure(ra.Timeseries, ra.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := renderBoth(t, f)
-	requireTexts(t, svg, "Goodput per flow and link capacity: 20261130T010203Z-fairness",
-		"time since run start (s)", "rate (Mbit/s)",
-		"flow dc goodput", "flow sc1 goodput", "flow sc2 goodput", "link1 capacity (down)", "link2 capacity (down)")
-	// 3 flows + 2 capacities over 200 bins.
-	if n := linePaths(svg, 100); n != 5 {
-		t.Errorf("%d data lines, want 5", n)
-	}
-}
-
-func TestUtilizationFigure(t *testing.T) {
-	ra := fairnessRun(t)
-	f, err := UtilizationFigure(ra.Timeseries, ra.Run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svg := renderBoth(t, f)
-	requireTexts(t, svg, "Link utilization: 20261130T010203Z-fairness", "time since run start (s)",
-		"utilization (% of capacity)", "link1.down", "link2.down", "all downlinks")
-	// The ACK-only uplinks are left out.
-	for _, s := range svgTexts(svg) {
-		if strings.Contains(s, ".up") {
-			t.Errorf("uplink %q plotted", s)
-		}
-	}
-	if n := linePaths(svg, 100); n != 3 {
-		t.Errorf("%d data lines, want 3", n)
+	for _, tc := range []struct {
+		name   string
+		figure func(*results.Timeseries, string) (*Figure, error)
+		texts  []string
+		lines  int
+		noUp   bool // the ACK-only uplinks are left out
+	}{
+		{"throughput", ThroughputFigure, []string{"Goodput per flow and link capacity: 20261130T010203Z-fairness",
+			"time since run start (s)", "rate (Mbit/s)",
+			"flow dc goodput", "flow sc1 goodput", "flow sc2 goodput", "link1 capacity (down)", "link2 capacity (down)"},
+			5, false}, // 3 flows + 2 capacities
+		{"utilization", UtilizationFigure, []string{"Link utilization: 20261130T010203Z-fairness", "time since run start (s)",
+			"utilization (% of capacity)", "link1.down", "link2.down", "all downlinks"},
+			3, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := tc.figure(ra.Timeseries, ra.Run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svg := renderBoth(t, f)
+			requireTexts(t, svg, tc.texts...)
+			for _, s := range svgTexts(svg) {
+				if tc.noUp && strings.Contains(s, ".up") {
+					t.Errorf("uplink %q plotted", s)
+				}
+			}
+			if n := linePaths(svg, 100); n != tc.lines {
+				t.Errorf("%d data lines, want %d", n, tc.lines)
+			}
+		})
 	}
 }
 

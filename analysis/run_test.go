@@ -3,17 +3,13 @@ package analysis
 import (
 	"encoding/json"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 )
 
 func TestAnalyzeRunFairnessFixture(t *testing.T) {
-	ra, err := AnalyzeRun(os.DirFS("testdata/run-fairness"), RunOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ra := fairnessRun(t)
 	if ra.Run != "20261130T010203Z-fairness" || ra.Status != "ok" || ra.Seed != "1234567" {
 		t.Errorf("run %q status %q seed %q", ra.Run, ra.Status, ra.Seed)
 	}
