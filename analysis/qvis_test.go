@@ -8,17 +8,24 @@ import (
 	"time"
 )
 
+// exportQvis exports src, a qlog file named name, for qvis.
+func exportQvis(t *testing.T, src []byte, name string) ([]byte, QvisExport) {
+	t.Helper()
+	var out bytes.Buffer
+	res, err := ExportQvis(&out, bytes.NewReader(src), name)
+	if err != nil {
+		t.Fatalf("ExportQvis(%s): %v", name, err)
+	}
+	return out.Bytes(), res
+}
+
 func TestExportQvisQuicGo(t *testing.T) {
 	src := mustRead(t, "quicgo-server.sqlog")
-	var out bytes.Buffer
-	res, err := ExportQvis(&out, bytes.NewReader(src), "quicgo-server.sqlog")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, res := exportQvis(t, src, "quicgo-server.sqlog")
 	if !res.HeaderChanged || res.Events != 3814 || res.Dropped != "" {
 		t.Errorf("export %+v, want header changed and 3814 events", res)
 	}
-	recs := bytes.Split(out.Bytes(), []byte{'\n'})
+	recs := bytes.Split(out, []byte{'\n'})
 	if len(recs[len(recs)-1]) != 0 {
 		t.Fatal("output does not end with a line feed")
 	}
@@ -67,7 +74,7 @@ func TestExportQvisQuicGo(t *testing.T) {
 		}
 	}
 	// And the export analyses like the original.
-	a, err := AnalyzeQlog(bytes.NewReader(out.Bytes()), "export", QlogOptions{})
+	a, err := AnalyzeQlog(bytes.NewReader(out), "export", QlogOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,32 +86,22 @@ func TestExportQvisQuicGo(t *testing.T) {
 
 func TestExportQvisNgtcp2Unchanged(t *testing.T) {
 	src := mustRead(t, "ngtcp2-client.qlog")
-	var out bytes.Buffer
-	res, err := ExportQvis(&out, bytes.NewReader(src), "ngtcp2-client.qlog")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.HeaderChanged || res.Events != 3354 || !bytes.Equal(out.Bytes(), src) {
+	out, res := exportQvis(t, src, "ngtcp2-client.qlog")
+	if res.HeaderChanged || res.Events != 3354 || !bytes.Equal(out, src) {
 		t.Errorf("ngtcp2 output already loads in old qvis; export %+v changed it", res)
 	}
 }
 
 func TestExportQvisDropsCutRecord(t *testing.T) {
 	src := mustRead(t, "quicgo-client.sqlog")
-	cut := src[:len(src)-40]
-	var out bytes.Buffer
-	res, err := ExportQvis(&out, bytes.NewReader(cut), "c.sqlog")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, res := exportQvis(t, src[:len(src)-40], "c.sqlog")
 	if res.Events != 1819 || res.Dropped == "" {
 		t.Errorf("export %+v, want 1819 events and the cut record dropped", res)
 	}
-	if _, err := AnalyzeQlog(bytes.NewReader(out.Bytes()), "x", QlogOptions{}); err != nil {
+	if _, err := AnalyzeQlog(bytes.NewReader(out), "x", QlogOptions{}); err != nil {
 		t.Errorf("export of a cut file does not read cleanly: %v", err)
 	}
-	_, err = ExportQvis(&out, bytes.NewReader(nil), "empty.sqlog")
-	if !errors.Is(err, ErrEmpty) {
+	if _, err := ExportQvis(&bytes.Buffer{}, bytes.NewReader(nil), "empty.sqlog"); !errors.Is(err, ErrEmpty) {
 		t.Errorf("empty input: %v", err)
 	}
 }
