@@ -29,12 +29,7 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 		CertFile: cert, KeyFile: key, CC: "bbr", QlogFile: dir + "/s.sqlog", Root: dir, Sizes: []int64{1, 100_000_000},
 		KeyLogFile: dir + "/s.keys", StampInterval: 4096, NotSentLowat: endpoint.NoLowat}
 	var sf serverFlags
-	fs := pflag.NewFlagSet("server", pflag.ContinueOnError)
-	sf.bind(fs)
-	args := endpoint.ServerArgs(scfg)
-	if err := fs.Parse(args[2:]); err != nil {
-		t.Fatalf("server flags %q: %v", args, err)
-	}
+	parseEndpointArgs(t, "server", sf.bind, endpoint.ServerArgs(scfg))
 	got, err := sf.config()
 	if err != nil {
 		t.Fatal(err)
@@ -46,12 +41,7 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 		CertFile: cert, KeyFile: key, MPTCP: true, TCPInfoLog: dir + "/f1-tcpinfo.csv",
 		TCPInfoInterval: 5 * time.Millisecond, T0: time.Unix(0, 1700000000123456789)}
 	var tf serverFlags
-	fs = pflag.NewFlagSet("server", pflag.ContinueOnError)
-	tf.bind(fs)
-	args = endpoint.ServerArgs(tcfg)
-	if err := fs.Parse(args[2:]); err != nil {
-		t.Fatalf("server flags %q: %v", args, err)
-	}
+	parseEndpointArgs(t, "server", tf.bind, endpoint.ServerArgs(tcfg))
 	if got, err := tf.config(); err != nil || !reflect.DeepEqual(got, tcfg) {
 		t.Errorf("TCP server config through flags (%v):\n%+v\nwant\n%+v", err, got, tcfg)
 	}
@@ -61,12 +51,7 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 		QlogFile: dir + "/c.sqlog", RecvLog: dir + "/r.csv", OWDLog: dir + "/owd.csv", KeyLogFile: dir + "/c.keys", T0: time.Unix(0, 1700000000123456789),
 		Interval: 50 * time.Millisecond, HandshakeTimeout: 3 * time.Second, IdleTimeout: 7 * time.Second, MPTCP: true}
 	var cf clientFlags
-	fs = pflag.NewFlagSet("client", pflag.ContinueOnError)
-	cf.bind(fs)
-	args = endpoint.ClientArgs(ccfg)
-	if err := fs.Parse(args[2:]); err != nil {
-		t.Fatalf("client flags %q: %v", args, err)
-	}
+	parseEndpointArgs(t, "client", cf.bind, endpoint.ClientArgs(ccfg))
 	gotc, err := cf.config()
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +62,18 @@ func TestEndpointFlagsRoundTrip(t *testing.T) {
 	gotc.T0 = ccfg.T0
 	if !reflect.DeepEqual(gotc, ccfg) {
 		t.Errorf("client config through flags:\n%+v\nwant\n%+v", gotc, ccfg)
+	}
+}
+
+// parseEndpointArgs parses a command line that ServerArgs or ClientArgs
+// built (`emu endpoint server|client` and its flags) into the flags that
+// bind registers, as the command does.
+func parseEndpointArgs(t *testing.T, name string, bind func(*pflag.FlagSet), args []string) {
+	t.Helper()
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	bind(fs)
+	if err := fs.Parse(args[2:]); err != nil {
+		t.Fatalf("%s flags %q: %v", name, args, err)
 	}
 }
 
