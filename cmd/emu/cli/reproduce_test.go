@@ -7,17 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/cobra"
-
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
 // runReproduceWith runs `emu reproduce args…` with a given runner.
 func runReproduceWith(ctx context.Context, runner sweep.Runner, args ...string) (code int, stdout, stderr string) {
-	return runCommandWith(ctx, func(e *env) *cobra.Command {
-		return reproduceCommand(e, func(*env, bool) (sweep.Runner, error) { return runner, nil })
-	}, append([]string{"reproduce"}, args...)...)
+	return runWithRunner(ctx, reproduceCommand, runner, append([]string{"reproduce"}, args...)...)
 }
 
 func TestReproduceUsageErrors(t *testing.T) {

@@ -23,9 +23,15 @@ import (
 // runSweepWith runs `emu sweep args…` with a given runner instead of
 // emu.Run, the way Run would (exit status 2 for usage errors).
 func runSweepWith(ctx context.Context, runner sweep.Runner, args ...string) (code int, stdout, stderr string) {
+	return runWithRunner(ctx, sweepCommand, runner, append([]string{"sweep"}, args...)...)
+}
+
+// runWithRunner runs a command that executes runs (emu sweep, emu
+// reproduce) with a given runner instead of emu.Run.
+func runWithRunner(ctx context.Context, newCmd func(*env, sweepRunner) *cobra.Command, runner sweep.Runner, args ...string) (code int, stdout, stderr string) {
 	return runCommandWith(ctx, func(e *env) *cobra.Command {
-		return sweepCommand(e, func(*env, bool) (sweep.Runner, error) { return runner, nil })
-	}, append([]string{"sweep"}, args...)...)
+		return newCmd(e, func(*env, bool) (sweep.Runner, error) { return runner, nil })
+	}, args...)
 }
 
 // runCommandWith runs one command built by newCmd, the way Run would.
