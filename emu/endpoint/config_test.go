@@ -84,6 +84,30 @@ func errContains(err error, want string) bool {
 	return err != nil && strings.Contains(err.Error(), want)
 }
 
+// checkCase is an edit that makes a valid config invalid, and what
+// Check's error must say.
+type checkCase[C any] struct {
+	name    string
+	edit    func(*C)
+	wantErr string
+}
+
+// checkEdits checks that ok passes Check and that each case's edit of a
+// copy of it fails Check with the case's error.
+func checkEdits[C interface{ Check() error }](t *testing.T, ok C, cases []checkCase[C]) {
+	t.Helper()
+	if err := ok.Check(); err != nil {
+		t.Fatalf("valid config: %v", err)
+	}
+	for _, tc := range cases {
+		c := ok
+		tc.edit(&c)
+		if err := c.Check(); !errContains(err, tc.wantErr) {
+			t.Errorf("%s: Check() = %v, want error containing %q", tc.name, err, tc.wantErr)
+		}
+	}
+}
+
 func TestClientConfigCheck(t *testing.T) {
 	dir := t.TempDir()
 	cert, _, err := WriteSelfSigned(dir)
@@ -91,14 +115,7 @@ func TestClientConfigCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok := ClientConfig{Proto: ProtoQUIC, URL: "https://127.0.0.1:4433/bytes/10", CAFile: cert}
-	if err := ok.Check(); err != nil {
-		t.Fatalf("valid config: %v", err)
-	}
-	for _, tc := range []struct {
-		name    string
-		edit    func(*ClientConfig)
-		wantErr string
-	}{
+	checkEdits(t, ok, []checkCase[ClientConfig]{
 		{"no proto", func(c *ClientConfig) { c.Proto = "" }, `proto ""`},
 		{"tcp with quic-go", func(c *ClientConfig) { c.Proto, c.Impl = ProtoTCP, ImplQuicGo }, `the TCP endpoint is "go"`},
 		{"quic with go", func(c *ClientConfig) { c.Impl = ImplGo }, "QUIC endpoints are"},
@@ -109,13 +126,7 @@ func TestClientConfigCheck(t *testing.T) {
 		{"bad rcvbuf", func(c *ClientConfig) { c.RcvBuf = "huge" }, `rcvbuf "huge"`},
 		{"negative duration", func(c *ClientConfig) { c.Duration = -time.Second }, "negative"},
 		{"quic-go cubic", func(c *ClientConfig) { c.CC = "cubic" }, "hard-wired NewReno"},
-	} {
-		c := ok
-		tc.edit(&c)
-		if err := c.Check(); !errContains(err, tc.wantErr) {
-			t.Errorf("%s: Check() = %v, want error containing %q", tc.name, err, tc.wantErr)
-		}
-	}
+	})
 	// Check must not fill defaults into the caller's copy.
 	if ok.Impl != "" || ok.Interval != 0 {
 		t.Errorf("Check changed its receiver's copy: %+v", ok)
@@ -129,24 +140,11 @@ func TestServerConfigCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok := ServerConfig{Proto: ProtoTCP, Listen: "127.0.0.1:0", CertFile: cert, KeyFile: key}
-	if err := ok.Check(); err != nil {
-		t.Fatalf("valid config: %v", err)
-	}
-	for _, tc := range []struct {
-		name    string
-		edit    func(*ServerConfig)
-		wantErr string
-	}{
+	checkEdits(t, ok, []checkCase[ServerConfig]{
 		{"bad listen", func(c *ServerConfig) { c.Listen = "localhost:80" }, "want IP:PORT"},
 		{"no key", func(c *ServerConfig) { c.KeyFile = "" }, "key: no file given"},
 		{"root is a file", func(c *ServerConfig) { c.Root = cert }, "not a directory"},
 		{"size too big", func(c *ServerConfig) { c.Sizes = []int64{UnboundedSize + 1} }, "out of range"},
 		{"ngtcp2 bad cc", func(c *ServerConfig) { c.Proto, c.Impl, c.CC = ProtoQUIC, ImplNgtcp2, "vegas" }, "ngtcp2 accepts"},
-	} {
-		c := ok
-		tc.edit(&c)
-		if err := c.Check(); !errContains(err, tc.wantErr) {
-			t.Errorf("%s: Check() = %v, want error containing %q", tc.name, err, tc.wantErr)
-		}
-	}
+	})
 }
