@@ -3,48 +3,25 @@ package emu
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/runstate"
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // The emu binary, built once per test binary for tests that run endpoints
 // as processes or the CLI itself.
-var emuBin struct {
-	once sync.Once
-	path string
-	err  error
-	dir  string
-}
+var emuBin = emutest.Binary{Pkg: emutest.EmuCommand}
 
 func emuBinary(t testing.TB) string {
 	t.Helper()
-	emuBin.once.Do(func() {
-		emuBin.dir, emuBin.err = os.MkdirTemp("", "emu-bin")
-		if emuBin.err != nil {
-			return
-		}
-		emuBin.path = filepath.Join(emuBin.dir, "emu")
-		out, err := exec.Command("go", "build", "-o", emuBin.path, "../cmd/emu").CombinedOutput()
-		if err != nil {
-			emuBin.err = err
-			t.Logf("go build: %s", out)
-		}
-	})
-	if emuBin.err != nil {
-		t.Fatalf("building emu: %v", emuBin.err)
-	}
-	return emuBin.path
+	return emuBin.Path(t)
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if emuBin.dir != "" {
-		os.RemoveAll(emuBin.dir)
-	}
+	emuBin.Remove()
 	os.Exit(code)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,18 +16,11 @@ import (
 )
 
 // The emu binary the process tests run, built once per test binary.
-var emuBuild struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+var emuBuild = emutest.Binary{Pkg: emutest.EmuCommand}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if emuBuild.dir != "" {
-		os.RemoveAll(emuBuild.dir)
-	}
+	emuBuild.Remove()
 	os.Exit(code)
 }
 
@@ -36,26 +28,7 @@ func TestMain(m *testing.M) {
 // tests run `emu endpoint ...` exactly as a run does.
 func emuBinary(t *testing.T) string {
 	t.Helper()
-	emuBuild.once.Do(func() {
-		dir, err := os.MkdirTemp("", "emu-endpoint-test-")
-		if err != nil {
-			emuBuild.err = err
-			return
-		}
-		emuBuild.dir, emuBuild.path = dir, filepath.Join(dir, "emu")
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-		}
-		out, err := exec.Command(goBin, "build", "-o", emuBuild.path, "github.com/dc-emu/emu/cmd/emu").CombinedOutput()
-		if err != nil {
-			emuBuild.err = fmt.Errorf("go build ./cmd/emu: %v\n%s", err, out)
-		}
-	})
-	if emuBuild.err != nil {
-		t.Fatal(emuBuild.err)
-	}
-	return emuBuild.path
+	return emuBuild.Path(t)
 }
 
 // proc is an `emu endpoint` process whose stdout lines are parsed as they

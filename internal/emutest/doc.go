@@ -3,5 +3,6 @@
 // silently), private network namespaces that are removed when the test ends
 // even if it fails, a machine-wide lock so tests that measure rates or delays
 // never run beside each other, condition polling instead of sleeps, golden
-// files, and the seed corpus of fuzz targets.
+// files, the seed corpus of fuzz targets, and the emu binary built for
+// tests that run it as a process.
 package emutest

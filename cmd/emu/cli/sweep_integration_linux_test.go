@@ -191,12 +191,6 @@ func modTimes(t *testing.T, dir string) []string {
 func buildEmu(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "emu")
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	}
-	if out, err := exec.Command(goBin, "build", "-o", bin, "github.com/dc-emu/emu/cmd/emu").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/emu: %v\n%s", err, out)
-	}
+	emutest.GoBuild(t, emutest.EmuCommand, bin)
 	return bin
 }
