@@ -47,6 +47,8 @@ func Doctor() DoctorReport {
 		}
 		add("kernel preemption", false, err, "preemption "+model)
 	}
+	fs, err := fairServer(kernel, fairServerDir)
+	add("kernel fair server", false, err, fs)
 
 	sc, err := topo.NewScratch()
 	if !add("network namespaces", true, err, "can create network namespaces") {
