@@ -3,12 +3,13 @@ package nfq
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // ErrClosed is returned by Recv and Flush after Close.
@@ -253,35 +254,11 @@ func (q *Queue) Num() uint16 { return q.cfg.Num }
 // Config returns the queue's configuration with defaults filled in.
 func (q *Queue) Config() Config { return q.cfg }
 
-// inNetNS runs f on a thread inside namespace nsfd (0: the current one).
-// The thread moves back before it is unlocked; if that fails it stays
-// locked, and the runtime retires it with its goroutine.
+// inNetNS runs f on a thread inside namespace nsfd (0: the current one,
+// on the calling goroutine).
 func inNetNS(nsfd int, f func() error) error {
 	if nsfd == 0 {
 		return f()
 	}
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("open current netns: %w", err)
-			return
-		}
-		defer unix.Close(orig)
-		if err := unix.Setns(nsfd, unix.CLONE_NEWNET); err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("enter netns fd %d: %w", nsfd, err)
-			return
-		}
-		ferr := f()
-		if err := unix.Setns(orig, unix.CLONE_NEWNET); err != nil {
-			errc <- fmt.Errorf("return from netns fd %d: %w", nsfd, err)
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
+	return nsthread.Do(nsfd, f)
 }
