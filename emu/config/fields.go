@@ -7,27 +7,98 @@ import (
 	"time"
 )
 
-// shapeField is one per-direction link parameter; it becomes a Param once
-// it knows which Shape it addresses.
-type shapeField struct {
+// field is one parameter of a T (the Config itself, a link direction's
+// Shape or a Flow) as text: its name, unit and doc, and how it is read and
+// set. The constructors below hold the rule for each kind of value, so a
+// table entry only names the value.
+type field[T any] struct {
 	name, unit, doc string
-	get             func(s *Shape) string
-	set             func(s *Shape, v string) error
+	get             func(t *T) string
+	set             func(t *T, v string) error
 }
 
-func (f shapeField) param(prefix string, shape func(*Config) *Shape) Param {
+// param makes f a Param keyed prefix+name on the T that at finds in a
+// Config.
+func (f field[T]) param(prefix string, at func(*Config) *T) Param {
 	return Param{prefix + f.name, f.unit, f.doc,
-		func(c *Config) string { return f.get(shape(c)) },
-		func(c *Config, v string) error { return f.set(shape(c), v) }}
+		func(c *Config) string { return f.get(at(c)) },
+		func(c *Config, v string) error { return f.set(at(c), v) }}
+}
+
+// shapeField is one per-direction link parameter; flowField one per-flow
+// parameter.
+type (
+	shapeField = field[Shape]
+	flowField  = field[Flow]
+)
+
+func stringField[T any](name, unit, doc string, p func(*T) *string) field[T] {
+	return field[T]{name, unit, doc,
+		func(t *T) string { return *p(t) },
+		func(t *T, v string) error { *p(t) = v; return nil }}
+}
+
+func boolField[T any](name, doc string, p func(*T) *bool) field[T] {
+	return field[T]{name, "bool", doc,
+		func(t *T) string { return strconv.FormatBool(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = parseBool(v); return }}
+}
+
+func intField[T any](name, unit, doc string, p func(*T) *int) field[T] {
+	return field[T]{name, unit, doc,
+		func(t *T) string { return strconv.Itoa(*p(t)) },
+		func(t *T, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("%q is not a whole number", v)
+			}
+			*p(t) = n
+			return nil
+		}}
+}
+
+func floatField[T any](name, unit, doc string, p func(*T) *float64) field[T] {
+	return field[T]{name, unit, doc,
+		func(t *T) string { return strconv.FormatFloat(*p(t), 'g', -1, 64) },
+		func(t *T, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a number", v)
+			}
+			*p(t) = f
+			return nil
+		}}
+}
+
+func durationField[T any](name, doc string, p func(*T) *time.Duration) field[T] {
+	return field[T]{name, "duration", doc,
+		func(t *T) string { return p(t).String() },
+		func(t *T, v string) (err error) { *p(t), err = ParseDuration(v); return }}
+}
+
+func fractionField[T any](name, doc string, p func(*T) *float64) field[T] {
+	return field[T]{name, "%", doc,
+		func(t *T) string { return FormatFraction(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = ParseFraction(v); return }}
+}
+
+func rateField[T any](name, doc string, p func(*T) *float64) field[T] {
+	return field[T]{name, "bit/s", doc,
+		func(t *T) string { return FormatRate(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = ParseRate(v); return }}
+}
+
+func sizeField[T any](name, doc string, p func(*T) *int64) field[T] {
+	return field[T]{name, "bytes", doc,
+		func(t *T) string { return FormatSize(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = ParseSize(v); return }}
 }
 
 var shapeFields = []shapeField{
-	{"rate", "bit/s", "capacity at the IP layer (e.g. 20mbit); set on a direction the default trace drives, it makes the link constant-rate",
-		func(s *Shape) string { return FormatRate(s.Rate) },
-		func(s *Shape, v string) (err error) { s.Rate, err = ParseRate(v); return }},
-	{"delay", "duration", "one-way delay",
-		func(s *Shape) string { return s.Delay.String() },
-		func(s *Shape, v string) (err error) { s.Delay, err = ParseDuration(v); return }},
+	rateField("rate", "capacity at the IP layer (e.g. 20mbit); set on a direction the default trace drives, it makes the link constant-rate",
+		func(s *Shape) *float64 { return &s.Rate }),
+	durationField("delay", "one-way delay",
+		func(s *Shape) *time.Duration { return &s.Delay }),
 	{"jitter", "duration or %", "delay standard deviation: absolute (1ms) or coefficient of variation (10%)",
 		func(s *Shape) string { return s.Jitter.String() },
 		func(s *Shape, v string) error {
@@ -40,40 +111,22 @@ var shapeFields = []shapeField{
 			s.Jitter = Jitter{Abs: d}
 			return err
 		}},
-	{"jitter_corr", "duration", "correlation time of order-preserving jitter",
-		func(s *Shape) string { return s.JitterCorr.String() },
-		func(s *Shape, v string) (err error) { s.JitterCorr, err = ParseDuration(v); return }},
-	{"reorder", "bool", "let jitter reorder packets (independent delays, as netem does)",
-		func(s *Shape) string { return strconv.FormatBool(s.Reorder) },
-		func(s *Shape, v string) (err error) { s.Reorder, err = parseBool(v); return }},
-	{"loss", "%", "random loss probability",
-		func(s *Shape) string { return FormatFraction(s.Loss) },
-		func(s *Shape, v string) (err error) { s.Loss, err = ParseFraction(v); return }},
+	durationField("jitter_corr", "correlation time of order-preserving jitter",
+		func(s *Shape) *time.Duration { return &s.JitterCorr }),
+	boolField("reorder", "let jitter reorder packets (independent delays, as netem does)",
+		func(s *Shape) *bool { return &s.Reorder }),
+	fractionField("loss", "random loss probability",
+		func(s *Shape) *float64 { return &s.Loss }),
 	{"queue", "packets (1000p), bytes (1MB) or time (50ms)", "rate limiter queue limit; time is converted at the current rate",
 		func(s *Shape) string { return s.Queue.String() },
 		func(s *Shape, v string) (err error) { s.Queue, err = parseQueue(v); return }},
 }
 
-// flowField is one per-flow parameter.
-type flowField struct {
-	name, unit, doc string
-	get             func(f *Flow) string
-	set             func(f *Flow, v string) error
-}
-
-func (f flowField) param(prefix string, i int) Param {
-	return Param{prefix + f.name, f.unit, f.doc,
-		func(c *Config) string { return f.get(&c.Flows[i]) },
-		func(c *Config, v string) error { return f.set(&c.Flows[i], v) }}
-}
-
 var flowFields = []flowField{
-	{"name", "", "flow name in results ([a-z0-9_-])",
-		func(f *Flow) string { return f.Name },
-		func(f *Flow, v string) error { f.Name = v; return nil }},
-	{"path", "", "dc, link1, link2 or mptcp (Multipath TCP over both links; proto=tcp)",
-		func(f *Flow) string { return f.Path },
-		func(f *Flow, v string) error { f.Path = v; return nil }},
+	stringField("name", "", "flow name in results ([a-z0-9_-])",
+		func(f *Flow) *string { return &f.Name }),
+	stringField("path", "", "dc, link1, link2 or mptcp (Multipath TCP over both links; proto=tcp)",
+		func(f *Flow) *string { return &f.Path }),
 	{"proto", "", "quic, tcp or udp (cbr flows; sets both implementations to that protocol's default)",
 		func(f *Flow) string { return f.Proto },
 		func(f *Flow, v string) error {
@@ -88,71 +141,44 @@ var flowFields = []flowField{
 			f.Proto = v
 			return nil
 		}},
-	{"server_impl", "", "quic-go or ngtcp2 for QUIC; go for TCP",
-		func(f *Flow) string { return f.ServerImpl },
-		func(f *Flow, v string) error { f.ServerImpl = v; return nil }},
-	{"client_impl", "", "quic-go or ngtcp2 for QUIC; go for TCP",
-		func(f *Flow) string { return f.ClientImpl },
-		func(f *Flow, v string) error { f.ClientImpl = v; return nil }},
-	{"cc", "", "congestion control: reno, cubic, bbr (TCP, ngtcp2); quic-go has newreno only; empty = default",
-		func(f *Flow) string { return f.CC },
-		func(f *Flow, v string) error { f.CC = v; return nil }},
-	{"size", "bytes", "bytes to download (0 = unlimited, needs a duration)",
-		func(f *Flow) string { return FormatSize(f.Size) },
-		func(f *Flow, v string) (err error) { f.Size, err = ParseSize(v); return }},
-	{"duration", "duration", "measurement window (0 = until size is downloaded)",
-		func(f *Flow) string { return f.Duration.String() },
-		func(f *Flow, v string) (err error) { f.Duration, err = ParseDuration(v); return }},
-	{"start", "duration", "start time after the run's start",
-		func(f *Flow) string { return f.Start.String() },
-		func(f *Flow, v string) (err error) { f.Start, err = ParseDuration(v); return }},
-	{"rcvbuf", "", "QUIC receive buffer: default or large (the paper's modified buffer)",
-		func(f *Flow) string { return f.RcvBuf },
-		func(f *Flow, v string) error { f.RcvBuf = v; return nil }},
+	stringField("server_impl", "", "quic-go or ngtcp2 for QUIC; go for TCP",
+		func(f *Flow) *string { return &f.ServerImpl }),
+	stringField("client_impl", "", "quic-go or ngtcp2 for QUIC; go for TCP",
+		func(f *Flow) *string { return &f.ClientImpl }),
+	stringField("cc", "", "congestion control: reno, cubic, bbr (TCP, ngtcp2); quic-go has newreno only; empty = default",
+		func(f *Flow) *string { return &f.CC }),
+	sizeField("size", "bytes to download (0 = unlimited, needs a duration)",
+		func(f *Flow) *int64 { return &f.Size }),
+	durationField("duration", "measurement window (0 = until size is downloaded)",
+		func(f *Flow) *time.Duration { return &f.Duration }),
+	durationField("start", "start time after the run's start",
+		func(f *Flow) *time.Duration { return &f.Start }),
+	stringField("rcvbuf", "", "QUIC receive buffer: default or large (the paper's modified buffer)",
+		func(f *Flow) *string { return &f.RcvBuf }),
 }
 
-func durationParam(key, doc string, field func(*Config) *time.Duration) Param {
-	return Param{key, "duration", doc,
-		func(c *Config) string { return field(c).String() },
-		func(c *Config, v string) (err error) { *field(c), err = ParseDuration(v); return }}
+// The Params of the Config's own fields.
+
+func self(c *Config) *Config { return c }
+
+func durationParam(key, doc string, p func(*Config) *time.Duration) Param {
+	return durationField(key, doc, p).param("", self)
 }
 
-func floatParam(key, unit, doc string, field func(*Config) *float64) Param {
-	return Param{key, unit, doc,
-		func(c *Config) string { return strconv.FormatFloat(*field(c), 'g', -1, 64) },
-		func(c *Config, v string) error {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return fmt.Errorf("%q is not a number", v)
-			}
-			*field(c) = f
-			return nil
-		}}
+func floatParam(key, unit, doc string, p func(*Config) *float64) Param {
+	return floatField(key, unit, doc, p).param("", self)
 }
 
-func intParam(key, unit, doc string, field func(*Config) *int) Param {
-	return Param{key, unit, doc,
-		func(c *Config) string { return strconv.Itoa(*field(c)) },
-		func(c *Config, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("%q is not a whole number", v)
-			}
-			*field(c) = n
-			return nil
-		}}
+func intParam(key, unit, doc string, p func(*Config) *int) Param {
+	return intField(key, unit, doc, p).param("", self)
 }
 
-func boolParam(key, doc string, field func(*Config) *bool) Param {
-	return Param{key, "bool", doc,
-		func(c *Config) string { return strconv.FormatBool(*field(c)) },
-		func(c *Config, v string) (err error) { *field(c), err = parseBool(v); return }}
+func boolParam(key, doc string, p func(*Config) *bool) Param {
+	return boolField(key, doc, p).param("", self)
 }
 
-func stringParam(key, doc string, field func(*Config) *string) Param {
-	return Param{key, "", doc,
-		func(c *Config) string { return *field(c) },
-		func(c *Config, v string) error { *field(c) = v; return nil }}
+func stringParam(key, doc string, p func(*Config) *string) Param {
+	return stringField(key, "", doc, p).param("", self)
 }
 
 func parseBool(v string) (bool, error) {

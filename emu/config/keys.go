@@ -93,7 +93,7 @@ func Params(c *Config) []Param {
 	ps = append(ps, mptcpParams()...)
 	for i := range c.Flows {
 		for _, f := range slices.Concat(flowFields, workloadFields) {
-			add(f.param(fmt.Sprintf("flows.%d.", i), i))
+			add(f.param(fmt.Sprintf("flows.%d.", i), func(c *Config) *Flow { return &c.Flows[i] }))
 		}
 	}
 	ps = append(ps, fidelityParams()...)

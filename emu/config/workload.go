@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"strconv"
 	"time"
 )
 
@@ -121,28 +120,16 @@ var workloadFields = []flowField{
 			f.Kind = v
 			return nil
 		}},
-	{"direction", "", "down (the server sends) or up (the client sends; bulk and cbr)",
-		func(f *Flow) string { return f.Direction },
-		func(f *Flow, v string) error { f.Direction = v; return nil }},
-	{"request", "bytes", "rr: request body of each transaction",
-		func(f *Flow) string { return FormatSize(f.Request) },
-		func(f *Flow, v string) (err error) { f.Request, err = ParseSize(v); return }},
-	{"response", "bytes", "rr: response body of each transaction",
-		func(f *Flow) string { return FormatSize(f.Response) },
-		func(f *Flow, v string) (err error) { f.Response, err = ParseSize(v); return }},
-	{"interval", "duration", "rr: time between transaction starts (0 = back to back); cbr: time between datagrams (0 = 20ms unless rate is set)",
-		func(f *Flow) string { return f.Interval.String() },
-		func(f *Flow, v string) (err error) { f.Interval, err = ParseDuration(v); return }},
-	{"count", "", "rr transactions, cbr datagrams or objects (0 = for the flow's duration; objects of a list: the list once)",
-		func(f *Flow) string { return strconv.Itoa(f.Count) },
-		func(f *Flow, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("%q is not a whole number", v)
-			}
-			f.Count = n
-			return nil
-		}},
+	stringField("direction", "", "down (the server sends) or up (the client sends; bulk and cbr)",
+		func(f *Flow) *string { return &f.Direction }),
+	sizeField("request", "rr: request body of each transaction",
+		func(f *Flow) *int64 { return &f.Request }),
+	sizeField("response", "rr: response body of each transaction",
+		func(f *Flow) *int64 { return &f.Response }),
+	durationField("interval", "rr: time between transaction starts (0 = back to back); cbr: time between datagrams (0 = 20ms unless rate is set)",
+		func(f *Flow) *time.Duration { return &f.Interval }),
+	intField("count", "", "rr transactions, cbr datagrams or objects (0 = for the flow's duration; objects of a list: the list once)",
+		func(f *Flow) *int { return &f.Count }),
 	{"packet", "bytes", "cbr: UDP payload of each datagram",
 		func(f *Flow) string { return FormatSize(int64(f.Packet)) },
 		func(f *Flow, v string) error {
@@ -153,38 +140,22 @@ var workloadFields = []flowField{
 			f.Packet = int(n)
 			return err
 		}},
-	{"rate", "bit/s", "cbr: payload rate (instead of interval; 0 = use interval)",
-		func(f *Flow) string { return FormatRate(f.Rate) },
-		func(f *Flow, v string) (err error) { f.Rate, err = ParseRate(v); return }},
-	{"objects", "", "objects: sizes as a list (500kB,1MB), fixed:SIZE, exp:MEAN, lognormal:MEDIAN:SIGMA, or a CSV file of sizes (csv:FILE or FILE.csv) drawn at random",
-		func(f *Flow) string { return f.Objects },
-		func(f *Flow, v string) error { f.Objects = v; return nil }},
-	{"arrivals", "", "objects: seq (each after the previous one) or poisson:MEAN (mean time between starts, e.g. poisson:500ms or poisson:2/s)",
-		func(f *Flow) string { return f.Arrivals },
-		func(f *Flow, v string) error { f.Arrivals = v; return nil }},
-	{"reuse", "bool", "rr, objects: one connection for all (true) or a new connection each (false)",
-		func(f *Flow) string { return strconv.FormatBool(f.Reuse) },
-		func(f *Flow, v string) (err error) { f.Reuse, err = parseBool(v); return }},
-	{"resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume) or 0rtt (QUIC 0-RTT; quic-go)",
-		func(f *Flow) string { return f.Resume },
-		func(f *Flow, v string) error { f.Resume = v; return nil }},
-	{"scheduler", "", "DC flows: PDCP scheduler for this flow's packets (its own PDCP entity); empty = dc.scheduler",
-		func(f *Flow) string { return f.Scheduler },
-		func(f *Flow, v string) error { f.Scheduler = v; return nil }},
-	{"batch", "packets", "DC flows with their own scheduler: batch size (0 = dc.batch)",
-		func(f *Flow) string { return strconv.Itoa(f.Batch) },
-		func(f *Flow, v string) error {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				return fmt.Errorf("%q is not a whole number", v)
-			}
-			f.Batch = n
-			return nil
-		}},
-	{"split", "", "DC flows with their own scheduler: link1:link2 ratio (empty = dc.split)",
-		func(f *Flow) string { return f.Split },
-		func(f *Flow, v string) error { f.Split = v; return nil }},
-	{"active", "", "DC flows with their own scheduler: active link of active-standby (empty = dc.active)",
-		func(f *Flow) string { return f.Active },
-		func(f *Flow, v string) error { f.Active = v; return nil }},
+	rateField("rate", "cbr: payload rate (instead of interval; 0 = use interval)",
+		func(f *Flow) *float64 { return &f.Rate }),
+	stringField("objects", "", "objects: sizes as a list (500kB,1MB), fixed:SIZE, exp:MEAN, lognormal:MEDIAN:SIGMA, or a CSV file of sizes (csv:FILE or FILE.csv) drawn at random",
+		func(f *Flow) *string { return &f.Objects }),
+	stringField("arrivals", "", "objects: seq (each after the previous one) or poisson:MEAN (mean time between starts, e.g. poisson:500ms or poisson:2/s)",
+		func(f *Flow) *string { return &f.Arrivals }),
+	boolField("reuse", "rr, objects: one connection for all (true) or a new connection each (false)",
+		func(f *Flow) *bool { return &f.Reuse }),
+	stringField("resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume) or 0rtt (QUIC 0-RTT; quic-go)",
+		func(f *Flow) *string { return &f.Resume }),
+	stringField("scheduler", "", "DC flows: PDCP scheduler for this flow's packets (its own PDCP entity); empty = dc.scheduler",
+		func(f *Flow) *string { return &f.Scheduler }),
+	intField("batch", "packets", "DC flows with their own scheduler: batch size (0 = dc.batch)",
+		func(f *Flow) *int { return &f.Batch }),
+	stringField("split", "", "DC flows with their own scheduler: link1:link2 ratio (empty = dc.split)",
+		func(f *Flow) *string { return &f.Split }),
+	stringField("active", "", "DC flows with their own scheduler: active link of active-standby (empty = dc.active)",
+		func(f *Flow) *string { return &f.Active }),
 }
