@@ -17,16 +17,10 @@ import (
 
 // ParseRate parses a rate and returns bit/s. A bare number is bit/s.
 func ParseRate(s string) (float64, error) {
-	num, unit := splitNumber(s)
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, fmt.Errorf("%q is not a rate (want e.g. 20mbit, 1.5gbit, 500kbit)", s)
+	v, err := scaled(s, rateUnits, "rate", "20mbit, 1.5gbit, 500kbit", "bit, kbit, mbit, gbit, or bps/kbps/mbps/gbps for bytes")
+	if err != nil {
+		return 0, err
 	}
-	mult, ok := rateUnits[strings.ToLower(unit)]
-	if !ok {
-		return 0, fmt.Errorf("%q: unknown rate unit %q (use bit, kbit, mbit, gbit, or bps/kbps/mbps/gbps for bytes)", s, unit)
-	}
-	v *= mult
 	if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q: rate must be a non-negative number", s)
 	}
@@ -92,16 +86,10 @@ func FormatFraction(v float64) string { return trimFloat(v*100) + "%" }
 
 // ParseSize parses a byte count: "100MB" (10^6), "64KiB" (2^10), "1500".
 func ParseSize(s string) (int64, error) {
-	num, unit := splitNumber(s)
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, fmt.Errorf("%q is not a size (want e.g. 100MB, 64KiB, 1500)", s)
+	v, err := scaled(s, sizeUnits, "size", "100MB, 64KiB, 1500", "B, kB, MB, GB, KiB, MiB, GiB")
+	if err != nil {
+		return 0, err
 	}
-	mult, ok := sizeUnits[strings.ToLower(unit)]
-	if !ok {
-		return 0, fmt.Errorf("%q: unknown size unit %q (use B, kB, MB, GB, KiB, MiB, GiB)", s, unit)
-	}
-	v *= mult
 	if v < 0 || v > math.MaxInt64/2 || math.IsNaN(v) {
 		return 0, fmt.Errorf("%q: size out of range", s)
 	}
@@ -125,6 +113,22 @@ func FormatSize(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10) + "B"
+}
+
+// scaled reads a number with a unit of units (case-insensitive) and
+// returns the number times the unit's factor. Its errors name what the
+// value is (a rate, a size), examples of one and the units known.
+func scaled(s string, units map[string]float64, what, examples, known string) (float64, error) {
+	num, unit := splitNumber(s)
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || num == "" {
+		return 0, fmt.Errorf("%q is not a %s (want e.g. %s)", s, what, examples)
+	}
+	mult, ok := units[strings.ToLower(unit)]
+	if !ok {
+		return 0, fmt.Errorf("%q: unknown %s unit %q (use %s)", s, what, unit, known)
+	}
+	return v * mult, nil
 }
 
 // splitNumber splits "20mbit" into "20" and "mbit".
