@@ -26,17 +26,9 @@ func cbrCount(cfg *ClientConfig) int {
 // runCBR runs a cbr client: it receives the server's datagrams (down) or
 // sends its own and asks the server what arrived (up).
 func runCBR(ctx context.Context, cfg *ClientConfig, m *meter) (Result, error) {
-	raddr, err := net.ResolveUDPAddr("udp", hostPort(cfg.URL))
+	raddr, conn, err := udpSocketTo(hostPort(cfg.URL))
 	if err != nil {
-		return Result{}, fmt.Errorf("resolve: %w", err)
-	}
-	network := "udp4"
-	if raddr.IP.To4() == nil {
-		network = "udp6"
-	}
-	conn, err := net.ListenUDP(network, nil)
-	if err != nil {
-		return Result{}, fmt.Errorf("udp socket: %w", err)
+		return Result{}, err
 	}
 	defer conn.Close()
 	if err := enableRxTimestamps(conn); err != nil {

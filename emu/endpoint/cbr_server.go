@@ -18,13 +18,9 @@ import (
 // datagrams hellos ask for and receives uploading clients' datagrams,
 // answering their queries with a report.
 func serveCBR(ctx context.Context, cfg *ServerConfig) error {
-	laddr, err := net.ResolveUDPAddr("udp", cfg.Listen)
+	conn, err := listenUDP(cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
-	}
-	conn, err := net.ListenUDP("udp", laddr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+		return err
 	}
 	defer conn.Close()
 	if err := enableRxTimestamps(conn); err != nil {

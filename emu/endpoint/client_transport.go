@@ -3,7 +3,6 @@ package endpoint
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"net"
 	"net/http"
 	"syscall"
@@ -27,17 +26,9 @@ type quicSocket struct {
 // family, with the receive buffer of mode (applyRcvBuf), and a Transport
 // on it. On error nothing is left open.
 func openQUICSocket(addr string, mode RcvBuf) (*quicSocket, error) {
-	raddr, err := net.ResolveUDPAddr("udp", addr)
+	raddr, udp, err := udpSocketTo(addr)
 	if err != nil {
-		return nil, fmt.Errorf("resolve: %w", err)
-	}
-	network := "udp4"
-	if raddr.IP.To4() == nil {
-		network = "udp6"
-	}
-	udp, err := net.ListenUDP(network, nil)
-	if err != nil {
-		return nil, fmt.Errorf("udp socket: %w", err)
+		return nil, err
 	}
 	s := &quicSocket{raddr: raddr, udp: udp, tr: &quic.Transport{Conn: udp}}
 	if s.rcvbuf, err = applyRcvBuf(udp, s.tr, mode); err != nil {

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 
 	"github.com/quic-go/quic-go"
@@ -18,13 +17,9 @@ func serveQuicGo(ctx context.Context, cfg *ServerConfig) error {
 	if err != nil {
 		return err
 	}
-	laddr, err := net.ResolveUDPAddr("udp", cfg.Listen)
+	udp, err := listenUDP(cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
-	}
-	udp, err := net.ListenUDP("udp", laddr)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
+		return err
 	}
 	defer udp.Close()
 	tr := &quic.Transport{Conn: udp}
