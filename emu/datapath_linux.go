@@ -42,6 +42,35 @@ type proxyPair struct {
 	rx  *dcproxy.Rx
 }
 
+// openProxyPair opens the PDCP proxies of direction dir and plans the
+// rules that feed them: the transmit proxy in gateway tx takes the packets
+// that arrive on iif (bound for dst, if given), the receive proxy in
+// gateway rx the PDUs that arrive on either link.
+func (e *Emulation) openProxyPair(dir string, tx, rx *gatewayPlan, iif string, dst []netip.Prefix, clock dcproxy.Clock) error {
+	p := &proxyPair{dir: dir}
+	var err error
+	if p.tx, err = dcproxy.OpenTx(tx.node, queuePDCPTx, e.Config.DC, clock); err != nil {
+		return err
+	}
+	e.proxies = append(e.proxies, p)
+	if p.rx, err = dcproxy.OpenRx(rx.node, queuePDCPRx, e.Config.DC, clock); err != nil {
+		return err
+	}
+	if err := steer(p, e.Config); err != nil {
+		return err
+	}
+	tx.chains = appendRule(tx.chains, "pdcp", prioPDCP,
+		nft.QueueRule{IIf: iif, Dst: dst, NotProto: pdcpProto, Queue: queuePDCPTx})
+	if err := e.planDup(tx, iif); err != nil {
+		return err
+	}
+	for _, l := range []string{"l1", "l2"} {
+		rx.chains = appendRule(rx.chains, "pdcp", prioPDCP,
+			nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
+	}
+	return nil
+}
+
 // gatewayPlan is what one gateway runs: the nftables chains of its queues
 // and, with the duplicate scheduler, the chain that copies PDUs to link2.
 type gatewayPlan struct {
@@ -79,47 +108,12 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 
 	if e.Config.DC.Enabled && e.hasDCClient() {
 		dcNet := topo.ClientSubnet(config.PathDC)
-		down := &proxyPair{dir: "down"}
-		var err error
-		if down.tx, err = dcproxy.OpenTx(gws, queuePDCPTx, e.Config.DC, clock); err != nil {
+		if err := e.openProxyPair("down", plans["gws"], plans["gwc"], "srv", []netip.Prefix{dcNet}, clock); err != nil {
 			return err
-		}
-		e.proxies = append(e.proxies, down)
-		if down.rx, err = dcproxy.OpenRx(gwc, queuePDCPRx, e.Config.DC, clock); err != nil {
-			return err
-		}
-		if err := steer(down, e.Config); err != nil {
-			return err
-		}
-		plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
-			nft.QueueRule{IIf: "srv", Dst: []netip.Prefix{dcNet}, NotProto: pdcpProto, Queue: queuePDCPTx})
-		if err := e.planDup(plans["gws"], "srv"); err != nil {
-			return err
-		}
-		for _, l := range []string{"l1", "l2"} {
-			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
-				nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
 		}
 		if e.Config.DC.Uplink == "split" {
-			up := &proxyPair{dir: "up"}
-			if up.tx, err = dcproxy.OpenTx(gwc, queuePDCPTx, e.Config.DC, clock); err != nil {
+			if err := e.openProxyPair("up", plans["gwc"], plans["gws"], topo.ClientNode(config.PathDC), nil, clock); err != nil {
 				return err
-			}
-			e.proxies = append(e.proxies, up)
-			if up.rx, err = dcproxy.OpenRx(gws, queuePDCPRx, e.Config.DC, clock); err != nil {
-				return err
-			}
-			if err := steer(up, e.Config); err != nil {
-				return err
-			}
-			plans["gwc"].chains = appendRule(plans["gwc"].chains, "pdcp", prioPDCP,
-				nft.QueueRule{IIf: topo.ClientNode(config.PathDC), NotProto: pdcpProto, Queue: queuePDCPTx})
-			if err := e.planDup(plans["gwc"], topo.ClientNode(config.PathDC)); err != nil {
-				return err
-			}
-			for _, l := range []string{"l1", "l2"} {
-				plans["gws"].chains = appendRule(plans["gws"].chains, "pdcp", prioPDCP,
-					nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
 			}
 		}
 		e.warnWindow(o)
