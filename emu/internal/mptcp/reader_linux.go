@@ -50,7 +50,7 @@ type Snapshot struct {
 // (MPTCP_FULL_INFO; three on kernels without it) and no allocation. It
 // belongs to one goroutine.
 type Reader struct {
-	rc  syscall.RawConn
+	so  *tcpinfo.SockoptReader
 	max int
 	// legacy reads with MPTCP_INFO + MPTCP_TCPINFO + MPTCP_SUBFLOW_ADDRS.
 	legacy bool
@@ -59,8 +59,6 @@ type Reader struct {
 	sfinfo   []byte // max × subflowInfoSize (FULL_INFO) or the SUBFLOW_ADDRS answer
 	tcp      []byte // max × tcpinfo.Size, or the MPTCP_TCPINFO answer
 	subflows []Subflow
-	err      error
-	read     func(fd uintptr) // built once, so Read does not allocate
 }
 
 // NewReader reads the socket behind rc, reporting at most maxSubflows
@@ -69,21 +67,18 @@ func NewReader(rc syscall.RawConn, maxSubflows int) *Reader {
 	if maxSubflows <= 0 {
 		maxSubflows = 8
 	}
-	r := &Reader{rc: rc, max: maxSubflows,
+	r := &Reader{max: maxSubflows,
 		sfinfo:   make([]byte, subflowDataSize+maxSubflows*subflowInfoSize),
 		tcp:      make([]byte, subflowDataSize+maxSubflows*tcpinfo.Size),
 		subflows: make([]Subflow, 0, maxSubflows)}
-	r.read = func(fd uintptr) { r.err = r.readFD(int(fd)) }
+	r.so = tcpinfo.NewSockoptReader(rc, "mptcp", r.readFD)
 	return r
 }
 
 // Read takes one snapshot.
 func (r *Reader) Read() (Snapshot, error) {
-	if err := r.rc.Control(r.read); err != nil {
-		return Snapshot{}, fmt.Errorf("mptcp: %w", err)
-	}
-	if r.err != nil {
-		return Snapshot{}, r.err
+	if err := r.so.Read(); err != nil {
+		return Snapshot{}, err
 	}
 	return Snapshot{Info: decodeInfo(r.full[40:]), Subflows: r.subflows}, nil
 }

@@ -13,28 +13,26 @@ import (
 // Reader reads tcp_info from one socket into a buffer it owns, so a sample
 // costs one getsockopt and no allocation. It belongs to one goroutine.
 type Reader struct {
-	rc   syscall.RawConn
-	buf  [Size]byte
-	n    uint32
-	err  error
-	read func(fd uintptr) // built once: a closure made per call would escape to the heap
+	so  *SockoptReader
+	buf [Size]byte
+	n   uint32
 }
 
 // NewReader reads from the socket behind rc (e.g. from
 // (*net.TCPConn).SyscallConn).
 func NewReader(rc syscall.RawConn) *Reader {
-	r := &Reader{rc: rc}
-	r.read = func(fd uintptr) { r.n, r.err = Get(int(fd), r.buf[:]) }
+	r := &Reader{}
+	r.so = NewSockoptReader(rc, "tcp_info", func(fd int) (err error) {
+		r.n, err = Get(fd, r.buf[:])
+		return err
+	})
 	return r
 }
 
 // Read takes one sample. It fails when the socket is closed.
 func (r *Reader) Read() (Info, error) {
-	if err := r.rc.Control(r.read); err != nil {
-		return Info{}, fmt.Errorf("tcp_info: %w", err)
-	}
-	if r.err != nil {
-		return Info{}, r.err
+	if err := r.so.Read(); err != nil {
+		return Info{}, err
 	}
 	return Decode(r.buf[:r.n]), nil
 }
