@@ -9,9 +9,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -91,32 +89,12 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 			labels[j] = pt.label
 		}
 		c := palette[i%len(palette)]
-		sc, err := plotter.NewScatter(xy)
+		s, err := newErrorScatter(xy, xe, ye, labels, c, c)
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = c, draw.CircleGlyph{}, vg.Points(3.5)
-		xb, err := plotter.NewXErrorBars(xErrPoints{xy, xe})
-		if err != nil {
-			return nil, err
-		}
-		yb, err := plotter.NewYErrorBars(errPoints{xy, ye})
-		if err != nil {
-			return nil, err
-		}
-		xb.Color, yb.Color = c, c
-		xb.CapWidth, yb.CapWidth = vg.Points(5), vg.Points(5)
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
-		if err != nil {
-			return nil, err
-		}
-		for k := range lb.TextStyle {
-			lb.TextStyle[k].Font.Size = vg.Points(8)
-			lb.TextStyle[k].Color = c
-		}
-		lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
-		p.Add(xb, yb, sc, lb)
-		p.Legend.Add("flow "+l.flow, sc)
+		p.Add(s.xbars, s.ybars, s.markers, s.labels)
+		p.Legend.Add("flow "+l.flow, s.markers)
 	}
 	// Room for the labels and the error bars around the markers.
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -129,15 +107,10 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 	pad := math.Max((xhi-xlo)*0.15, 1)
 	p.X.Min, p.X.Max = math.Max(0, xlo-pad), xhi+pad
 	p.Y.Min, p.Y.Max = 0, math.Max(yhi*1.15, 1)
-	f := &Figure{Name: name, Title: title,
-		Caption: "Pantheon's view: each point (each flow, when points have several) at its mean goodput against its mean " + what +
-			" over the point's runs that ended ok; error bars ±1 standard deviation; the delay axis is reversed. sweep.csv has the 95 % confidence intervals."}
-	af := &analysis.Figure{Name: name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 5 * vg.Inch}
-	var err error
-	if f.SVG, f.PNG, err = af.Encode(); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return encodeFigure(name, title,
+		"Pantheon's view: each point (each flow, when points have several) at its mean goodput against its mean "+what+
+			" over the point's runs that ended ok; error bars ±1 standard deviation; the delay axis is reversed. sweep.csv has the 95 % confidence intervals.",
+		p, 5*vg.Inch)
 }
 
 // pointLabel is a point's values on the axes, "25" or "25, 3:1".
@@ -155,16 +128,4 @@ func pointLabel(p *results.Plan, pt *results.Point) string {
 	return strings.Join(parts, ", ")
 }
 
-type xErrPoints struct {
-	plotter.XYs
-	plotter.XErrors
-}
-
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-func zeroNaN(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
-}

@@ -158,10 +158,7 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 			if st.N == 0 || math.IsNaN(st.Mean) || math.IsInf(st.Mean, 0) {
 				continue
 			}
-			sd := st.SD
-			if math.IsNaN(sd) {
-				sd = 0
-			}
+			sd := zeroNaN(st.SD)
 			l.xy = append(l.xy, plotter.XY{X: float64(xi), Y: st.Mean})
 			l.errs = append(l.errs, struct{ Low, High float64 }{sd, sd})
 		}
@@ -238,19 +235,75 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 		}
 	}
 	p.Y.Max *= 1.08 + 0.06*float64(entries)
-	f := &Figure{Name: s.name, Title: s.title,
-		Caption: "Mean over the point's runs that ended ok; error bars ±1 standard deviation (sweep.csv has the 95 % confidence intervals)."}
-	af := &analysis.Figure{Name: s.name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 4.5 * vg.Inch}
-	var err error
-	if f.SVG, f.PNG, err = af.Encode(); err != nil {
+	return encodeFigure(s.name, s.title,
+		"Mean over the point's runs that ended ok; error bars ±1 standard deviation (sweep.csv has the 95 % confidence intervals).",
+		p, 4.5*vg.Inch)
+}
+
+// encodeFigure renders p, 8 inches wide, as the SVG and PNG of a Figure.
+func encodeFigure(name, title, caption string, p *plot.Plot, height vg.Length) (*Figure, error) {
+	af := &analysis.Figure{Name: name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: height}
+	svg, png, err := af.Encode()
+	if err != nil {
 		return nil, err
 	}
-	return f, nil
+	return &Figure{Name: name, Title: title, Caption: caption, SVG: svg, PNG: png}, nil
+}
+
+// errorScatter is the points of a goodput-against-delay figure: markers
+// in one colour, ±1 standard deviation error bars both ways and a label
+// beside each point. Callers add its parts to a plot in the order they
+// draw.
+type errorScatter struct {
+	markers *plotter.Scatter
+	xbars   *plotter.XErrorBars
+	ybars   *plotter.YErrorBars
+	labels  *plotter.Labels
+}
+
+// newErrorScatter draws the markers and bars in c and the labels in
+// labelColor (nil: black).
+func newErrorScatter(xy plotter.XYs, xe plotter.XErrors, ye plotter.YErrors, labels []string, c, labelColor color.Color) (errorScatter, error) {
+	var s errorScatter
+	var err error
+	if s.markers, err = plotter.NewScatter(xy); err != nil {
+		return s, err
+	}
+	s.markers.GlyphStyle.Color, s.markers.GlyphStyle.Shape, s.markers.GlyphStyle.Radius = c, draw.CircleGlyph{}, vg.Points(3.5)
+	if s.xbars, err = plotter.NewXErrorBars(xErrPoints{xy, xe}); err != nil {
+		return s, err
+	}
+	if s.ybars, err = plotter.NewYErrorBars(errPoints{xy, ye}); err != nil {
+		return s, err
+	}
+	s.xbars.Color, s.ybars.Color = c, c
+	if s.labels, err = plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels}); err != nil {
+		return s, err
+	}
+	for i := range s.labels.TextStyle {
+		s.labels.TextStyle[i].Font.Size = vg.Points(8)
+		s.labels.TextStyle[i].Color = labelColor
+	}
+	s.labels.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
+	return s, nil
 }
 
 type errPoints struct {
 	plotter.XYs
 	plotter.YErrors
+}
+
+type xErrPoints struct {
+	plotter.XYs
+	plotter.XErrors
+}
+
+// zeroNaN is v, or 0 for NaN (the standard deviation of a single run).
+func zeroNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
 }
 
 // palette: colour-blind safe (Okabe–Ito), as in emu analyze's figures.

@@ -4,12 +4,9 @@ import (
 	"math"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -71,8 +68,8 @@ func tradeoffFigure(t *results.SweepTable, dm, gm string) (*Figure, error) {
 			continue
 		}
 		xy = append(xy, plotter.XY{X: x.Mean, Y: y.Mean})
-		xerr = append(xerr, struct{ Low, High float64 }{orZero(x.SD), orZero(x.SD)})
-		yerr = append(yerr, struct{ Low, High float64 }{orZero(y.SD), orZero(y.SD)})
+		xerr = append(xerr, struct{ Low, High float64 }{zeroNaN(x.SD), zeroNaN(x.SD)})
+		yerr = append(yerr, struct{ Low, High float64 }{zeroNaN(y.SD), zeroNaN(y.SD)})
 		var parts []string
 		for _, a := range t.Plan.Vary {
 			parts = append(parts, r.Labels[a.Key])
@@ -85,51 +82,15 @@ func tradeoffFigure(t *results.SweepTable, dm, gm string) (*Figure, error) {
 	name := "tradeoff-" + results.FileSlug(strings.TrimSuffix(strings.TrimPrefix(gm, "flow."), ".goodput_mbps")) + "-" + results.FileSlug(strings.TrimPrefix(dm, "flow."))
 	title := metricLabel(gm) + " against " + metricLabel(dm)
 	p := newPlot(title, metricLabel(dm), metricLabel(gm))
-	sc, err := plotter.NewScatter(xy)
+	s, err := newErrorScatter(xy, xerr, yerr, labels, palette[0], nil)
 	if err != nil {
 		return nil, err
 	}
-	sc.GlyphStyle.Color, sc.GlyphStyle.Shape, sc.GlyphStyle.Radius = palette[0], draw.CircleGlyph{}, vg.Points(3.5)
-	ex, err := plotter.NewXErrorBars(struct {
-		plotter.XYs
-		plotter.XErrors
-	}{xy, xerr})
-	if err != nil {
-		return nil, err
-	}
-	ey, err := plotter.NewYErrorBars(struct {
-		plotter.XYs
-		plotter.YErrors
-	}{xy, yerr})
-	if err != nil {
-		return nil, err
-	}
-	ex.Color, ey.Color = palette[0], palette[0]
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xy, Labels: labels})
-	if err != nil {
-		return nil, err
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font.Size = vg.Points(8)
-		lb.TextStyle[i].XAlign = draw.XLeft
-	}
-	lb.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(3)}
-	p.Add(sc, ex, ey, lb)
+	p.Add(s.markers, s.xbars, s.ybars, s.labels)
 	p.X.Min, p.Y.Min = 0, 0
 	p.X.Max *= 1.25
 	p.Y.Max *= 1.1
-	af := &analysis.Figure{Name: name, Panels: []*plot.Plot{p}, Width: 8 * vg.Inch, Height: 5 * vg.Inch}
-	svg, png, err := af.Encode()
-	if err != nil {
-		return nil, err
-	}
-	return &Figure{Name: name, Title: title, SVG: svg, PNG: png,
-		Caption: "One point per sweep point (its axis values beside it): means over the point's runs, error bars ±1 standard deviation both ways."}, nil
-}
-
-func orZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
+	return encodeFigure(name, title,
+		"One point per sweep point (its axis values beside it): means over the point's runs, error bars ±1 standard deviation both ways.",
+		p, 5*vg.Inch)
 }
