@@ -21,18 +21,9 @@ import (
 type TCPInfoAnalysis struct {
 	File string `json:"file"`
 	Flow string `json:"flow"`
-	// Samples counts rows (one per subflow per sample).
-	Samples int `json:"samples"`
-	// Smoothed RTT over the samples while data was still acknowledged (see
-	// TCPInfoSeries); MinRTTMs is the kernel's min_rtt at the end.
-	MeanSRTTMs NullFloat `json:"mean_srtt_ms"`
-	P95SRTTMs  NullFloat `json:"p95_srtt_ms"`
-	MinRTTMs   NullFloat `json:"min_rtt_ms"`
-	// MaxCwndBytes is the largest congestion window of any subflow;
-	// Retransmits the segments retransmitted (tcpi_total_retrans) and
-	// BytesRetrans the bytes, summed over subflows at their last sample.
-	MaxCwndBytes int64               `json:"max_cwnd_bytes"`
-	Retransmits  int64               `json:"retransmits"`
+	TCPFigures
+	// BytesRetrans is the bytes retransmitted, summed over subflows at
+	// their last sample.
 	BytesRetrans int64               `json:"bytes_retrans"`
 	Subflows     []TCPSubflowSummary `json:"subflows"`
 
@@ -42,22 +33,35 @@ type TCPInfoAnalysis struct {
 
 // TCPSubflowSummary is one subflow of a TCP_INFO log (id 0: plain TCP).
 type TCPSubflowSummary struct {
-	ID           uint32    `json:"id"`
-	Local        string    `json:"local,omitempty"`
-	Remote       string    `json:"remote,omitempty"`
-	CC           string    `json:"cc,omitempty"`
-	Samples      int       `json:"samples"`
-	MeanSRTTMs   NullFloat `json:"mean_srtt_ms"`
-	P95SRTTMs    NullFloat `json:"p95_srtt_ms"`
-	MinRTTMs     NullFloat `json:"min_rtt_ms"`
-	MaxCwndBytes int64     `json:"max_cwnd_bytes"`
-	Retransmits  int64     `json:"retransmits"`
-	BytesAcked   int64     `json:"bytes_acked"`
+	ID     uint32 `json:"id"`
+	Local  string `json:"local,omitempty"`
+	Remote string `json:"remote,omitempty"`
+	CC     string `json:"cc,omitempty"`
+	TCPFigures
+	BytesAcked int64 `json:"bytes_acked"`
+}
+
+// TCPFigures are the figures of a TCP_INFO log, of one subflow or of the
+// connection.
+type TCPFigures struct {
+	// Samples counts rows (one per subflow per sample).
+	Samples int `json:"samples"`
+	// Smoothed RTT over the samples while data was still acknowledged (see
+	// TCPInfoSeries); MinRTTMs is the kernel's min_rtt at the end (of a
+	// connection: the smallest of its subflows').
+	MeanSRTTMs NullFloat `json:"mean_srtt_ms"`
+	P95SRTTMs  NullFloat `json:"p95_srtt_ms"`
+	MinRTTMs   NullFloat `json:"min_rtt_ms"`
+	// MaxCwndBytes is the largest congestion window (of any subflow);
+	// Retransmits the segments retransmitted (tcpi_total_retrans), at the
+	// last sample (of a connection: summed over its subflows).
+	MaxCwndBytes int64 `json:"max_cwnd_bytes"`
+	Retransmits  int64 `json:"retransmits"`
 }
 
 // AnalyzeTCPInfo computes the figures of one TCP_INFO log.
 func AnalyzeTCPInfo(rows []results.TCPInfoRow, file, flow string) *TCPInfoAnalysis {
-	a := &TCPInfoAnalysis{File: file, Flow: flow, Samples: len(rows), rows: rows, series: TCPInfoSeries(rows)}
+	a := &TCPInfoAnalysis{File: file, Flow: flow, TCPFigures: TCPFigures{Samples: len(rows)}, rows: rows, series: TCPInfoSeries(rows)}
 	a.MeanSRTTMs, a.P95SRTTMs, a.MinRTTMs = srttFigures(a.series)
 	var ids []uint32
 	by := map[uint32][]results.TCPInfoRow{}
@@ -72,7 +76,7 @@ func AnalyzeTCPInfo(rows []results.TCPInfoRow, file, flow string) *TCPInfoAnalys
 	for _, id := range ids {
 		rs := by[id]
 		last := rs[len(rs)-1]
-		sf := TCPSubflowSummary{ID: id, CC: last.CC, Samples: len(rs), BytesAcked: max(last.BytesAcked, 0)}
+		sf := TCPSubflowSummary{ID: id, CC: last.CC, TCPFigures: TCPFigures{Samples: len(rs)}, BytesAcked: max(last.BytesAcked, 0)}
 		if last.Local.IsValid() {
 			sf.Local = last.Local.String()
 		}
