@@ -55,13 +55,13 @@ func ReadCBR(r io.Reader, name string) ([]CBRPacket, error) {
 			return p, err
 		}
 		p.Seq = uint32(seq)
-		if p.Sent, err = parseSignedSeconds(rr, 1, "sent_s"); err != nil {
+		if p.Sent, err = rr.signedSeconds(1, "sent_s", 1); err != nil {
 			return p, err
 		}
-		if p.Recv, err = parseSignedSeconds(rr, 2, "recv_s"); err != nil {
+		if p.Recv, err = rr.signedSeconds(2, "recv_s", 1); err != nil {
 			return p, err
 		}
-		_, err = parseSignedSeconds(rr, 3, "owd_ms")
+		_, err = rr.signedSeconds(3, "owd_ms", 1e-3)
 		return p, err
 	}, func(rr *rowReader, prev, p CBRPacket) error {
 		if p.Recv < prev.Recv {
@@ -69,20 +69,6 @@ func ReadCBR(r io.Reader, name string) ([]CBRPacket, error) {
 		}
 		return nil
 	})
-}
-
-// parseSignedSeconds reads a time that may be negative (a stamp before t0
-// on a clock stepped back, or an owd_ms column read only for its syntax).
-func parseSignedSeconds(rr *rowReader, i int, field string) (time.Duration, error) {
-	unit := 1.0
-	if field == "owd_ms" {
-		unit = 1e-3
-	}
-	d, err := parseSeconds(rr.fields[i], unit)
-	if err != nil {
-		return 0, rr.fail(field, rr.fields[i], err)
-	}
-	return d, nil
 }
 
 func appendUint(b []byte, n uint64) []byte {

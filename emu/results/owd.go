@@ -1,10 +1,7 @@
 package results
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -26,44 +23,24 @@ type OWDRow struct {
 	OWD    time.Duration // read time minus send time
 }
 
-// OWDWriter writes a one-way delay log through a buffer. Write neither
-// allocates nor makes a system call until the buffer is full; it belongs to
-// one goroutine. The first error sticks and is returned by Flush.
-type OWDWriter struct {
-	w       *bufio.Writer
-	scratch [64]byte
-	err     error
-}
+// OWDWriter writes a one-way delay log; see rowWriter for its costs.
+type OWDWriter struct{ rw *rowWriter }
 
 // NewOWDWriter starts a log on w with the header line.
-func NewOWDWriter(w io.Writer) *OWDWriter {
-	ow := &OWDWriter{w: bufio.NewWriterSize(w, 64<<10)}
-	_, ow.err = ow.w.WriteString(OWDHeader + "\n")
-	return ow
-}
+func NewOWDWriter(w io.Writer) *OWDWriter { return &OWDWriter{newRowWriter(w, OWDHeader)} }
 
 // Write appends one row. Times are written to the microsecond.
-func (ow *OWDWriter) Write(r OWDRow) {
-	if ow.err != nil {
-		return
-	}
-	b := appendMicros(ow.scratch[:0], r.T, 6)
+func (w *OWDWriter) Write(r OWDRow) {
+	b := appendMicros(w.rw.scratch[:0], r.T, 6)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, r.Offset, 10)
 	b = append(b, ',')
 	b = appendMicros(b, r.OWD, 3)
-	b = append(b, '\n')
-	_, ow.err = ow.w.Write(b)
+	w.rw.row(b)
 }
 
 // Flush writes out the buffered rows and returns the first error.
-func (ow *OWDWriter) Flush() error {
-	if ow.err != nil {
-		return ow.err
-	}
-	ow.err = ow.w.Flush()
-	return ow.err
-}
+func (w *OWDWriter) Flush() error { return w.rw.Flush() }
 
 // appendMicros appends d rounded to the microsecond as a decimal number of
 // seconds (decimals 6) or milliseconds (decimals 3), without floating point
@@ -108,72 +85,24 @@ const maxOWDSeconds = 1e8
 // decrease, as the client writes them; the first bad line is reported as a
 // *ParseError.
 func ReadOWD(r io.Reader, name string) ([]OWDRow, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 4096)
-	var rows []OWDRow
-	line := 0
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSuffix(sc.Bytes(), []byte{'\r'})
-		if line == 1 {
-			if string(bytes.TrimPrefix(text, []byte("\ufeff"))) != OWDHeader {
-				return nil, &ParseError{File: name, Line: 1, Field: "header", Value: cut(text), Err: fmt.Errorf("%w %q", ErrHeader, OWDHeader)}
-			}
-			continue
+	return readRows(r, name, OWDHeader, func(rr *rowReader) (row OWDRow, err error) {
+		if row.T, err = rr.signedSeconds(0, "t_s", 1); err != nil {
+			return row, err
 		}
-		if len(text) == 0 {
-			return nil, &ParseError{File: name, Line: line, Err: ErrColumns}
+		if row.Offset, err = rr.int(1, "offset", 0, math.MaxInt64); err != nil {
+			return row, err
 		}
-		row, perr := parseOWDRow(text)
-		if perr != nil {
-			perr.File, perr.Line = name, line
-			return nil, perr
+		row.OWD, err = rr.signedSeconds(2, "owd_ms", 1e-3)
+		return row, err
+	}, func(rr *rowReader, prev, row OWDRow) error {
+		switch {
+		case row.Offset <= prev.Offset:
+			return &ParseError{File: rr.name, Line: rr.line, Field: "offset", Value: strconv.FormatInt(row.Offset, 10), Err: ErrBackwards}
+		case row.T < prev.T:
+			return &ParseError{File: rr.name, Line: rr.line, Field: "t_s", Value: row.T.String(), Err: ErrBackwards}
 		}
-		if n := len(rows); n > 0 {
-			switch prev := rows[n-1]; {
-			case row.Offset <= prev.Offset:
-				return nil, &ParseError{File: name, Line: line, Field: "offset", Value: strconv.FormatInt(row.Offset, 10), Err: ErrBackwards}
-			case row.T < prev.T:
-				return nil, &ParseError{File: name, Line: line, Field: "t_s", Value: row.T.String(), Err: ErrBackwards}
-			}
-		}
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &ParseError{File: name, Line: line + 1, Err: err}
-	}
-	if line == 0 {
-		return nil, &ParseError{File: name, Field: "header", Err: fmt.Errorf("empty file: %w %q", ErrHeader, OWDHeader)}
-	}
-	return rows, nil
-}
-
-func parseOWDRow(text []byte) (OWDRow, *ParseError) {
-	var f [3][]byte
-	rest := text
-	for i := range f {
-		var ok bool
-		f[i], rest, ok = bytes.Cut(rest, []byte{','})
-		if ok == (i == len(f)-1) {
-			return OWDRow{}, &ParseError{Value: cut(text), Err: ErrColumns}
-		}
-	}
-	t, err := parseSeconds(f[0], 1)
-	if err != nil {
-		return OWDRow{}, &ParseError{Field: "t_s", Value: cut(f[0]), Err: err}
-	}
-	off, err := strconv.ParseInt(string(f[1]), 10, 64)
-	if err == nil && off < 0 {
-		err = ErrRange
-	}
-	if err != nil {
-		return OWDRow{}, &ParseError{Field: "offset", Value: cut(f[1]), Err: err}
-	}
-	owd, err := parseSeconds(f[2], 1e-3)
-	if err != nil {
-		return OWDRow{}, &ParseError{Field: "owd_ms", Value: cut(f[2]), Err: err}
-	}
-	return OWDRow{T: t, Offset: off, OWD: owd}, nil
+		return nil
+	})
 }
 
 // parseSeconds reads a decimal number of units (1 for seconds, 1e-3 for

@@ -106,6 +106,17 @@ func (rr *rowReader) seconds(i int, field string, unit float64) (time.Duration, 
 	return d, nil
 }
 
+// signedSeconds is seconds for a time that may be negative: a stamp
+// before t0 on a clock stepped back, a one-way delay across clocks that
+// differ, or a column read only for its syntax.
+func (rr *rowReader) signedSeconds(i int, field string, unit float64) (time.Duration, error) {
+	d, err := parseSeconds(rr.fields[i], unit)
+	if err != nil {
+		return 0, rr.fail(field, rr.fields[i], err)
+	}
+	return d, nil
+}
+
 // optSeconds is seconds for a column that may be empty (NaN: not measured).
 func (rr *rowReader) optSeconds(i int, field string, unit float64) (time.Duration, bool, error) {
 	if len(rr.fields[i]) == 0 {

@@ -57,27 +57,22 @@ type TCPInfoRow struct {
 var tcpInfoColumns = strings.Split(TCPInfoHeader, ",")
 
 // TCPInfoWriter writes a TCP_INFO log through a buffer: a sampler at 10 ms
-// must not make a system call per row. It is not safe for concurrent use.
-type TCPInfoWriter struct {
-	w   *bufio.Writer
-	buf []byte
-	err error
-}
+// must not make a system call per row (see rowWriter for its costs). It is
+// not safe for concurrent use.
+type TCPInfoWriter struct{ rw *rowWriter }
 
 // NewTCPInfoWriter writes the header to w and returns a writer for rows.
 func NewTCPInfoWriter(w io.Writer) *TCPInfoWriter {
-	tw := &TCPInfoWriter{w: bufio.NewWriterSize(w, 32<<10), buf: make([]byte, 0, 256)}
-	_, tw.err = tw.w.WriteString(TCPInfoHeader + "\n")
-	return tw
+	return &TCPInfoWriter{newRowWriter(w, TCPInfoHeader)}
 }
 
 // Write appends one row; it does not allocate. Errors stick: once one
 // write fails, every later call returns that error.
 func (w *TCPInfoWriter) Write(r TCPInfoRow) error {
-	if w.err != nil {
-		return w.err
+	if w.rw.err != nil {
+		return w.rw.err
 	}
-	b := w.buf[:0]
+	b := w.rw.scratch[:0]
 	b = appendFloat(b, r.T, 6)
 	b = append(b, ',')
 	b = strconv.AppendUint(b, uint64(r.Subflow), 10)
@@ -105,20 +100,12 @@ func (w *TCPInfoWriter) Write(r TCPInfoRow) error {
 	}
 	b = append(b, ',')
 	b = append(b, r.CC...)
-	b = append(b, '\n')
-	w.buf = b
-	_, w.err = w.w.Write(b)
-	return w.err
+	w.rw.row(b)
+	return w.rw.err
 }
 
 // Flush writes out what is buffered.
-func (w *TCPInfoWriter) Flush() error {
-	if w.err != nil {
-		return w.err
-	}
-	w.err = w.w.Flush()
-	return w.err
-}
+func (w *TCPInfoWriter) Flush() error { return w.rw.Flush() }
 
 // appendFloat writes f with prec decimals; NaN (unknown) writes nothing.
 func appendFloat(b []byte, f float64, prec int) []byte {
