@@ -53,12 +53,7 @@ var actionNames = [...]string{
 	KillServer:  "kill server",
 }
 
-func (k ActionKind) String() string {
-	if int(k) < len(actionNames) && actionNames[k] != "" {
-		return actionNames[k]
-	}
-	return fmt.Sprintf("ActionKind(%d)", k)
-}
+func (k ActionKind) String() string { return kindName(actionNames[:], int(k), "ActionKind") }
 
 // String reads like a log line: "start client 1", "stop failed: …".
 func (a Action) String() string {

@@ -80,9 +80,12 @@ var eventNames = [...]string{
 	EmulationFailed: "emulation failed",
 }
 
-func (k EventKind) String() string {
-	if int(k) < len(eventNames) && eventNames[k] != "" {
-		return eventNames[k]
+func (k EventKind) String() string { return kindName(eventNames[:], int(k), "EventKind") }
+
+// kindName is names[k], or typ(k) for a kind without a name.
+func kindName(names []string, k int, typ string) string {
+	if k >= 0 && k < len(names) && names[k] != "" {
+		return names[k]
 	}
-	return fmt.Sprintf("EventKind(%d)", k)
+	return fmt.Sprintf("%s(%d)", typ, k)
 }
