@@ -2,11 +2,31 @@ package emu
 
 import (
 	"io"
+	"time"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
+
+// Emulation is a running emulated network: the topology of a configuration
+// with its links shaped, its delay lines and PDCP proxies running and its
+// traces replaying. `emu up` keeps one until Ctrl-C; `emu run` runs flows
+// over one. It runs on Linux only.
+type Emulation struct {
+	Config config.Config
+	ID     string
+	Net    *topo.Net
+	// Epoch is when trace replay started; time series count from it.
+	Epoch time.Time
+	// Backends says which mechanism emulates what (recorded in results).
+	Backends map[string]string
+
+	// Warnings are configuration warnings recorded in results.
+	Warnings []string
+
+	machinery
+}
 
 // StartOptions tune Start.
 type StartOptions struct {

@@ -16,22 +16,9 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-// Emulation is a running emulated network: the topology of a configuration
-// with its links shaped, its delay lines and PDCP proxies running and its
-// traces replaying. `emu up` keeps one until Ctrl-C; `emu run` runs flows
-// over one.
-type Emulation struct {
-	Config config.Config
-	ID     string
-	Net    *topo.Net
-	// Epoch is when trace replay started; time series count from it.
-	Epoch time.Time
-	// Backends says which mechanism emulates what (recorded in results).
-	Backends map[string]string
-
-	// Warnings are configuration warnings recorded in results.
-	Warnings []string
-
+// machinery is what an Emulation runs on Linux: its links, proxies and
+// background loops.
+type machinery struct {
 	dirs    []*link.Dir
 	proxies []*proxyPair
 	loopPs  int // packet loops counted in GOMAXPROCS (reservePs)
@@ -86,7 +73,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 			return nil, err
 		}
 	}
-	e := &Emulation{Config: cfg, ID: o.ID, Backends: map[string]string{"rate": "htb"}, failed: make(chan error, 1), log: o.Log}
+	e := &Emulation{Config: cfg, ID: o.ID, Backends: map[string]string{"rate": "htb"}, machinery: machinery{failed: make(chan error, 1), log: o.Log}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.Net, err = topo.Build(ctx, spec)
 	if err != nil {

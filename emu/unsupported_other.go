@@ -5,12 +5,10 @@ package emu
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runstate"
-	"github.com/dc-emu/emu/topo"
 )
 
 // errUnsupported is what every kernel-facing call returns off Linux: the
@@ -18,15 +16,8 @@ import (
 // traces and analysis work everywhere.
 var errUnsupported = errors.New("emu emulates networks only on Linux (network namespaces, netlink, NFQUEUE); config, trace and analyze work here")
 
-// Emulation is a running emulated network (Linux only).
-type Emulation struct {
-	Config   config.Config
-	ID       string
-	Net      *topo.Net
-	Epoch    time.Time
-	Backends map[string]string
-	Warnings []string
-}
+// machinery is empty: an Emulation runs on Linux only.
+type machinery struct{}
 
 func Start(context.Context, config.Config, StartOptions) (*Emulation, error) {
 	return nil, errUnsupported
