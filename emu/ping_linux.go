@@ -39,16 +39,7 @@ func (e *Emulation) Ping(ctx context.Context, from, to string, count int, interv
 		return nil, 0, fmt.Errorf("ping: echo responder in %s: %w", to, err)
 	}
 	defer echo.Close()
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			n, a, err := echo.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			echo.WriteToUDPAddrPort(buf[:n], a)
-		}
-	}()
+	go echoUDP(echo)
 	if err := src.Do(func() (err error) {
 		conn, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(target))
 		return err
@@ -57,6 +48,19 @@ func (e *Emulation) Ping(ctx context.Context, from, to string, count int, interv
 	}
 	defer conn.Close()
 	return pingLoop(ctx, conn, count, interval)
+}
+
+// echoUDP sends every datagram c receives back to its sender until c is
+// closed.
+func echoUDP(c *net.UDPConn) {
+	buf := make([]byte, 2048)
+	for {
+		n, a, err := c.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			return
+		}
+		c.WriteToUDPAddrPort(buf[:n], a)
+	}
 }
 
 func pingLoop(ctx context.Context, conn *net.UDPConn, count int, interval time.Duration) ([]time.Duration, int, error) {
