@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"errors"
 	"io/fs"
 	"time"
 
@@ -40,12 +39,11 @@ func (ra *RunAnalysis) readLatency(fsys fs.FS, sum *results.Summary) error {
 	for i := range ra.Flows {
 		fa := &ra.Flows[i]
 		name := results.TCPInfoFile(fa.Name)
-		rows, err := readFS(fsys, name, results.ReadTCPInfo)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
+		rows, ok, err := readFSIfExists(fsys, name, results.ReadTCPInfo)
+		if err != nil {
 			return err
-		default:
+		}
+		if ok {
 			a := AnalyzeTCPInfo(rows, name, fa.Name)
 			ra.TCPInfo = append(ra.TCPInfo, a)
 			fa.setTCPInfo(a)
@@ -56,12 +54,11 @@ func (ra *RunAnalysis) readLatency(fsys fs.FS, sum *results.Summary) error {
 			}
 		}
 		name = results.OWDFile(fa.Name)
-		owd, err := readFS(fsys, name, results.ReadOWD)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
+		owd, ok, err := readFSIfExists(fsys, name, results.ReadOWD)
+		if err != nil {
 			return err
-		default:
+		}
+		if ok {
 			fa.owd, fa.OWDLog = OWDSeries(owd), name
 		}
 		fa.RTTMs, fa.OWDMs = fa.rtt.StatsPtr(), fa.owd.StatsPtr()

@@ -23,11 +23,8 @@ const ReportFile = "report.html"
 // the run directory; the page is meant to be written into it.
 func WriteRunReport(w io.Writer, fsys fs.FS, ra *RunAnalysis, figs []*Figure, notes []string) error {
 	d := runReport{RA: ra, Notes: notes, Title: "Run " + orDash(ra.Run)}
-	var sum *results.Summary
-	if err := ifExists(fsys, summaryFile, func() error {
-		sum = &results.Summary{}
-		return results.ReadJSON(fsys, summaryFile, sum)
-	}); err != nil {
+	sum, err := readJSONIfExists[results.Summary](fsys, summaryFile)
+	if err != nil {
 		return err
 	}
 	if sum != nil {
@@ -50,7 +47,6 @@ func WriteRunReport(w io.Writer, fsys fs.FS, ra *RunAnalysis, figs []*Figure, no
 			Src: results.SVGDataURL(svg.Bytes()),
 		})
 	}
-	var err error
 	if d.Files, err = reportFiles(fsys); err != nil {
 		return err
 	}

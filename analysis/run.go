@@ -178,11 +178,8 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 	}
 	ra.ActiveWindowS = [2]NullFloat{unknown(), unknown()}
 
-	var sum *results.Summary
-	if err := ifExists(fsys, summaryFile, func() error {
-		sum = &results.Summary{}
-		return results.ReadJSON(fsys, summaryFile, sum)
-	}); err != nil {
+	sum, err := readJSONIfExists[results.Summary](fsys, summaryFile)
+	if err != nil {
 		return nil, err
 	}
 	if sum == nil {
@@ -199,18 +196,14 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 		}
 	}
 
-	if err := ifExists(fsys, timeseriesFile, func() (err error) {
-		ra.Timeseries, err = readFS(fsys, timeseriesFile, results.ReadTimeseries)
-		return err
-	}); err != nil {
+	if ts, ok, err := readFSIfExists(fsys, timeseriesFile, results.ReadTimeseries); err != nil {
 		return nil, err
+	} else if ok {
+		ra.Timeseries = ts
 	}
 
-	var counters *results.Counters
-	if err := ifExists(fsys, countersFile, func() error {
-		counters = &results.Counters{}
-		return results.ReadJSON(fsys, countersFile, counters)
-	}); err != nil {
+	counters, err := readJSONIfExists[results.Counters](fsys, countersFile)
+	if err != nil {
 		return nil, err
 	}
 
@@ -250,6 +243,27 @@ func ifExists(fsys fs.FS, name string, read func() error) error {
 		return err
 	}
 	return read()
+}
+
+// readJSONIfExists reads the JSON file name into a new T; it returns nil,
+// and no error, when fsys has no such file.
+func readJSONIfExists[T any](fsys fs.FS, name string) (*T, error) {
+	var v *T
+	err := ifExists(fsys, name, func() error {
+		v = new(T)
+		return results.ReadJSON(fsys, name, v)
+	})
+	return v, err
+}
+
+// readFSIfExists is readFS for a file that may be missing: ok is false,
+// and the error nil, when it is.
+func readFSIfExists[T any](fsys fs.FS, name string, read func(io.Reader, string) (T, error)) (v T, ok bool, err error) {
+	v, err = readFS(fsys, name, read)
+	if errors.Is(err, fs.ErrNotExist) {
+		return v, false, nil
+	}
+	return v, err == nil, err
 }
 
 // readFS opens name in fsys and reads it with read, which names it in
