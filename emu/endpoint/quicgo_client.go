@@ -31,10 +31,11 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 		r.CC = cfg.CC
 		return r, err
 	}
-	pool, err := loadCAPool(cfg.CAFile)
+	tlsConf, closeKeys, err := clientTLS(cfg)
 	if err != nil {
 		return fail(err)
 	}
+	defer closeKeys()
 	sock, err := openQUICSocket(hostPort(cfg.URL), cfg.RcvBuf)
 	if err != nil {
 		return fail(err)
@@ -42,18 +43,11 @@ func downloadQuicGo(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 	defer sock.close()
 	tr, raddr, rcvbuf := sock.tr, sock.raddr, sock.rcvbuf
 
-	keys, err := openKeyLog(cfg.KeyLogFile)
-	if err != nil {
-		return fail(err)
-	}
-	if keys != nil {
-		defer keys.Close()
-	}
 	qlogs := newQlogSink(cfg.QlogFile, cfg.Log)
 	qconf := quicConfig(cfg, qlogs)
 	var handshaken atomic.Bool
 	h3 := &http3.Transport{
-		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)},
+		TLSClientConfig: tlsConf,
 		QUICConfig:      qconf,
 		Dial: func(ctx context.Context, _ string, tlsConf *tls.Config, qc *quic.Config) (*quic.Conn, error) {
 			hctx, cancel := context.WithTimeoutCause(ctx, cfg.HandshakeTimeout, errHandshakeTimeout)

@@ -2,7 +2,6 @@ package endpoint
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,10 +12,11 @@ import (
 
 // serveQuicGo runs quic-go's HTTP/3 server on its own UDP socket.
 func serveQuicGo(ctx context.Context, cfg *ServerConfig) error {
-	cert, err := loadServerCert(cfg.CertFile, cfg.KeyFile)
+	conf, closeKeys, err := serverTLS(cfg)
 	if err != nil {
 		return err
 	}
+	defer closeKeys()
 	udp, err := listenUDP(cfg.Listen)
 	if err != nil {
 		return err
@@ -25,19 +25,8 @@ func serveQuicGo(ctx context.Context, cfg *ServerConfig) error {
 	tr := &quic.Transport{Conn: udp}
 	defer tr.Close()
 
-	keys, err := openKeyLog(cfg.KeyLogFile)
-	if err != nil {
-		return err
-	}
-	if keys != nil {
-		defer keys.Close()
-	}
 	qlogs := newQlogSink(cfg.QlogFile, cfg.Log)
-	tlsConf := http3.ConfigureTLSConfig(&tls.Config{
-		Certificates: []tls.Certificate{cert},
-		MinVersion:   tls.VersionTLS13,
-		KeyLogWriter: keyLogWriter(keys),
-	})
+	tlsConf := http3.ConfigureTLSConfig(conf)
 	// An early listener with 0-RTT allowed, as http3's own servers have:
 	// clients that resume may send their request in their first flight.
 	ln, err := tr.ListenEarly(tlsConf, &quic.Config{Tracer: qlogs.tracer(), Allow0RTT: true})

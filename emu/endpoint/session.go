@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
@@ -44,7 +43,7 @@ type connector struct {
 	mu  sync.Mutex
 	cc  string // what the kernel reports on the last connected socket
 
-	keys *os.File
+	closeKeys func() // the key log's; nil until newConnector has it
 }
 
 // hconn is one connection: requests go through rt. Once handshaken is
@@ -79,15 +78,11 @@ func (h *hconn) setup(ctx context.Context) (time.Duration, bool, bool) {
 }
 
 func newConnector(cfg *ClientConfig) (*connector, error) {
-	pool, err := loadCAPool(cfg.CAFile)
-	if err != nil {
-		return nil, err
-	}
 	c := &connector{cfg: cfg, addr: hostPort(cfg.URL)}
-	if c.keys, err = openKeyLog(cfg.KeyLogFile); err != nil {
+	var err error
+	if c.tlsConf, c.closeKeys, err = clientTLS(cfg); err != nil {
 		return nil, err
 	}
-	c.tlsConf = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(c.keys)}
 	if r := cfg.Work.resume(); r != config.ResumeOff {
 		c.tickets = newTicketCache()
 		c.tlsConf.ClientSessionCache = c.tickets
@@ -303,8 +298,8 @@ func (c *connector) close() error {
 	if c.qlogs != nil {
 		errs = append(errs, c.qlogs.wait(clientCloseTimeout))
 	}
-	if c.keys != nil {
-		c.keys.Close()
+	if c.closeKeys != nil {
+		c.closeKeys()
 	}
 	return errors.Join(errs...)
 }

@@ -2,7 +2,6 @@ package endpoint
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -24,22 +23,15 @@ func downloadTCP(ctx context.Context, cfg *ClientConfig, m *meter) (Result, erro
 		r.CC = cc
 		return r, err
 	}
-	pool, err := loadCAPool(cfg.CAFile)
+	tlsConf, closeKeys, err := clientTLS(cfg)
 	if err != nil {
 		return fail(err)
 	}
-	keys, err := openKeyLog(cfg.KeyLogFile)
-	if err != nil {
-		return fail(err)
-	}
-	if keys != nil {
-		defer keys.Close()
-	}
+	defer closeKeys()
 	addr := hostPort(cfg.URL)
 	dialer := ccDialer(cfg)
 	dialer.SetMultipathTCP(cfg.MPTCP)
 	var mpConn *net.TCPConn // the MPTCP connection, checked again at the end
-	tlsConf := &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13, KeyLogWriter: keyLogWriter(keys)}
 	tr := h2Transport(cfg, tlsConf, func(ctx context.Context, network, a string) (net.Conn, error) {
 		c, err := dialer.DialContext(ctx, network, a)
 		if err != nil {

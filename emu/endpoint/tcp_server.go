@@ -2,7 +2,6 @@ package endpoint
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -20,17 +19,11 @@ const (
 // serveTCP runs net/http's HTTP/2 server over TLS 1.3 with the congestion
 // control set on the listener and verified on every accepted socket.
 func serveTCP(ctx context.Context, cfg *ServerConfig) error {
-	cert, err := loadServerCert(cfg.CertFile, cfg.KeyFile)
+	tlsConf, closeKeys, err := serverTLS(cfg)
 	if err != nil {
 		return err
 	}
-	keys, err := openKeyLog(cfg.KeyLogFile)
-	if err != nil {
-		return err
-	}
-	if keys != nil {
-		defer keys.Close()
-	}
+	defer closeKeys()
 	var listenErr error
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		// Failing here, before "ready", is the clear error for a cc the
@@ -66,13 +59,9 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 	var protos http.Protocols
 	protos.SetHTTP2(true) // HTTP/2 only: a client that cannot do it fails the handshake
 	srv := &http.Server{
-		Handler:   newHandler(cfg),
-		Protocols: &protos,
-		TLSConfig: &tls.Config{
-			Certificates: []tls.Certificate{cert},
-			MinVersion:   tls.VersionTLS13,
-			KeyLogWriter: keyLogWriter(keys),
-		},
+		Handler:           newHandler(cfg),
+		Protocols:         &protos,
+		TLSConfig:         tlsConf,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          newLogger(cfg.Log),
 		ConnContext:       withSendWait,
