@@ -137,6 +137,10 @@ var greys = []color.Color{color.Gray{Y: 90}, color.Gray{Y: 150}, color.Gray{Y: 1
 
 func colorAt(c []color.Color, i int) color.Color { return c[i%len(c)] }
 
+// PaletteColor is the i-th colour (cycling) of the palette emu's figures
+// draw flows and lines in, colour-blind safe (Okabe–Ito).
+func PaletteColor(i int) color.Color { return colorAt(palette, i) }
+
 // addSeries adds lines to p (skipping empty ones) and their legend entries.
 func addSeries(p *plot.Plot, ss ...series) error {
 	for _, s := range ss {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -88,7 +89,7 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 			ye = append(ye, struct{ Low, High float64 }{pt.ysd, pt.ysd})
 			labels[j] = pt.label
 		}
-		c := palette[i%len(palette)]
+		c := analysis.PaletteColor(i)
 		s, err := newErrorScatter(xy, xe, ye, labels, c, c)
 		if err != nil {
 			return nil, err

@@ -205,7 +205,7 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 		for j, pt := range l.xy {
 			xy[j] = plotter.XY{X: pt.X + off, Y: pt.Y}
 		}
-		c := palette[i%len(palette)]
+		c := analysis.PaletteColor(i)
 		ln, pts, err := plotter.NewLinePoints(xy)
 		if err != nil {
 			return nil, err
@@ -304,17 +304,6 @@ func zeroNaN(v float64) float64 {
 		return 0
 	}
 	return v
-}
-
-// palette: colour-blind safe (Okabe–Ito), as in emu analyze's figures.
-var palette = []color.Color{
-	color.RGBA{R: 0, G: 114, B: 178, A: 255},
-	color.RGBA{R: 213, G: 94, B: 0, A: 255},
-	color.RGBA{R: 0, G: 158, B: 115, A: 255},
-	color.RGBA{R: 204, G: 121, B: 167, A: 255},
-	color.RGBA{R: 230, G: 159, B: 0, A: 255},
-	color.RGBA{R: 86, G: 180, B: 233, A: 255},
-	color.RGBA{R: 0, G: 0, B: 0, A: 255},
 }
 
 func newPlot(title, xLabel, yLabel string) *plot.Plot {

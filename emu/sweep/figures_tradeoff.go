@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -82,7 +83,7 @@ func tradeoffFigure(t *results.SweepTable, dm, gm string) (*Figure, error) {
 	name := "tradeoff-" + results.FileSlug(strings.TrimSuffix(strings.TrimPrefix(gm, "flow."), ".goodput_mbps")) + "-" + results.FileSlug(strings.TrimPrefix(dm, "flow."))
 	title := metricLabel(gm) + " against " + metricLabel(dm)
 	p := newPlot(title, metricLabel(dm), metricLabel(gm))
-	s, err := newErrorScatter(xy, xerr, yerr, labels, palette[0], nil)
+	s, err := newErrorScatter(xy, xerr, yerr, labels, analysis.PaletteColor(0), nil)
 	if err != nil {
 		return nil, err
 	}
