@@ -70,16 +70,7 @@ func bareVethRTT(t *testing.T, n int) time.Duration {
 		t.Fatal(err)
 	}
 	defer echo.Close()
-	go func() {
-		buf := make([]byte, 2048)
-		for {
-			k, from, err := echo.ReadFromUDPAddrPort(buf)
-			if err != nil {
-				return
-			}
-			echo.WriteToUDPAddrPort(buf[:k], from)
-		}
-	}()
+	go echoUDP(echo)
 	if err := a.Do(func() (err error) { conn, err = net.DialUDP("udp4", nil, net.UDPAddrFromAddrPort(target)); return }); err != nil {
 		t.Fatal(err)
 	}

@@ -43,12 +43,6 @@ func fidelityParams() []Param {
 	}
 }
 
-func fractionParam(key, doc string, field func(*Config) *float64) Param {
-	return Param{key, "%", doc,
-		func(c *Config) string { return FormatFraction(*field(c)) },
-		func(c *Config, v string) (err error) { *field(c), err = ParseFraction(v); return }}
-}
-
 // validateFidelity checks the thresholds: a zero would silently take the
 // default in package fidelity, so every threshold must be positive.
 func (c *Config) validateFidelity() []error {

@@ -165,6 +165,10 @@ func durationParam(key, doc string, p func(*Config) *time.Duration) Param {
 	return durationField(key, doc, p).param("", self)
 }
 
+func fractionParam(key, doc string, p func(*Config) *float64) Param {
+	return fractionField(key, doc, p).param("", self)
+}
+
 func floatParam(key, unit, doc string, p func(*Config) *float64) Param {
 	return floatField(key, unit, doc, p).param("", self)
 }
