@@ -2,6 +2,10 @@ package sweep
 
 import "github.com/dc-emu/emu/emu/results"
 
-// Completed reports whether dir holds run r of plan p with status ok, its
-// seed and its point's configuration: a run Execute would skip.
-func Completed(dir string, p *results.Plan, r results.Run) bool { return completed(dir, p, r) }
+// Completed reports whether dir holds run r of plan p done for good with
+// the default reruns: status ok, its seed and its point's configuration,
+// and an emulation that kept up or was degraded in 1 + DefaultReruns
+// attempts. It is the run an Execute with Options.Reruns nil would skip.
+func Completed(dir string, p *results.Plan, r results.Run) bool {
+	return completed(dir, p, r, DefaultReruns)
+}

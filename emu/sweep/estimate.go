@@ -343,14 +343,15 @@ func (e Elapsed) Scale(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * float64(e.Took) / float64(e.Expected))
 }
 
-// ElapsedIn counts the runs of plan p that dir holds and Execute would
-// skip, each as its flows' duration (summary.json) and RunOverhead: a
-// resumed sweep's estimate starts from what the earlier sessions saw.
+// ElapsedIn counts the runs of plan p that dir holds with status ok (its
+// latest attempt, degraded or not: each took the time it took), each as
+// its flows' duration (summary.json) and RunOverhead: a resumed sweep's
+// estimate starts from what the earlier sessions saw.
 func ElapsedIn(dir string, p *results.Plan) Elapsed {
 	var e Elapsed
 	for _, r := range p.Runs {
 		sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r)
-		if !ok || !completed(dir, p, r) {
+		if !ok {
 			continue
 		}
 		e.Add(p, r.Point, RunOverhead+time.Duration(sum.DurationS*float64(time.Second)))

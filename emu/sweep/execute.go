@@ -50,6 +50,20 @@ type Options struct {
 	// children (the endpoints, once they have exited); Jobs.Auto measures
 	// one run alone with it. Nil leaves Jobs.Auto at one run at a time.
 	CPUTime func() time.Duration
+	// Reruns is how many times a run whose emulation came back degraded
+	// is run again: a run is done when an attempt ends ok and keeps up, or
+	// after 1 + Reruns degraded attempts (the last is its result, the
+	// others are kept in dir/degraded). Nil means DefaultReruns, a pointer
+	// to 0 (or less) no reruns.
+	Reruns *int
+}
+
+// reruns is Reruns with its default.
+func (o *Options) reruns() int {
+	if o.Reruns == nil {
+		return DefaultReruns
+	}
+	return max(*o.Reruns, 0)
 }
 
 // Outcome is what Execute did.
@@ -60,8 +74,8 @@ type Outcome struct {
 	// Failures are the runs done now that did not end ok.
 	Failures []Failure
 	// Degraded are the runs done now that ended ok with a degraded
-	// emulation also when run again; Reruns counts the runs run again
-	// because their first attempt was degraded.
+	// emulation in every attempt Options.Reruns allows; Reruns counts the
+	// attempts made again because the one before was degraded.
 	Degraded []string
 	Reruns   int
 	// Jobs is how many runs ran at once at the end (auto lowers it).
@@ -86,14 +100,16 @@ func (o *Outcome) Complete() bool {
 	return o.Skipped+o.OK == o.Runs
 }
 
-// attempt is one run to do; rerun marks the second attempt of a run whose
-// first was degraded.
+// attempt is one run to do: its attempt n (from 1; above 1 the ones
+// before were degraded).
 type attempt struct {
-	run   results.Run
-	rerun bool
-	// below, when set, starts the attempt only while fewer runs than this
-	// run at once: auto reruns a degraded run below the concurrency that
-	// degraded it, or a second overloaded attempt would say nothing new.
+	run results.Run
+	n   int
+	// below, when set, keeps fewer runs than this at once while the
+	// attempt runs (it starts only then, and no other starts beside it
+	// past that): auto reruns a degraded run below the lowest concurrency
+	// that degraded it, or another overloaded attempt would say nothing
+	// new.
 	below int
 }
 
@@ -119,10 +135,12 @@ type ended struct {
 // status ok (resuming an earlier attempt), up to o.Jobs at once, each in
 // dir/runs/<run id>. A run that fails is recorded (summary.json with status
 // failed, written here if the runner did not) and the sweep goes on. A run
-// that ends ok but degraded (summary.json's fidelity) is run once more;
-// its first attempt is kept in dir/degraded/<run id>. p must come from
-// NewPlan (it carries the resolved configurations), and dir must have been
-// prepared for it (Prepare).
+// that ends ok but degraded (summary.json's fidelity) is run again, up to
+// o.Reruns times; each degraded attempt but the last is kept, the first
+// in dir/degraded/<run id>, attempt k in dir/degraded/<run id>.<k>. A
+// resumed sweep counts the attempts on disk and goes on from them. p must
+// come from NewPlan (it carries the resolved configurations), and dir must
+// have been prepared for it (Prepare).
 func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outcome, error) {
 	if o.Runner == nil {
 		return nil, errors.New("sweep: no runner")
@@ -140,18 +158,8 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 	runs := o.Shard.Runs(p)
 	x.out = &Outcome{Runs: len(runs)}
 	for _, r := range runs {
-		switch {
-		case completed(dir, p, r):
-			x.out.Skipped++
-		case degradedOnce(dir, p, r):
-			// A run whose first attempt came back degraded in an
-			// earlier session that ended before the second.
-			if err := keepDegraded(dir, r.ID); err != nil {
-				return x.out, err
-			}
-			x.queue = append(x.queue, attempt{run: r, rerun: true})
-		default:
-			x.queue = append(x.queue, attempt{run: r})
+		if err := x.resume(r); err != nil {
+			return x.out, err
 		}
 	}
 	x.pr = newProgress(o.Progress, p, len(runs), x.out.Skipped, ElapsedIn(dir, p))
@@ -159,6 +167,34 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 	err := x.loop(ctx)
 	x.out.Jobs = x.gov.Limit()
 	return x.out, err
+}
+
+// resume queues run r's next attempt, or counts it as skipped when dir
+// holds it done for good.
+func (x *executor) resume(r results.Run) error {
+	st, reruns := stateOf(x.dir, x.p, r), x.o.reruns()
+	switch {
+	case st.final(reruns):
+		x.out.Skipped++
+	case st.ok:
+		// Degraded in an earlier session that ended before the next
+		// attempt, or one with fewer reruns.
+		if err := keepDegraded(x.dir, r.ID, st.kept+1); err != nil {
+			return err
+		}
+		x.queue = append(x.queue, attempt{run: r, n: st.kept + 2})
+	case st.kept > reruns:
+		// The attempt after the kept ones failed or was interrupted,
+		// and this session allows no more: the last degraded one is
+		// the run's result.
+		if err := restoreKept(x.dir, r.ID, st.kept); err != nil {
+			return err
+		}
+		x.out.Skipped++
+	default:
+		x.queue = append(x.queue, attempt{run: r, n: st.kept + 1})
+	}
+	return nil
 }
 
 // executor is one Execute: the queue, the runs in progress and what
@@ -285,7 +321,7 @@ func (x *executor) start(ctx context.Context, done chan<- ended) error {
 	for _, o := range x.running {
 		o.peak = max(o.peak, len(x.running))
 	}
-	x.pr.start(r, x.p.Describe(pt), a.rerun, len(x.running))
+	x.pr.start(r, x.p.Describe(pt), a.n, 1+x.o.reruns(), len(x.running))
 	go func() {
 		sum, err := x.o.Runner(ctx, cfg, runDir)
 		done <- ended{id: r.ID, cfg: cfg, sum: sum, err: err}
@@ -342,21 +378,21 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 		x.pr.finish(r, status, "", e.sum, took, x.counts())
 		return nil
 	}
-	if !l.rerun {
-		if err := keepDegraded(x.dir, r.ID); err != nil {
+	if left := 1 + x.o.reruns() - l.n; left > 0 {
+		if err := keepDegraded(x.dir, r.ID, l.n); err != nil {
 			return err
 		}
-		a := attempt{run: r, rerun: true}
-		if x.gov.auto && l.peak > 1 {
+		a := attempt{run: r, n: l.n + 1, below: l.below}
+		if x.gov.auto && l.peak > 1 && (a.below == 0 || l.peak < a.below) {
 			a.below = l.peak
 		}
 		x.queue = append([]attempt{a}, x.queue...)
 		x.out.Reruns++
-		x.pr.degraded(r, why, e.sum, took, true, x.counts())
+		x.pr.degraded(r, why, e.sum, took, l.n, left, x.counts())
 	} else {
 		x.out.OK++
 		x.out.Degraded = append(x.out.Degraded, r.ID)
-		x.pr.degraded(r, why, e.sum, took, false, x.counts())
+		x.pr.degraded(r, why, e.sum, took, l.n, 0, x.counts())
 	}
 	if line != "" {
 		x.pr.note(line)
@@ -364,12 +400,20 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 	return nil
 }
 
-// limitFor is how many runs may run at once for a to start.
+// limitFor is how many runs may run at once for a to start: the
+// governor's limit, and below the concurrency that degraded a, or any
+// running attempt, before.
 func (x *executor) limitFor(a attempt) int {
+	n := x.gov.Limit()
 	if a.below > 0 {
-		return min(x.gov.Limit(), a.below-1)
+		n = min(n, a.below-1)
 	}
-	return x.gov.Limit()
+	for _, l := range x.running {
+		if l.below > 0 {
+			n = min(n, l.below-1)
+		}
+	}
+	return max(n, 1)
 }
 
 // counts is the progress line's state.

@@ -29,9 +29,10 @@ type MergeResult struct {
 // Merge gathers the runs of sweep directories that hold the same plan (the
 // shards of one sweep, run on different machines) into out: it checks that
 // the plans are identical, writes out's plan.json (as Prepare does) and
-// copies each run's directory from the first input that completed it,
-// hard-linking files where the file system allows. out may be one of the
-// inputs. The caller then writes the results with Finish.
+// copies each run's directory, with the degraded attempts kept of it,
+// from the first input that completed it (ok, preferring an attempt that
+// kept up to a degraded one), hard-linking files where the file system
+// allows. out may be one of the inputs. The caller then writes the results with Finish.
 func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 	if len(inputs) == 0 {
 		return nil, errors.New("merge: no sweep directories given")
@@ -55,45 +56,69 @@ func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 	}
 	res := &MergeResult{}
 	for _, r := range p.Runs {
-		if completed(out, p, r) {
-			res.Present++
-			continue
-		}
-		var from, failedFrom string
+		have := holds(out, p, r)
+		var from string
+		best, done := holdsNothing, 0
 		for _, in := range inputs {
 			if sameDir(in, out) {
 				continue
 			}
-			switch {
-			case completed(in, p, r):
-				if from == "" {
-					from = in
-				} else {
-					res.Duplicates = append(res.Duplicates, r.ID)
-				}
-			case failedFrom == "" && attempted(in, r):
-				failedFrom = in
+			h := holds(in, p, r)
+			if h >= holdsDegraded {
+				done++
+			}
+			if h > best {
+				from, best = in, h
 			}
 		}
-		if from == "" {
-			if failedFrom != "" && !attempted(out, r) {
-				if err := copyRun(failedFrom, out, r.ID); err != nil {
+		switch {
+		case have >= holdsDegraded && have >= best:
+			res.Present++
+		case best >= holdsDegraded:
+			if done > 1 {
+				res.Duplicates = append(res.Duplicates, r.ID)
+			}
+			if err := copyRun(from, out, r.ID); err != nil {
+				return nil, err
+			}
+			res.Copied++
+		case best == holdsAttempt || have == holdsAttempt:
+			if have < holdsAttempt {
+				if err := copyRun(from, out, r.ID); err != nil {
 					return nil, err
 				}
 			}
-			if failedFrom != "" || attempted(out, r) {
-				res.Failed = append(res.Failed, r.ID)
-			} else {
-				res.Missing = append(res.Missing, r.ID)
-			}
-			continue
+			res.Failed = append(res.Failed, r.ID)
+		default:
+			res.Missing = append(res.Missing, r.ID)
 		}
-		if err := copyRun(from, out, r.ID); err != nil {
-			return nil, err
-		}
-		res.Copied++
 	}
 	return res, nil
+}
+
+// What a sweep directory holds of a run, worst first: Merge takes each
+// run from the input that holds the best. A degraded run counts as
+// completed (whether it is due another attempt depends on the --reruns
+// of the sweep that resumes the merged directory, which counts its
+// attempts then).
+const (
+	holdsNothing  = iota
+	holdsAttempt  // a summary with its seed, not ok (or of another configuration)
+	holdsDegraded // ok, the emulation degraded
+	holdsOK       // ok and kept up
+)
+
+func holds(dir string, p *results.Plan, r results.Run) int {
+	st := stateOf(dir, p, r)
+	switch {
+	case st.ok && !st.bad:
+		return holdsOK
+	case st.ok:
+		return holdsDegraded
+	case attempted(dir, r):
+		return holdsAttempt
+	}
+	return holdsNothing
 }
 
 // attempted reports whether dir holds a summary of run r (any status).
@@ -108,19 +133,31 @@ func sameDir(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// copyRun replaces to/runs/id with a copy of from/runs/id, and
-// to/degraded/id with from's (the first attempt of a run that was
-// degraded and run again: without it the copy would count as not yet run
-// again).
+// copyRun replaces to/runs/id with a copy of from/runs/id, and the
+// degraded attempts to keeps of the run with from's (without them the
+// copy would count fewer attempts than were made).
 func copyRun(from, to, id string) error {
 	if err := copyDir(filepath.Join(from, results.RunsDir, id), filepath.Join(to, results.RunsDir, id)); err != nil {
 		return err
 	}
-	src := filepath.Join(from, results.DegradedDir, id)
-	if _, err := os.Stat(src); err != nil {
-		return nil
+	for k := 1; ; k++ {
+		dst := keptDir(to, id, k)
+		if _, err := os.Stat(dst); err != nil {
+			break
+		}
+		if err := os.RemoveAll(dst); err != nil {
+			return fmt.Errorf("merge: %w", err)
+		}
 	}
-	return copyDir(src, filepath.Join(to, results.DegradedDir, id))
+	for k := 1; ; k++ {
+		src := keptDir(from, id, k)
+		if _, err := os.Stat(src); err != nil {
+			return nil
+		}
+		if err := copyDir(src, keptDir(to, id, k)); err != nil {
+			return err
+		}
+	}
 }
 
 // copyDir replaces dst with a copy of src, hard-linking files where the

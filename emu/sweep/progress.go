@@ -85,23 +85,43 @@ func WallTimes(p *results.Plan, runs []results.Run, cores int) string {
 	return strings.Join(parts, ", ")
 }
 
-func (pr *progress) start(r results.Run, point string, rerun bool, running int) {
-	if rerun {
-		pr.printf("[attempt 2] %s: %s, seed %d (the first was degraded", r.ID, point, r.Seed)
+// start reports attempt n of at most of (1 + reruns) of run r.
+func (pr *progress) start(r results.Run, point string, n, of, running int) {
+	if n > 1 {
+		pr.printf("[attempt %d] %s: %s, seed %d (%s; %s", n, r.ID, point, r.Seed, before(n), remaining(of-n))
 	} else {
 		pr.started++
 		pr.printf("[%d/%d] %s: %s, seed %d", pr.started, pr.total, r.ID, point, r.Seed)
 	}
 	switch {
-	case running > 1 && rerun:
+	case running > 1 && n > 1:
 		pr.printf("; %d running)\n", running)
 	case running > 1:
 		pr.printf(" (%d running)\n", running)
+	case n > 1:
+		pr.printf(")\n")
 	default:
 		pr.printf("\n")
-	case rerun:
-		pr.printf(")\n")
 	}
+}
+
+// before says which attempts before attempt n were degraded.
+func before(n int) string {
+	switch n {
+	case 2:
+		return "the first was degraded"
+	case 3:
+		return "both before were degraded"
+	}
+	return fmt.Sprintf("the %d before were degraded", n-1)
+}
+
+// remaining says how many attempts may follow this one if it is degraded.
+func remaining(left int) string {
+	if left <= 0 {
+		return "the last attempt"
+	}
+	return plural(left, "more attempt") + " if degraded"
 }
 
 // observe adds a run that ended ok to the ETA's scale.
@@ -134,15 +154,19 @@ func (pr *progress) finish(r results.Run, status, msg string, sum *results.Summa
 	pr.printf("%s%s\n", line, st.suffix())
 }
 
-// degraded reports a run that ended ok with a degraded emulation; again
-// says it will be run once more, else it is final.
-func (pr *progress) degraded(r results.Run, why string, sum *results.Summary, took time.Duration, again bool, st state) {
-	place := "[attempt 1]"
-	what := "running it again"
-	if !again {
+// degraded reports attempt n of a run that ended ok with a degraded
+// emulation; left attempts remain (it is run again), or none and it is
+// final.
+func (pr *progress) degraded(r results.Run, why string, sum *results.Summary, took time.Duration, n, left int, st state) {
+	place := fmt.Sprintf("[attempt %d]", n)
+	what := fmt.Sprintf("running it again (%s left)", plural(left, "attempt"))
+	if left <= 0 {
 		pr.done++
 		place = fmt.Sprintf("[%d/%d]", pr.done, pr.total)
 		what = "left out of the statistics (--keep-degraded keeps it)"
+		if n > 1 {
+			what = fmt.Sprintf("degraded in all %d attempts, %s", n, what)
+		}
 	}
 	pr.printf("%s %s degraded in %s: %s; %s; %s%s\n", place, r.ID, took.Round(100*time.Millisecond), goodputs(sum), why, what, st.suffix())
 }

@@ -72,33 +72,6 @@ func record(runDir string, r results.Run, cfg *config.Config, sum *results.Summa
 	return results.WriteJSON(path, &rec)
 }
 
-// completed reports whether dir holds run r with status ok, its seed and
-// the configuration the plan gives its point (a run left by an earlier,
-// different plan does not count), and, if it was degraded, after its one
-// second attempt (its first is in dir/degraded).
-func completed(dir string, p *results.Plan, r results.Run) bool {
-	sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r)
-	if !ok {
-		return false
-	}
-	if _, bad := degraded(sum); bad {
-		_, rerun := okRun(filepath.Join(dir, results.DegradedDir, r.ID), p, r)
-		return rerun
-	}
-	return true
-}
-
-// degradedOnce reports whether dir holds run r ended ok but degraded and
-// not yet run again.
-func degradedOnce(dir string, p *results.Plan, r results.Run) bool {
-	sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r)
-	if !ok {
-		return false
-	}
-	_, bad := degraded(sum)
-	return bad && !completed(dir, p, r)
-}
-
 // okRun reads the run directory runDir and reports whether it holds run r
 // of plan p (its seed and its point's configuration) with status ok.
 func okRun(runDir string, p *results.Plan, r results.Run) (*results.Summary, bool) {
@@ -107,22 +80,6 @@ func okRun(runDir string, p *results.Plan, r results.Run) (*results.Summary, boo
 		return nil, false
 	}
 	return sum, true
-}
-
-// keepDegraded moves run id's directory to dir/degraded/<id>, replacing
-// what an earlier plan left there, so the run can be done again.
-func keepDegraded(dir, id string) error {
-	to := filepath.Join(dir, results.DegradedDir, id)
-	if err := os.RemoveAll(to); err != nil {
-		return fmt.Errorf("sweep: keep degraded run %s: %w", id, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		return fmt.Errorf("sweep: keep degraded run %s: %w", id, err)
-	}
-	if err := os.Rename(filepath.Join(dir, results.RunsDir, id), to); err != nil {
-		return fmt.Errorf("sweep: keep degraded run %s: %w", id, err)
-	}
-	return nil
 }
 
 // configMatches compares a run's recorded configuration with the plan's,
