@@ -27,6 +27,9 @@ type Options struct {
 	Jobs    sweep.Jobs
 	Cores   int
 	CPUTime func() time.Duration
+	// Reruns is passed to every sweep: how many times a degraded run is
+	// run again (nil: sweep.DefaultReruns).
+	Reruns *int
 }
 
 // Outcome is what Execute did, preset by preset.
@@ -99,7 +102,7 @@ func Execute(ctx context.Context, root string, p *Plan, o Options) (*Outcome, er
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "reproduce: preset %d/%d %s (%s) in %s\n", i+1, len(p.Sweeps), s.Preset.Name, s.Preset.Figure, dir)
 		}
-		so, err := sweep.Execute(ctx, dir, s.Plan, sweep.Options{Runner: o.Runner, Progress: o.Progress, Stop: o.Stop, Now: o.Now, Jobs: o.Jobs, Cores: o.Cores, CPUTime: o.CPUTime})
+		so, err := sweep.Execute(ctx, dir, s.Plan, sweep.Options{Runner: o.Runner, Progress: o.Progress, Stop: o.Stop, Now: o.Now, Jobs: o.Jobs, Cores: o.Cores, CPUTime: o.CPUTime, Reruns: o.Reruns})
 		if so != nil {
 			out.Sweeps = append(out.Sweeps, SweepOutcome{Preset: s.Preset.Name, Outcome: so})
 		}

@@ -24,6 +24,7 @@ type reproduceFlags struct {
 	dryRun  bool
 	verbose bool
 	jobs    string
+	reruns  int
 }
 
 func reproduceCommand(e *env, newRunner sweepRunner) *cobra.Command {
@@ -65,6 +66,9 @@ still written from what is done); a second one interrupts it.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := checkReruns(f.reruns); err != nil {
+				return err
+			}
 			if f.dryRun {
 				return reproduce.WritePlan(e.stdout, plan, out, estimateJobs(jobs))
 			}
@@ -72,7 +76,7 @@ still written from what is done); a second one interrupts it.`,
 			if err != nil {
 				return err
 			}
-			return runReproduce(e, plan, out, runner, jobs)
+			return runReproduce(e, plan, out, runner, jobs, f.reruns)
 		},
 	}
 	c.Flags().StringVar(&f.scale, "scale", "quick", "quick (3 repeats, 60 s, 20 MB) or paper (10 repeats, 180 s, 100 MB)")
@@ -81,12 +85,13 @@ still written from what is done); a second one interrupts it.`,
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and its expected wall time, run nothing")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
 	c.Flags().StringVarP(&f.jobs, "jobs", "j", "1", "runs at once: a number, or auto (from the cores and the CPU a run uses; lowered when runs come back degraded)")
+	addRerunsFlag(c, &f.reruns)
 	return c
 }
 
 // runReproduce prints the plan, runs the presets' sweeps in out and writes
 // the report, also after a stop, from whatever is done.
-func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner, jobs sweep.Jobs) error {
+func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner, jobs sweep.Jobs, reruns int) error {
 	if err := reproduce.WritePlan(e.stderr, plan, out, estimateJobs(jobs)); err != nil {
 		return err
 	}
@@ -95,7 +100,7 @@ func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner,
 	defer release()
 	start := time.Now()
 	outcome, execErr := reproduce.Execute(runCtx, out, plan, reproduce.Options{Runner: runner, Progress: e.stderr, Stop: stop,
-		Jobs: jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU})
+		Jobs: jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU, Reruns: &reruns})
 	if errors.Is(execErr, sweep.ErrPlanChanged) {
 		return usageError{fmt.Errorf("%w (a reproduction at another scale, or made by another emu? use another --out)", execErr)}
 	}

@@ -57,6 +57,7 @@ type sweepFlags struct {
 	verbose     bool
 	jobs        string
 	keepDeg     bool
+	reruns      int
 }
 
 func sweepCommand(e *env, newRunner sweepRunner) *cobra.Command {
@@ -90,10 +91,10 @@ runs the first run alone, measures how much CPU it used and fits as many
 runs as 90 % of the cores take, and runs fewer at once when runs keep
 coming back degraded (more than one, and more than one in five at that
 concurrency). A run whose emulation fell behind (summary.json's fidelity
-says degraded) is run again once (with auto, beside fewer runs than the
-first time); if it is degraded again it is counted in
-sweep.csv's runs_degraded and left out of the statistics (--keep-degraded
-keeps it). --dry-run and the first progress line print the expected wall
+says degraded) is run again, --reruns times at most (default once; with
+auto, beside fewer runs than the attempt before), every attempt kept under
+degraded/; if it is degraded each time it is counted in sweep.csv's
+runs_degraded and left out of the statistics (--keep-degraded keeps it). --dry-run and the first progress line print the expected wall
 time.
 
 --shard i/n runs a deterministic part of the plan, for Slurm job arrays,
@@ -119,6 +120,9 @@ recorded and left out of the statistics.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if err := checkReruns(f.reruns); err != nil {
+				return err
+			}
 			if f.dryRun {
 				if err := sweep.WritePlan(e.stdout, plan, shard); err != nil {
 					return err
@@ -134,7 +138,7 @@ recorded and left out of the statistics.`,
 			if out == "" {
 				out = filepath.Join("results", "sweep-"+outStamp()+"-"+sweepName(plan))
 			}
-			return runSweep(e, plan, out, shard, runner, sweepRunOptions{force: f.force, jobs: jobs, keepDegraded: f.keepDeg})
+			return runSweep(e, plan, out, shard, runner, sweepRunOptions{force: f.force, jobs: jobs, keepDegraded: f.keepDeg, reruns: f.reruns})
 		},
 	}
 	f.sf.register(c, true)
@@ -151,6 +155,7 @@ recorded and left out of the statistics.`,
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
 	c.Flags().StringVarP(&f.jobs, "jobs", "j", "1", "runs at once: a number, or auto (from the cores and the first run's CPU)")
 	c.Flags().BoolVar(&f.keepDeg, "keep-degraded", false, "count runs whose emulation was degraded in the statistics")
+	addRerunsFlag(c, &f.reruns)
 	c.AddCommand(newSweepMergeCmd(e))
 	return c
 }
@@ -241,6 +246,7 @@ type sweepRunOptions struct {
 	force        bool
 	jobs         sweep.Jobs
 	keepDegraded bool
+	reruns       int
 }
 
 // runSweep executes the plan (or its shard) in out and aggregates it. The
@@ -258,7 +264,7 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 	defer release()
 	outcome, execErr := sweep.Execute(runCtx, out, plan, sweep.Options{
 		Shard: shard, Runner: runner, Progress: e.stderr, Stop: stop,
-		Jobs: o.jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU,
+		Jobs: o.jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU, Reruns: &o.reruns,
 	})
 	table, finErr := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: o.keepDegraded})
 	if table != nil {
@@ -279,7 +285,7 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 		if o.keepDegraded {
 			what = "kept in the statistics (--keep-degraded)"
 		}
-		fmt.Fprintf(e.stderr, "sweep: %d runs were degraded also when run again, %s: %s\n", n, what, abbreviate(outcome.Degraded, 12))
+		fmt.Fprintf(e.stderr, "sweep: %d runs were degraded in every attempt (1 + --reruns %d), %s: %s\n", n, o.reruns, what, abbreviate(outcome.Degraded, 12))
 	}
 	done := outcome.Skipped + outcome.OK + len(outcome.Failures)
 	switch {

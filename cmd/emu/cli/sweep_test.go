@@ -152,7 +152,7 @@ func TestSweepJobsAndDegradedRuns(t *testing.T) {
 		return s, err
 	}
 	code, out, errs := runSweepWith(context.Background(), degraded, args...)
-	if code != 0 || len(f.Calls()) != 5 || !strings.Contains(errs, "1 runs were degraded also when run again") || !strings.Contains(errs, "thread.wait delay link1.down 4 (limit 1 %)") {
+	if code != 0 || len(f.Calls()) != 5 || !strings.Contains(errs, "1 runs were degraded in every attempt (1 + --reruns 1)") || !strings.Contains(errs, "thread.wait delay link1.down 4 (limit 1 %)") {
 		t.Fatalf("exit %d after %d runs:\n%s", code, len(f.Calls()), errs)
 	}
 	if !strings.Contains(out, "DEGRADED") {
