@@ -20,8 +20,9 @@ const (
 	CSVFile    = "sweep.csv"
 	FiguresDir = "figures"
 	ReportFile = "report.html"
-	// DegradedDir keeps the first attempt of each run that came back
-	// degraded and was run again (degraded/<run id>/, a run directory).
+	// DegradedDir keeps the attempts of each run that came back degraded
+	// and was run again: the first in degraded/<run id>/, attempt k ≥ 2 in
+	// degraded/<run id>.<k>/ (run directories; runs/ holds the latest).
 	DegradedDir = "degraded"
 )
 

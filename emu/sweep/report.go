@@ -143,7 +143,7 @@ varied {{.Method}}; base seed {{.Plan.Seed}}.</p>
 {{range .FailedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Status}}</td><td>{{.Error}}</td></tr>
 {{end}}</table>{{end}}
 {{if .DegradedRuns}}<h2>Runs whose emulation was degraded</h2>
-<p>These runs ended ok, but the emulation fell behind what it was asked to do (the fidelity checks of their summary.json), also when run a second time: their figures may be the host's rather than the network's. {{if .KeptDegraded}}They are in the statistics (--keep-degraded).{{else}}They are left out of the statistics; --keep-degraded keeps them.{{end}} A first attempt that was degraded is kept in degraded/&lt;run&gt;.</p>
+<p>These runs ended ok, but the emulation fell behind what it was asked to do (the fidelity checks of their summary.json), in every attempt the sweep allowed (--reruns): their figures may be the host's rather than the network's. {{if .KeptDegraded}}They are in the statistics (--keep-degraded).{{else}}They are left out of the statistics; --keep-degraded keeps them.{{end}} Every degraded attempt that was run again is kept: the first in degraded/&lt;run&gt;, attempt k in degraded/&lt;run&gt;.&lt;k&gt;.</p>
 <table><tr><th>run</th><th>failed checks</th></tr>
 {{range .DegradedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Error}}</td></tr>
 {{end}}</table>{{end}}
