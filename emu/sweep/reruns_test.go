@@ -33,22 +33,24 @@ func (d *degradeFirst) degrade(id string, active int) bool {
 	return ok && (n < 0 || len(d.got[id]) <= n)
 }
 
-// kept lists the attempts of run id kept in dir's degraded directory, by
-// number, and whether runs/<id> holds a degraded ok run.
-func kept(t *testing.T, dir string, p *results.Plan, id string) (attempts []int, lastBad bool) {
+// wantKept checks the attempts of run id kept in dir's degraded
+// directory, by number, and whether runs/<id> holds a degraded ok run.
+func wantKept(t *testing.T, dir string, p *results.Plan, id string, want []int, lastBad bool) {
 	t.Helper()
 	r := runOf(p, id)
+	var got []int
 	for k := 1; k < 10; k++ {
 		if _, ok := okRun(keptDir(dir, id, k), p, r); ok {
-			attempts = append(attempts, k)
+			got = append(got, k)
 		}
 	}
 	sum, ok := okRun(filepath.Join(dir, results.RunsDir, id), p, r)
 	if !ok {
 		t.Fatalf("runs/%s holds no ok run", id)
 	}
-	_, lastBad = degraded(sum)
-	return attempts, lastBad
+	if _, bad := degraded(sum); !slices.Equal(got, want) || bad != lastBad {
+		t.Errorf("%s: kept attempts %v, the last degraded %v; want %v, %v", id, got, bad, want, lastBad)
+	}
 }
 
 // row is the aggregated row of point id.
@@ -84,9 +86,7 @@ func TestRerunsDegradedThriceIsFinal(t *testing.T) {
 		if out.Reruns != 2 || out.OK != 4 || !slices.Equal(out.Degraded, []string{"p02-r1"}) || !out.Complete() || len(d.got["p02-r1"]) != 3 {
 			t.Fatalf("outcome %+v, attempts %v", out, d.got)
 		}
-		if ks, bad := kept(t, dir, p, "p02-r1"); !slices.Equal(ks, []int{1, 2}) || !bad {
-			t.Errorf("kept attempts %v, the last degraded: %v", ks, bad)
-		}
+		wantKept(t, dir, p, "p02-r1", []int{1, 2}, true)
 		if _, err := os.Stat(filepath.Join(dir, results.DegradedDir, "p02-r1")); err != nil {
 			t.Errorf("the first attempt is not where one rerun keeps it: %v", err)
 		}
@@ -132,9 +132,7 @@ func TestRerunsDegradedThriceIsFinal(t *testing.T) {
 		if err != nil || out.Skipped != 3 || out.OK != 1 || len(out.Degraded) != 0 || !slices.Equal(more.f.Calls(), []string{"p02-r1"}) {
 			t.Errorf("resume with three reruns ran %v: %+v %v", more.f.Calls(), out, err)
 		}
-		if ks, bad := kept(t, dir, p, "p02-r1"); !slices.Equal(ks, []int{1, 2, 3}) || bad {
-			t.Errorf("kept attempts %v, the last degraded: %v", ks, bad)
-		}
+		wantKept(t, dir, p, "p02-r1", []int{1, 2, 3}, false)
 		if rw := row(t, dir, p, "p02", false); rw.OK != 2 || rw.Degraded != 0 {
 			t.Errorf("row %+v", rw)
 		}
@@ -155,9 +153,7 @@ func TestRerunsDegradedTwiceThenOK(t *testing.T) {
 		if out.Reruns != 2 || out.OK != 4 || len(out.Degraded) != 0 || !out.Complete() || len(d.got["p01-r2"]) != 3 {
 			t.Fatalf("outcome %+v, attempts %v", out, d.got)
 		}
-		if ks, bad := kept(t, dir, p, "p01-r2"); !slices.Equal(ks, []int{1, 2}) || bad {
-			t.Errorf("kept attempts %v, the last degraded: %v", ks, bad)
-		}
+		wantKept(t, dir, p, "p01-r2", []int{1, 2}, false)
 		if rw := row(t, dir, p, "p01", false); rw.OK != 2 || rw.Degraded != 0 || rw.Stats[MetricGoodput].N != 2 {
 			t.Errorf("row %+v", rw)
 		}
@@ -171,10 +167,11 @@ func TestRerunsResumeBetweenAttempts(t *testing.T) {
 	for _, tc := range []struct {
 		reruns   int
 		calls    []string
+		kept     []int
 		degraded int
 	}{
-		{2, []string{"p01-r1"}, 0},
-		{1, nil, 1},
+		{2, []string{"p01-r1"}, []int{1, 2}, 0},
+		{1, nil, []int{1}, 1},
 	} {
 		synctest.Test(t, func(t *testing.T) {
 			p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,500"), Repeat: 1})
@@ -200,17 +197,7 @@ func TestRerunsResumeBetweenAttempts(t *testing.T) {
 			if err != nil || !out.Complete() || !slices.Equal(again.f.Calls(), append(tc.calls, "p02-r1")) {
 				t.Fatalf("--reruns %d: resume ran %v: %+v %v", tc.reruns, again.f.Calls(), out, err)
 			}
-			ks, bad := kept(t, dir, p, "p01-r1")
-			switch tc.reruns {
-			case 2:
-				if !slices.Equal(ks, []int{1, 2}) || bad {
-					t.Errorf("kept %v, last degraded %v", ks, bad)
-				}
-			case 1:
-				if !slices.Equal(ks, []int{1}) || !bad {
-					t.Errorf("kept %v, last degraded %v", ks, bad)
-				}
-			}
+			wantKept(t, dir, p, "p01-r1", tc.kept, tc.degraded == 1)
 			if rw := row(t, dir, p, "p01", false); rw.Degraded != tc.degraded || rw.OK != 1-tc.degraded {
 				t.Errorf("--reruns %d: row %+v", tc.reruns, rw)
 			}
@@ -235,9 +222,7 @@ func TestRerunsResumeOneRerunLayout(t *testing.T) {
 		if err != nil || out.Skipped != 1 || out.OK != 1 || len(out.Degraded) != 0 || !slices.Equal(again.f.Calls(), []string{"p02-r1"}) {
 			t.Fatalf("resume ran %v: %+v %v", again.f.Calls(), out, err)
 		}
-		if ks, bad := kept(t, dir, p, "p02-r1"); !slices.Equal(ks, []int{1, 2}) || bad {
-			t.Errorf("kept %v, last degraded %v", ks, bad)
-		}
+		wantKept(t, dir, p, "p02-r1", []int{1, 2}, false)
 	})
 }
 
@@ -271,9 +256,7 @@ func TestRerunsZeroKeepsTheFirstAttempt(t *testing.T) {
 		if err != nil || out.Skipped != 3 || out.OK != 1 || !slices.Equal(again.f.Calls(), []string{"p02-r1"}) {
 			t.Errorf("resume with the default ran %v: %+v %v", again.f.Calls(), out, err)
 		}
-		if ks, bad := kept(t, dir, p, "p02-r1"); !slices.Equal(ks, []int{1}) || bad {
-			t.Errorf("kept %v, last degraded %v", ks, bad)
-		}
+		wantKept(t, dir, p, "p02-r1", []int{1}, false)
 		if rw := row(t, dir, p, "p02", false); rw.OK != 2 || rw.Degraded != 0 {
 			t.Errorf("row %+v", rw)
 		}
@@ -324,11 +307,8 @@ func TestMergeKeepsEveryAttempt(t *testing.T) {
 		if err != nil || res.Copied != 4 || len(res.Failed)+len(res.Missing)+len(res.Duplicates) != 0 {
 			t.Fatalf("merge: %+v %v", res, err)
 		}
-		for id, want := range map[string][]int{"p01-r1": {1, 2}, "p02-r1": {1}} {
-			if ks, _ := kept(t, merged, p, id); !slices.Equal(ks, want) {
-				t.Errorf("%s: merged keeps attempts %v, want %v", id, ks, want)
-			}
-		}
+		wantKept(t, merged, p, "p01-r1", []int{1, 2}, true)
+		wantKept(t, merged, p, "p02-r1", []int{1}, false)
 		if rw := row(t, merged, p, "p01", false); rw.OK != 1 || rw.Degraded != 1 {
 			t.Errorf("merged row %+v", rw)
 		}
