@@ -3,6 +3,7 @@ package analysis
 import (
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,4 +150,27 @@ func mustTCPInfo(t *testing.T, name string) []results.TCPInfoRow {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// TestLatenessFigure: one line per delay line that was late, none for a
+// line never late, and a note when no line was.
+func TestLatenessFigure(t *testing.T) {
+	csv := "t_s,link1.down.late_max_ms,link1.up.late_max_ms,link2.down.queue_delay_ms\n" +
+		"0.1,0.021,0,3\n0.2,64.5,0,3\n0.3,0.018,0,3\n"
+	ts, err := results.ReadTimeseries(strings.NewReader(csv), "timeseries.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := LatenessFigure(ts, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	requireTexts(t, renderBoth(t, f), "lateness (ms)", "link1.down")
+	if strings.Contains(renderBoth(t, f), "link1.up") {
+		t.Error("a line never late is drawn")
+	}
+	none, _ := results.ReadTimeseries(strings.NewReader("t_s,link1.down.late_max_ms\n0.1,0\n"), "timeseries.csv")
+	if _, err := LatenessFigure(none, "r1"); err == nil || !strings.Contains(err.Error(), "lateness: nothing to plot") {
+		t.Errorf("no late line: %v", err)
+	}
 }

@@ -23,6 +23,9 @@ func (ra *RunAnalysis) latencyFigures(try func(*Figure, error) error) error {
 		if err := try(QueueDelayFigure(ts, ra.Run)); err != nil {
 			return err
 		}
+		if err := try(LatenessFigure(ts, ra.Run)); err != nil {
+			return err
+		}
 	}
 	if err := try(OWDCDFFigure(ra)); err != nil {
 		return err
@@ -74,11 +77,26 @@ func DelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
 // rate limiter queue (timeseries.csv's link<N>.<dir>.queue_delay_ms).
 // Directions that never queued are left out.
 func QueueDelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
-	p := newPlot(titled("Queueing delay per link direction", run), "time since run start (s)", "queueing delay (ms)")
+	return linkColumnFigure(ts, "queue-delay", "queue delay", "queue_delay_ms", titled("Queueing delay per link direction", run), "queueing delay (ms)")
+}
+
+// LatenessFigure draws each delay line's longest release lateness per bin
+// (timeseries.csv's link<N>.<dir>.late_max_ms): when in the run the
+// emulation fell behind, and by how much. Lines that were never late are
+// left out.
+func LatenessFigure(ts *results.Timeseries, run string) (*Figure, error) {
+	return linkColumnFigure(ts, "late", "lateness", "late_max_ms", titled("Delay-line release lateness per link direction (longest per bin)", run), "lateness (ms)")
+}
+
+// linkColumnFigure draws one line per link direction of timeseries.csv's
+// link<N>.<dir>.<column>, leaving out directions never above 0; what
+// names the figure in its errors.
+func linkColumnFigure(ts *results.Timeseries, name, what, column, title, ylabel string) (*Figure, error) {
+	p := newPlot(title, "time since run start (s)", ylabel)
 	var ss []series
 	k := 0
 	for _, c := range ts.Columns {
-		l, ok := strings.CutSuffix(c, ".queue_delay_ms")
+		l, ok := strings.CutSuffix(c, "."+column)
 		if !ok || !strings.HasPrefix(l, "link") {
 			continue
 		}
@@ -90,14 +108,14 @@ func QueueDelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
 		k++
 	}
 	if len(ss) == 0 {
-		return nil, fmt.Errorf("queue delay: %w: timeseries.csv has no link<N>.<dir>.queue_delay_ms above 0", errNoData)
+		return nil, fmt.Errorf("%s: %w: timeseries.csv has no link<N>.<dir>.%s above 0", what, errNoData, column)
 	}
 	if err := addSeries(p, ss...); err != nil {
-		return nil, fmt.Errorf("queue delay: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	yFromZero(p, 1.25)
 	p.X.Min = 0
-	return &Figure{Name: "queue-delay", Panels: []*plot.Plot{p}, Width: figWidth, Height: figHeight}, nil
+	return &Figure{Name: name, Panels: []*plot.Plot{p}, Width: figWidth, Height: figHeight}, nil
 }
 
 // OWDCDFFigure draws the distribution of each flow's one-way delay over

@@ -189,10 +189,10 @@ func TestRunFigures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "throughput utilization congestion-dc-server congestion-sc1-server"
-	// The run predates the delay logs: each delay figure says why it is
-	// not there.
-	if names := figureNames(figs); names != want || len(notes) != 3 {
-		t.Errorf("figures %s notes %q, want %s and 3 notes", names, notes, want)
+	// The run predates the delay logs and the lateness column: each of
+	// those figures says why it is not there.
+	if names := figureNames(figs); names != want || len(notes) != 4 {
+		t.Errorf("figures %s notes %q, want %s and 4 notes", names, notes, want)
 	}
 	// Without timeseries.csv the run still gets its congestion views.
 	ra.Timeseries = nil

@@ -69,6 +69,8 @@ func FigureCaption(name string) string {
 		return "Per 100 ms bin (timeseries.csv): goodput; RTT, the sender's smoothed RTT (TCP: TCP_INFO samples every run.tcpinfo_interval; QUIC: the qlog's smoothed_rtt read at the same interval); one-way delay, the client's read time minus the server's send stamp, per 64 KiB stamp."
 	case name == "queue-delay":
 		return "How long packets waited in each link direction's rate limiter queue (timeseries.csv link<N>.<dir>.queue_delay_ms); directions that never queued are left out."
+	case name == "late":
+		return "Each delay line's longest release lateness per 100 ms bin (timeseries.csv link<N>.<dir>.late_max_ms): when in the run the emulation fell behind its schedule, and by how much; the fidelity verdict's delay_line.late_max is the run's largest."
 	case name == "owd-cdf":
 		return "Distribution of each flow's one-way delay over its send stamps (flows/<flow>.owd.csv): the fraction of stamps read within x ms of being written."
 	case strings.HasPrefix(name, "congestion-") && strings.HasSuffix(name, "-tcpinfo"):

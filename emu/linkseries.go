@@ -97,4 +97,16 @@ func delayStats(d linkstats.Dist, n int) *results.DelayStats {
 	}
 }
 
+// latePeakIn is the largest release lateness in ms that a direction's
+// delay line reported in the readings taken in (from, to]: each reading
+// carries the peak since the one before it.
+func latePeakIn(series []linkstats.Sample, from, to time.Duration) float64 {
+	i := sort.Search(len(series), func(i int) bool { return series[i].T > from })
+	var peak time.Duration
+	for ; i < len(series) && series[i].T <= to; i++ {
+		peak = max(peak, series[i].LatePeak)
+	}
+	return results.Round3(ms(peak))
+}
+
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }

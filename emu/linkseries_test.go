@@ -62,3 +62,20 @@ func TestQueueDelayFigures(t *testing.T) {
 		t.Errorf("delayStats: %+v", d)
 	}
 }
+
+// TestLatePeakIn: a bin's lateness is the largest peak of the readings
+// taken in it, each reading's peak covering the time since the one before.
+func TestLatePeakIn(t *testing.T) {
+	ms := time.Millisecond
+	s := []linkstats.Sample{{T: 10 * ms, LatePeak: 20 * time.Microsecond}, {T: 50 * ms, LatePeak: 75 * ms}, {T: 100 * ms}, {T: 110 * ms, LatePeak: 3 * ms}}
+	for _, tc := range []struct {
+		from, to time.Duration
+		want     float64
+	}{
+		{0, 100 * ms, 75}, {100 * ms, 200 * ms, 3}, {0, 40 * ms, 0.02}, {200 * ms, 300 * ms, 0},
+	} {
+		if got := latePeakIn(s, tc.from, tc.to); got != tc.want {
+			t.Errorf("(%v, %v]: %v ms, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
+}

@@ -106,15 +106,7 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 		t.Logf("rate check: %s", rate.Detail)
 	}
 
-	f, err := os.Open(filepath.Join(out, results.TimeseriesFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ts, err := results.ReadTimeseries(f, results.TimeseriesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := readTimeseries(t, out)
 	col := ts.Column("link1.down.queue_delay_ms")
 	if col == nil {
 		t.Fatalf("no link1.down.queue_delay_ms column in %v", ts.Columns)
@@ -205,6 +197,23 @@ func TestQuietRunFidelity(t *testing.T) {
 			t.Errorf("a quiet run was degraded twice: %v", f.Failed())
 		}
 	}
+	// Each delay line's lateness over time: its longest lateness per bin,
+	// never beyond the verdict's late_max, with the run's latest bins
+	// showing late releases (every release is some µs late).
+	ts := readTimeseries(t, out)
+	for _, c := range sum.Fidelity.Checks {
+		if c.Name != fidelity.CheckLateMax {
+			continue
+		}
+		col := ts.Column(c.Subject + ".late_max_ms")
+		if col == nil {
+			t.Fatalf("no %s.late_max_ms column in %v", c.Subject, ts.Columns)
+		}
+		top := slices.Max(col)
+		if top <= 0 || top > c.Value+0.001 {
+			t.Errorf("%s: longest lateness over time %.3f ms, the verdict's late_max %.3f ms", c.Subject, top, c.Value)
+		}
+	}
 	// The sampler reports what it did and cost.
 	var c results.Counters
 	if err := results.ReadJSON(os.DirFS(out), results.CountersFile, &c); err != nil {
@@ -228,6 +237,21 @@ func stolen(f *fidelity.Fidelity) bool {
 		}
 	}
 	return false
+}
+
+// readTimeseries reads run directory dir's timeseries.csv.
+func readTimeseries(t *testing.T, dir string) *results.Timeseries {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, results.TimeseriesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ts, err := results.ReadTimeseries(f, results.TimeseriesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
 }
 
 // othersBusy is how busy the host's CPUs are over the next second, before

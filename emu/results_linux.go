@@ -132,6 +132,9 @@ func (r *runner) writeSeries() error {
 	}
 	for _, d := range r.em.dirs {
 		t.Header = append(t.Header, d.Name+".capacity_mbps", d.Name+".throughput_mbps", d.Name+".queue_bytes", d.Name+".queue_delay_ms")
+		if d.Loop != nil {
+			t.Header = append(t.Header, d.Name+".late_max_ms")
+		}
 	}
 	pdcpDirs := r.em.pdcpDirs()
 	for _, name := range pdcpDirs {
@@ -158,6 +161,9 @@ func (r *runner) writeSeries() error {
 			}
 			thr := (ipSentAt(ser, to) - ipSentAt(ser, from)) * 8 / bin.Seconds() / 1e6
 			row = append(row, results.Round3(d.Capacity(from, to)/1e6), results.Round3(thr), float64(backlogAt(ser, to)), binQueueDelay(q, k))
+			if d.Loop != nil {
+				row = append(row, latePeakIn(ser, from, to))
+			}
 		}
 		for i := range pdcpDirs {
 			v := 0.0

@@ -19,7 +19,15 @@ type Counters struct {
 	// read them: the time of reading minus the kernel's receive timestamp.
 	// Only packets the kernel stamped are counted (see Loop).
 	ReadLag Histogram
+	// peak is the largest lateness since the last TakePeak, in ns: when
+	// in a run the line fell behind, which Late's distribution cannot say.
+	peak atomic.Int64
 }
+
+// TakePeak returns the largest release lateness since the previous call
+// (or the line's start) and starts the next interval. A release racing
+// with the call can land in either interval.
+func (c *Counters) TakePeak() time.Duration { return time.Duration(c.peak.Swap(0)) }
 
 func (c *Counters) out(size uint32) {
 	c.Backlog.Add(-1)
@@ -31,6 +39,11 @@ func (c *Counters) release(size uint32, late time.Duration) {
 	c.Released.Add(1)
 	c.ReleasedBytes.Add(uint64(size))
 	c.Late.Add(late)
+	// One writer: a load per packet, a store when the interval's peak
+	// grows.
+	if int64(late) > c.peak.Load() {
+		c.peak.Store(int64(late))
+	}
 }
 
 // Snapshot is a copy of Counters, plus the kernel queue's own drops when

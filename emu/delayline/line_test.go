@@ -364,3 +364,42 @@ func TestHistogram(t *testing.T) {
 		}
 	}
 }
+
+// TestTakePeak: the peak is the largest lateness of the releases since
+// the previous take, and taking it starts over.
+func TestTakePeak(t *testing.T) {
+	l := mustNew(t, 1, Params{Delay: time.Millisecond})
+	l.Arrive(at(0), 1, 100)
+	l.Arrive(at(0), 2, 100)
+	l.Release(at(1.3), discard{}) // both 300 µs late
+	if got := l.Counters().TakePeak(); got != 300*time.Microsecond {
+		t.Errorf("peak %v, want 300µs", got)
+	}
+	if got := l.Counters().TakePeak(); got != 0 {
+		t.Errorf("peak %v after a take with no release, want 0", got)
+	}
+	l.Arrive(at(2), 3, 100)
+	l.Release(at(3.05), discard{})
+	if got := l.Counters().TakePeak(); got != 50*time.Microsecond {
+		t.Errorf("peak %v, want 50µs: the earlier 300µs was taken", got)
+	}
+}
+
+// BenchmarkLineRelease is the line's cost per packet in steady state, an
+// arrival and its release, without the kernel: the packet path's own
+// work.
+func BenchmarkLineRelease(b *testing.B) {
+	l, err := New(1, Params{Delay: time.Millisecond, Jitter: 100 * time.Microsecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := t0
+	id := uint32(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(10 * time.Microsecond)
+		l.Arrive(now, id, 1500)
+		id++
+		l.Release(now, discard{})
+	}
+}

@@ -212,6 +212,10 @@ func (lp *Loop) Snapshot() Snapshot {
 	return s
 }
 
+// TakeLatePeak is the line's Counters.TakePeak: the largest release
+// lateness since the previous call.
+func (lp *Loop) TakeLatePeak() time.Duration { return lp.l.Counters().TakePeak() }
+
 // CPUTime returns the CPU time the loop's thread has used so far, in user
 // and kernel mode. The kernel time includes the forwarding of the packets
 // the loop accepts, which runs inside its verdict writes. 0 before the loop

@@ -33,10 +33,11 @@ func StartWith(q *nfq.Queue, l *Line, o Options) *Loop {
 	return &Loop{done: d}
 }
 
-func (lp *Loop) Sched() nfq.Sched       { return nfq.SchedDefault }
-func (lp *Loop) CPUTime() time.Duration { return 0 }
-func (lp *Loop) TID() int               { return 0 }
-func (lp *Loop) Snapshot() Snapshot     { return Snapshot{} }
-func (lp *Loop) Done() <-chan struct{}  { return lp.done }
-func (lp *Loop) Err() error             { return errUnsupported }
-func (lp *Loop) Close() error           { return errUnsupported }
+func (lp *Loop) Sched() nfq.Sched            { return nfq.SchedDefault }
+func (lp *Loop) CPUTime() time.Duration      { return 0 }
+func (lp *Loop) TakeLatePeak() time.Duration { return 0 }
+func (lp *Loop) TID() int                    { return 0 }
+func (lp *Loop) Snapshot() Snapshot          { return Snapshot{} }
+func (lp *Loop) Done() <-chan struct{}       { return lp.done }
+func (lp *Loop) Err() error                  { return errUnsupported }
+func (lp *Loop) Close() error                { return errUnsupported }

@@ -219,10 +219,14 @@ func (s *Sampler) round() {
 				s.stats.Slow++
 			}
 			s.stats.MaxTook = max(s.stats.MaxTook, took)
+			var peak time.Duration
+			if lp := s.dirs[di].Loop; lp != nil {
+				peak = lp.TakeLatePeak()
+			}
 			s.add(di, linkstats.Sample{
 				T: t0.Sub(s.epoch) + took/2, Took: took,
 				Bytes: c.Bytes, Packets: c.Packets, Backlog: c.Backlog, Drops: c.Drops,
-				Rate: s.dirs[di].Shaper.Rate(),
+				Rate: s.dirs[di].Shaper.Rate(), LatePeak: peak,
 			})
 		}
 	}

@@ -26,6 +26,9 @@ type Sample struct {
 	// Rate is the configured IP-layer rate in force at T, in bit/s; 0 in
 	// an outage.
 	Rate float64
+	// LatePeak is the direction's delay line's largest release lateness
+	// since the previous reading (0 without a delay line).
+	LatePeak time.Duration
 }
 
 // Frame sizes the rate limiter works with: links are shaped at the IP
