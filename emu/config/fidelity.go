@@ -34,7 +34,7 @@ func fidelityParams() []Param {
 			func(c *Config) *float64 { return &th(c).ThreadCPU }),
 		floatParam("fidelity.endpoint_cpu", "cores", "an endpoint process at or above this CPU over its flow is CPU-bound: the host limits the flow",
 			func(c *Config) *float64 { return &th(c).EndpointCPU }),
-		fractionParam("fidelity.endpoint_wait", "an endpoint process's run-queue wait (its threads' summed) over its flow: above it, the host limits the flow",
+		fractionParam("fidelity.endpoint_wait", "share of an endpoint process's runnable time spent waiting for a CPU (its threads' summed): above it, the host limits the flow",
 			func(c *Config) *float64 { return &th(c).EndpointWait }),
 		durationParam("fidelity.softirq_wait", "the kernel's softirq threads' mean run-queue wait per timeslice",
 			func(c *Config) *time.Duration { return &th(c).SoftirqWait }),

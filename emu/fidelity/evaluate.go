@@ -144,12 +144,29 @@ func endpointChecks(e Endpoint, th Thresholds) []Check {
 	if !c.OK {
 		c.Detail = fmt.Sprintf("CPU-bound at %.2f of a core: flow %s is limited by the host, not the network", e.CPU, e.Flow)
 	}
-	w := Check{Name: CheckEndpointWait, Subject: subject, Value: 100 * e.Wait, Threshold: 100 * th.EndpointWait, Unit: UnitPercent, OK: e.Wait <= th.EndpointWait}
-	w.Detail = fmt.Sprintf("its threads waited for a CPU %.3g %% of the flow", 100*e.Wait)
-	if !w.OK {
-		w.Detail += fmt.Sprintf(" while it used %.2f of a core: the host's CPUs were oversubscribed, flow %s is limited by the host, not the network", e.CPU, e.Flow)
+	return []Check{c, endpointWaitCheck(e, subject, th)}
+}
+
+// endpointWaitFloor is the least run-queue wait, as a share of the flow's
+// wall time, that endpoint.wait judges: an endpoint that hardly runs
+// (a cbr sender) waits little in absolute terms however its share falls.
+const endpointWaitFloor = 0.05
+
+// endpointWaitCheck judges the share of an endpoint's runnable time that
+// it spent waiting for a CPU: wait ÷ (wait + CPU), its threads' summed.
+func endpointWaitCheck(e Endpoint, subject string, th Thresholds) Check {
+	w := Check{Name: CheckEndpointWait, Subject: subject, Threshold: 100 * th.EndpointWait, Unit: UnitPercent, OK: true}
+	if e.Wait+e.CPU > 0 {
+		w.Value = 100 * e.Wait / (e.Wait + e.CPU)
 	}
-	return []Check{c, w}
+	w.Detail = fmt.Sprintf("waited for a CPU %.3g %% of the time it was runnable (%.3g %% of the flow, its threads summed; %.2f of a core used)", w.Value, 100*e.Wait, e.CPU)
+	if e.Wait < endpointWaitFloor {
+		return w
+	}
+	if w.OK = w.Value <= w.Threshold; !w.OK {
+		w.Detail += fmt.Sprintf(": the host's CPUs were oversubscribed, flow %s is limited by the host, not the network", e.Flow)
+	}
+	return w
 }
 
 func stealCheck(m Measurements, th Thresholds) Check {

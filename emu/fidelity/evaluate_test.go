@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -159,26 +160,31 @@ func TestEndpointCPUBound(t *testing.T) {
 	}
 }
 
-// TestEndpointHeldBack: an endpoint whose threads waited for a CPU more
-// than the limit makes the run degraded, though its own CPU stayed low —
-// the overloaded host of four fast flows on two cores.
+// TestEndpointHeldBack: an endpoint that spent more of its runnable time
+// waiting for a CPU than the limit makes the run degraded, though its own
+// CPU stayed low — the overloaded host of four fast flows on two cores;
+// one that hardly ran is not judged.
 func TestEndpointHeldBack(t *testing.T) {
 	f := Evaluate(Measurements{Endpoints: []Endpoint{
-		{Flow: "f0", Role: "server", CPU: 0.55, Wait: 0.45},
-		{Flow: "f0", Role: "client", CPU: 0.30, Wait: 0.2},
+		{Flow: "f0", Role: "server", CPU: 0.14, Wait: 1.26}, // 90 % of its runnable time
+		{Flow: "f0", Role: "client", CPU: 0.10, Wait: 0.30}, // 75 %, the limit
+		{Flow: "f1", Role: "server", CPU: 0.01, Wait: 0.04}, // 80 %, but 4 % of the flow
 	}}, Thresholds{})
-	s, c := find(t, f, CheckEndpointWait, "f0 server"), find(t, f, CheckEndpointWait, "f0 client")
-	if s.OK || s.Value != 45 || s.Threshold != 20 || !strings.Contains(s.Detail, "flow f0 is limited by the host") {
-		t.Errorf("server waiting 45 %%: %+v, want held back", s)
+	s, c, idle := find(t, f, CheckEndpointWait, "f0 server"), find(t, f, CheckEndpointWait, "f0 client"), find(t, f, CheckEndpointWait, "f1 server")
+	if s.OK || math.Abs(s.Value-90) > 1e-9 || s.Threshold != 75 || !strings.Contains(s.Detail, "flow f0 is limited by the host") {
+		t.Errorf("server waiting 90 %%: %+v, want held back", s)
 	}
-	if !c.OK {
-		t.Errorf("client waiting 20 %%, the limit: %+v", c)
+	if !c.OK || math.Abs(c.Value-75) > 1e-9 {
+		t.Errorf("client waiting 75 %%, the limit: %+v", c)
+	}
+	if !idle.OK || math.Abs(idle.Value-80) > 1e-9 {
+		t.Errorf("an endpoint waiting 4 %% of the flow: %+v, want not judged", idle)
 	}
 	if cpu := find(t, f, CheckEndpointCPU, "f0 server"); !cpu.OK || f.Status != Degraded {
 		t.Errorf("CPU check %+v, status %s", cpu, f.Status)
 	}
-	if g := Evaluate(Measurements{Endpoints: []Endpoint{{Flow: "f0", Role: "server", Wait: 0.45}}}, Thresholds{EndpointWait: 0.5}); g.Status != OK {
-		t.Errorf("with fidelity.endpoint_wait 50 %%: %s", g.Status)
+	if g := Evaluate(Measurements{Endpoints: []Endpoint{{Flow: "f0", Role: "server", CPU: 0.14, Wait: 1.26}}}, Thresholds{EndpointWait: 0.95}); g.Status != OK {
+		t.Errorf("with fidelity.endpoint_wait 95 %%: %s", g.Status)
 	}
 }
 
