@@ -14,6 +14,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
@@ -109,6 +110,10 @@ func (r *runner) writeResults(s *results.Summary) error {
 		counters.PDCP = nil // written as null, as before
 	}
 	counters.Captures = r.captureMap()
+	for _, c := range rtsched.Collections(r.em.Epoch) {
+		counters.GC = append(counters.GC, results.GCCollection{TS: results.Round3(c.Start.Sub(r.em.Epoch).Seconds()),
+			TookMs: results.Round3(float64(c.Took) / 1e6), Demoted: c.Demoted})
+	}
 	if err := results.WriteJSON(filepath.Join(r.o.Out, "counters.json"), counters); err != nil {
 		errs = append(errs, err)
 	}

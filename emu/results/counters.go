@@ -8,6 +8,17 @@ type Counters struct {
 	Sampler *SamplerCounters        `json:"sampler,omitempty"`
 	// Captures are the run.pcap captures by "<node>-<iface>".
 	Captures map[string]CaptureResult `json:"captures,omitempty"`
+	// GC are the garbage collections of the emulator's process while the
+	// run's emulation was up (the process's: runs side by side share them).
+	GC []GCCollection `json:"gc,omitempty"`
+}
+
+// GCCollection is one garbage collection of the emulator's process, run
+// with its real-time packet threads demoted (docs/design.md).
+type GCCollection struct {
+	TS      float64 `json:"t_s"` // start, seconds since the run's start
+	TookMs  float64 `json:"took_ms"`
+	Demoted int     `json:"demoted"` // real-time threads demoted for it
 }
 
 // LinkCounters are one link direction's counters at the end of a run.

@@ -39,6 +39,19 @@ type governor struct {
 
 	cycles atomic.Uint64 // collections run
 	errs   atomic.Uint64 // demotions or restorations the kernel refused
+
+	// recent are the last len(recent) collections, oldest overwritten
+	// first (under mu): a run's results say when its collections ran.
+	recent [64]Collection
+	next   int
+}
+
+// Collection is one collection the governor ran.
+type Collection struct {
+	Start time.Time
+	Took  time.Duration
+	// Demoted is how many real-time threads were demoted for it.
+	Demoted int
 }
 
 var gov governor
@@ -143,6 +156,7 @@ func (g *governor) collect(stop chan struct{}) (target uint64, on bool) {
 	if g.stop != stop {
 		return 0, false // the governor this goroutine ran for has ended
 	}
+	start := time.Now()
 	for tid := range g.threads {
 		d := demoted()
 		if unix.SchedSetAttr(tid, &d, 0) != nil {
@@ -156,6 +170,8 @@ func (g *governor) collect(stop chan struct{}) (target uint64, on bool) {
 		}
 	}
 	g.cycles.Add(1)
+	g.recent[g.next%len(g.recent)] = Collection{Start: start, Took: time.Since(start), Demoted: len(g.threads)}
+	g.next++
 	return nextTarget(heapLive(), g.percent)
 }
 
@@ -181,6 +197,20 @@ type Stats struct {
 	// Refused counts demotions and restorations the kernel refused; a
 	// thread it refused to demote stayed real-time through a collection.
 	Refused uint64
+}
+
+// Collections returns the governor's collections that started at or after
+// since, oldest first (the last 64 at the most).
+func Collections(since time.Time) []Collection {
+	gov.mu.Lock()
+	defer gov.mu.Unlock()
+	var out []Collection
+	for i := max(0, gov.next-len(gov.recent)); i < gov.next; i++ {
+		if c := gov.recent[i%len(gov.recent)]; !c.Start.Before(since) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Snapshot returns the governor's counters.

@@ -97,8 +97,20 @@ func runSleepers(tb testing.TB, d time.Duration, enter func() (func() error, err
 func TestRealtimeThreadsSurviveCollections(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
+	t0 := time.Now()
 	res, gcs := runSleepers(t, 4*time.Second, func() (func() error, error) { return Enter(10) })
 	st := Snapshot()
+	// The governor's log of them: each took some time, with the sleepers
+	// demoted.
+	cs := Collections(t0)
+	if len(cs) < min(int(st.Collections), 10) {
+		t.Errorf("%d collections logged since the start, %d run", len(cs), st.Collections)
+	}
+	for _, c := range cs {
+		if c.Took <= 0 || c.Start.Before(t0) || c.Demoted > len(res) {
+			t.Errorf("collection %+v", c)
+		}
+	}
 	t.Logf("%d collections (%d by the governor), %d refused", gcs, st.Collections, st.Refused)
 	for i, r := range res {
 		if r.err != nil {
