@@ -167,15 +167,15 @@ func TestEndpointCPUBound(t *testing.T) {
 func TestEndpointHeldBack(t *testing.T) {
 	f := Evaluate(Measurements{Endpoints: []Endpoint{
 		{Flow: "f0", Role: "server", CPU: 0.14, Wait: 1.26}, // 90 % of its runnable time
-		{Flow: "f0", Role: "client", CPU: 0.10, Wait: 0.30}, // 75 %, the limit
+		{Flow: "f0", Role: "client", CPU: 0.06, Wait: 0.34}, // 85 %, the limit
 		{Flow: "f1", Role: "server", CPU: 0.01, Wait: 0.04}, // 80 %, but 4 % of the flow
 	}}, Thresholds{})
 	s, c, idle := find(t, f, CheckEndpointWait, "f0 server"), find(t, f, CheckEndpointWait, "f0 client"), find(t, f, CheckEndpointWait, "f1 server")
-	if s.OK || math.Abs(s.Value-90) > 1e-9 || s.Threshold != 75 || !strings.Contains(s.Detail, "flow f0 is limited by the host") {
+	if s.OK || math.Abs(s.Value-90) > 1e-9 || s.Threshold != 85 || !strings.Contains(s.Detail, "flow f0 is limited by the host") {
 		t.Errorf("server waiting 90 %%: %+v, want held back", s)
 	}
-	if !c.OK || math.Abs(c.Value-75) > 1e-9 {
-		t.Errorf("client waiting 75 %%, the limit: %+v", c)
+	if !c.OK || math.Abs(c.Value-85) > 1e-9 {
+		t.Errorf("client waiting 85 %%, the limit: %+v", c)
 	}
 	if !idle.OK || math.Abs(idle.Value-80) > 1e-9 {
 		t.Errorf("an endpoint waiting 4 %% of the flow: %+v, want not judged", idle)
