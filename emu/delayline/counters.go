@@ -40,7 +40,9 @@ func (c *Counters) release(size uint32, late time.Duration) {
 	c.ReleasedBytes.Add(uint64(size))
 	c.Late.Add(late)
 	// One writer: a load per packet, a store when the interval's peak
-	// grows.
+	// grows. BenchmarkLineRelease (an arrival and its release, no kernel)
+	// took 156–253 ns without it and 167–260 ns with it, in alternating
+	// sets of six on the 2-core development VM: within its noise.
 	if int64(late) > c.peak.Load() {
 		c.peak.Store(int64(late))
 	}
