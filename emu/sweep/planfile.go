@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -65,8 +66,18 @@ func PlanDiff(a, b *results.Plan) string {
 			return fmt.Sprintf("base configuration %s=%s, now %s", k, a.Base[k], orUnset(v, ok))
 		}
 	}
+	// A key a lacks and b sets to its default is one this emu added since
+	// a was written (a new setting keeps the old behaviour as its
+	// default), not a change: the sweep resumes across the upgrade.
+	defaults := map[string]string{}
+	if cfg, err := config.DefaultConfig(b.Scenario); err == nil {
+		defaults = config.Values(&cfg)
+	}
 	for _, k := range slices.Sorted(maps.Keys(b.Base)) {
 		if _, ok := a.Base[k]; !ok {
+			if d, known := defaults[k]; known && d == b.Base[k] {
+				continue
+			}
 			return fmt.Sprintf("base configuration has no %s, now %s", k, b.Base[k])
 		}
 	}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -60,4 +61,25 @@ func FuzzParsePlan(f *testing.F) {
 			return
 		}
 	})
+}
+
+// TestPlanDiffNewKeys: a plan written before a key existed resumes when
+// the key is at its default, and is a different sweep when it is not.
+func TestPlanDiffNewKeys(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100")})
+	old := *p
+	old.Base = maps.Clone(p.Base)
+	delete(old.Base, "fidelity.endpoint_wait") // a key this emu added
+	if d := PlanDiff(&old, p); d != "" {
+		t.Errorf("a new key at its default: %s", d)
+	}
+	changed := *p
+	changed.Base = maps.Clone(p.Base)
+	changed.Base["fidelity.endpoint_wait"] = "95%"
+	if d := PlanDiff(&old, &changed); !strings.Contains(d, "has no fidelity.endpoint_wait, now 95%") {
+		t.Errorf("a new key set otherwise: %q", d)
+	}
+	if d := PlanDiff(p, &old); !strings.Contains(d, "fidelity.endpoint_wait=85%, now unset") {
+		t.Errorf("a key the new plan lacks: %q", d)
+	}
 }
