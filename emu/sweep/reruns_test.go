@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -281,9 +282,24 @@ func TestJobsAutoRerunsBelowEveryTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Calibrated at 4 (1.8 / 0.45); one degraded run per concurrency
-		// is a stray one, so the limit stays.
-		if got := d.got["p03-r1"]; out.Jobs != 4 || out.OK != 12 || len(out.Degraded) != 0 || !slices.Equal(got, []int{4, 3, 2, 1, 1}) {
+		// is a stray one, so the limit stays. Which runs are still queued
+		// when each attempt starts depends on the order in which runs
+		// ending at the same instant are seen, so the attempts' company
+		// varies ([4 3 2 1 1], or [4 3 1] once the others are done); the
+		// rule does not: every attempt after one degraded beside k runs
+		// has fewer than k beside it, and the last one keeps up.
+		got := d.got["p03-r1"]
+		if out.Jobs != 4 || out.OK != 12 || len(out.Degraded) != 0 || len(got) < 2 {
 			t.Fatalf("outcome %+v, p03-r1's attempts at %v at once", out, got)
+		}
+		lowest := math.MaxInt
+		for i, active := range got {
+			if active >= lowest {
+				t.Errorf("attempt %d of p03-r1 ran with %d at once after one degraded at %d: %v", i+1, active, lowest, got)
+			}
+			if i < len(got)-1 && active > 1 {
+				lowest = min(lowest, active)
+			}
 		}
 	})
 }
