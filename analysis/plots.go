@@ -174,7 +174,7 @@ func CongestionFigure(a *ConnAnalysis) (*Figure, error) {
 	lo, hi := 0.0, max(top.X.Max, bottom.X.Max)
 	top.X.Min, bottom.X.Min, top.X.Max, bottom.X.Max = lo, lo, hi, hi
 
-	name := "congestion-" + strings.TrimSuffix(strings.TrimSuffix(base, ".sqlog"), ".qlog")
+	name := "congestion-" + results.QlogStem(base)
 	return &Figure{Name: name, Panels: []*plot.Plot{top, bottom}, Width: figWidth, Height: 2 * figPanelHeight}, nil
 }
 
@@ -202,7 +202,7 @@ func QlogGoodputFigure(a *ConnAnalysis) (*Figure, error) {
 	}
 	yFromZero(p, 1.25)
 	p.X.Min = 0
-	name := "goodput-" + strings.TrimSuffix(strings.TrimSuffix(base, ".sqlog"), ".qlog")
+	name := "goodput-" + results.QlogStem(base)
 	return &Figure{Name: name, Panels: []*plot.Plot{p}, Width: figWidth, Height: figHeight}, nil
 }
 

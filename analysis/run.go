@@ -146,10 +146,11 @@ func IsRunDir(fsys fs.FS) bool {
 	return false
 }
 
-// QlogFiles lists a run directory's qlog files (qlog/*.sqlog, *.qlog).
+// QlogFiles lists a run directory's qlog files (qlog/*.sqlog, *.qlog,
+// either gzipped: results.QlogGlobs).
 func QlogFiles(fsys fs.FS) ([]string, error) {
 	var out []string
-	for _, pat := range []string{"qlog/*.sqlog", "qlog/*.qlog"} {
+	for _, pat := range results.QlogGlobs() {
 		m, err := fs.Glob(fsys, pat)
 		if err != nil {
 			return nil, err
@@ -305,13 +306,18 @@ func (ra *RunAnalysis) readQlogs(fsys fs.FS, opt RunOptions, conns map[string]ma
 }
 
 func analyzeQlogFS(fsys fs.FS, name string, opt QlogOptions) (*ConnAnalysis, error) {
-	return readFS(fsys, name, func(r io.Reader, n string) (*ConnAnalysis, error) { return AnalyzeQlog(r, n, opt) })
+	f, err := results.OpenQlog(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return AnalyzeQlog(f, name, opt)
 }
 
 // qlogRole maps "dc-client.sqlog" to flow "dc", side "client". Files not
 // named that way are their own flow, with the side from the header.
 func qlogRole(base, vantage string) (flow, side string) {
-	stem := strings.TrimSuffix(strings.TrimSuffix(base, ".sqlog"), ".qlog")
+	stem := results.QlogStem(base)
 	for _, s := range []string{"client", "server"} {
 		if f, ok := strings.CutSuffix(stem, "-"+s); ok && f != "" {
 			return f, s

@@ -3,9 +3,13 @@ package analysis
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func TestAnalyzeRunFairnessFixture(t *testing.T) {
@@ -136,6 +140,43 @@ func TestAnalyzeRunBadFiles(t *testing.T) {
 		_, err := AnalyzeRun(c.fsys, RunOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", name, err, c.want)
+		}
+	}
+}
+
+// TestAnalyzeRunGzippedQlogs: a run whose qlogs a sweep compressed
+// (results.QlogsGzip) analyzes to the same figures as the plain one.
+func TestAnalyzeRunGzippedQlogs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/run-fairness")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := results.QlogsGzip.Apply(dir); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "qlog", "*.sqlog.gz")); len(m) != 4 {
+		t.Fatalf("gzipped qlogs %v, want 4", m)
+	}
+	gz, err := AnalyzeRun(os.DirFS(dir), RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := fairnessRun(t)
+	if len(gz.Qlogs) != 4 || len(gz.Warnings) != 0 {
+		t.Fatalf("%d qlogs, warnings %q", len(gz.Qlogs), gz.Warnings)
+	}
+	for i := range plain.Flows {
+		p, g := plain.Flows[i], gz.Flows[i]
+		if g.ReceiverQlog != "" {
+			g.ReceiverQlog = strings.TrimSuffix(g.ReceiverQlog, ".gz")
+		}
+		if g.SenderQlog != "" {
+			g.SenderQlog = strings.TrimSuffix(g.SenderQlog, ".gz")
+		}
+		pj, _ := json.Marshal(p)
+		gj, _ := json.Marshal(g)
+		if string(pj) != string(gj) || i < 2 && !g.MeanSRTTMs.Valid() {
+			t.Errorf("flow %s gzipped:\n%s\nplain:\n%s", p.Name, gj, pj)
 		}
 	}
 }

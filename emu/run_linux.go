@@ -320,7 +320,7 @@ func (r *runner) startServer(i int) (*process, error) {
 		CC: f.CC, Work: r.serverWork(f),
 	}
 	if f.Proto == "quic" {
-		sc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-server.sqlog")
+		sc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "server")))
 	}
 	if f.Size > 0 && f.Kind == config.KindBulk {
 		sc.Sizes = []int64{f.Size}
@@ -365,7 +365,7 @@ func (r *runner) startClient(i int) (*process, error) {
 		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP
 	}
 	if f.Proto == "quic" {
-		cc.QlogFile = filepath.Join(r.o.Out, "qlog", f.Name+"-client.sqlog")
+		cc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "client")))
 		if f.ClientImpl == "ngtcp2" {
 			cc.CC = f.CC
 		}

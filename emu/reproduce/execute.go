@@ -4,33 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"time"
 
 	"github.com/dc-emu/emu/emu/sweep"
 )
-
-// Options tune Execute.
-type Options struct {
-	// Runner does one run (the CLI passes emu.Run).
-	Runner sweep.Runner
-	// Progress receives a line per preset and the sweeps' own progress.
-	Progress io.Writer
-	// Stop, when closed, lets the current run finish and starts no other
-	// (the first Ctrl-C); cancelling Execute's context interrupts the
-	// current run (the second).
-	Stop <-chan struct{}
-	// Now is the clock of the sweeps' durations; nil means time.Now.
-	Now func() time.Time
-	// Jobs, Cores and CPUTime are passed to every sweep (sweep.Options):
-	// how many runs run at once, or auto.
-	Jobs    sweep.Jobs
-	Cores   int
-	CPUTime func() time.Duration
-	// Reruns is passed to every sweep: how many times a degraded run is
-	// run again (nil: sweep.DefaultReruns).
-	Reruns *int
-}
 
 // Outcome is what Execute did, preset by preset.
 type Outcome struct {
@@ -41,6 +17,9 @@ type Outcome struct {
 	// GaveUp says why a preset's sweep stopped after repeated failures
 	// (a broken setup fails every run alike); no later preset ran.
 	GaveUp string
+	// DiskFull says why a preset's sweep stopped for want of disk space
+	// (sweep.Options.MinFree); no later preset ran.
+	DiskFull string
 }
 
 // SweepOutcome is one preset's sweep as Execute left it.
@@ -78,9 +57,16 @@ func (o *Outcome) Failures() int {
 // when o.Stop is closed, and after a run interrupted by ctx. A preset
 // directory that holds another plan (a different scale, or a changed
 // preset) fails Execute with sweep.ErrPlanChanged before that preset runs.
-func Execute(ctx context.Context, root string, p *Plan, o Options) (*Outcome, error) {
+//
+// Every preset's sweep runs with o (its Progress also gets a line per
+// preset); o.Shard must be the zero Shard, since a reproduction runs whole
+// presets.
+func Execute(ctx context.Context, root string, p *Plan, o sweep.Options) (*Outcome, error) {
 	if o.Runner == nil {
 		return nil, errors.New("reproduce: no runner")
+	}
+	if o.Shard != (sweep.Shard{}) {
+		return nil, errors.New("reproduce: a reproduction runs whole presets, not a shard")
 	}
 	out := &Outcome{}
 	for i := range p.Sweeps {
@@ -102,7 +88,7 @@ func Execute(ctx context.Context, root string, p *Plan, o Options) (*Outcome, er
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "reproduce: preset %d/%d %s (%s) in %s\n", i+1, len(p.Sweeps), s.Preset.Name, s.Preset.Figure, dir)
 		}
-		so, err := sweep.Execute(ctx, dir, s.Plan, sweep.Options{Runner: o.Runner, Progress: o.Progress, Stop: o.Stop, Now: o.Now, Jobs: o.Jobs, Cores: o.Cores, CPUTime: o.CPUTime, Reruns: o.Reruns})
+		so, err := sweep.Execute(ctx, dir, s.Plan, o)
 		if so != nil {
 			out.Sweeps = append(out.Sweeps, SweepOutcome{Preset: s.Preset.Name, Outcome: so})
 		}
@@ -115,6 +101,9 @@ func Execute(ctx context.Context, root string, p *Plan, o Options) (*Outcome, er
 		switch {
 		case so.GaveUp != "":
 			out.GaveUp = fmt.Sprintf("preset %s: %s", s.Preset.Name, so.GaveUp)
+			return out, nil
+		case so.DiskFull != "":
+			out.DiskFull = fmt.Sprintf("preset %s: %s", s.Preset.Name, so.DiskFull)
 			return out, nil
 		case so.Stopped:
 			out.Stopped = true

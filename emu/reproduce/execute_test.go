@@ -30,7 +30,7 @@ func TestExecuteStopsAndResumes(t *testing.T) {
 		}
 	}
 	var log bytes.Buffer
-	out, err := Execute(context.Background(), root, p, Options{Runner: f.Run, Progress: &log, Stop: stop})
+	out, err := Execute(context.Background(), root, p, sweep.Options{Runner: f.Run, Progress: &log, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestExecuteStopsAndResumes(t *testing.T) {
 	}
 
 	f2 := newFake()
-	out, err = Execute(context.Background(), root, p, Options{Runner: f2.Run})
+	out, err = Execute(context.Background(), root, p, sweep.Options{Runner: f2.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestExecuteInterrupt(t *testing.T) {
 			cancel()
 		}
 	}
-	out, err := Execute(ctx, root, p, Options{Runner: f.Run})
+	out, err := Execute(ctx, root, p, sweep.Options{Runner: f.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestExecuteInterrupt(t *testing.T) {
 		t.Errorf("interrupted: %+v, first sweep %+v", out, out.Sweeps[0].Outcome)
 	}
 	f2 := newFake()
-	if _, err := Execute(context.Background(), root, p, Options{Runner: f2.Run}); err != nil {
+	if _, err := Execute(context.Background(), root, p, sweep.Options{Runner: f2.Run}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f2.Calls(); len(got) != p.Runs()-1 || got[0] != f.Calls()[1] {
@@ -106,7 +106,7 @@ func TestExecuteRefusesAnotherScale(t *testing.T) {
 	p := smallPlan(t)
 	p.Sweeps = p.Sweeps[1:] // sc-pairs only
 	f := newFake()
-	if _, err := Execute(context.Background(), root, p, Options{Runner: f.Run}); err != nil {
+	if _, err := Execute(context.Background(), root, p, sweep.Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	paper, err := NewPlan("paper", nil)
@@ -118,7 +118,7 @@ func TestExecuteRefusesAnotherScale(t *testing.T) {
 			paper.Sweeps = []Sweep{s}
 		}
 	}
-	if _, err := Execute(context.Background(), root, paper, Options{Runner: f.Run}); !errors.Is(err, sweep.ErrPlanChanged) {
+	if _, err := Execute(context.Background(), root, paper, sweep.Options{Runner: f.Run}); !errors.Is(err, sweep.ErrPlanChanged) {
 		t.Errorf("paper scale over a quick directory: %v, want ErrPlanChanged", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestWriteReport(t *testing.T) {
 	root := t.TempDir()
 	p := smallPlan(t)
 	f := newFake()
-	if _, err := Execute(context.Background(), root, p, Options{Runner: f.Run}); err != nil {
+	if _, err := Execute(context.Background(), root, p, sweep.Options{Runner: f.Run}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := WriteReport(root, p, ReportOptions{Session: 90e9, EmuVersion: "test"})

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,7 +105,7 @@ reference_time those builds reject).`,
 }
 
 func analyzeQlogFile(e *env, path string, f analyzeFlags) error {
-	fh, err := os.Open(path)
+	fh, err := openQlog(path)
 	if err != nil {
 		return err
 	}
@@ -290,11 +291,12 @@ func analyzeExportQvis(e *env, dir string, files []string) error {
 		return err
 	}
 	for _, src := range files {
-		dst := filepath.Join(dir, filepath.Base(src))
+		// qvis loads plain files: a gzipped one is copied out plain.
+		dst := filepath.Join(dir, strings.TrimSuffix(filepath.Base(src), ".gz"))
 		if same, _ := analyzeSameFile(src, dst); same {
 			return usagef("--export-qvis %s would overwrite %s itself", dir, src)
 		}
-		in, err := os.Open(src)
+		in, err := openQlog(src)
 		if err != nil {
 			return err
 		}
@@ -321,6 +323,11 @@ func analyzeExportQvis(e *env, dir string, files []string) error {
 		fmt.Fprintf(e.stderr, "emu: qvis: %s (%d events, %s)\n", dst, res.Events, how)
 	}
 	return nil
+}
+
+// openQlog opens a qlog file given by its path, gzipped or not.
+func openQlog(name string) (io.ReadCloser, error) {
+	return results.OpenQlog(os.DirFS(filepath.Dir(name)), filepath.Base(name))
 }
 
 func analyzeSameFile(a, b string) (bool, error) {

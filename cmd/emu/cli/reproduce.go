@@ -23,8 +23,7 @@ type reproduceFlags struct {
 	out     string
 	dryRun  bool
 	verbose bool
-	jobs    string
-	reruns  int
+	exec    execFlags
 }
 
 func reproduceCommand(e *env, newRunner sweepRunner) *cobra.Command {
@@ -48,7 +47,10 @@ paper runs the paper's 10 repeats, 180 s and 100 MB. --parts picks core
 12-19) and trace (Figs. 20-22). The plan and its expected wall time are
 printed first. Rerunning with the same --out resumes: runs that ended ok are
 kept. The first Ctrl-C finishes the current run and stops (the report is
-still written from what is done); a second one interrupts it.`,
+still written from what is done); a second one interrupts it. --jobs,
+--reruns and --qlogs work as for emu sweep: each run's qlogs are gzipped
+by default (the report needs only the summaries; --qlogs drop saves the
+rest), and no run starts with less than 6 GiB free.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(f.parts) == 0 {
@@ -62,21 +64,17 @@ still written from what is done); a second one interrupts it.`,
 			if out == "" {
 				out = filepath.Join("results", "reproduce-"+plan.Scale.Name+"-"+outStamp())
 			}
-			jobs, err := sweep.ParseJobs(f.jobs)
+			o, err := f.exec.options(out)
 			if err != nil {
-				return usageError{err}
-			}
-			if err := checkReruns(f.reruns); err != nil {
 				return err
 			}
 			if f.dryRun {
-				return reproduce.WritePlan(e.stdout, plan, out, estimateJobs(jobs))
+				return reproduce.WritePlan(e.stdout, plan, out, estimateJobs(o.Jobs))
 			}
-			runner, err := newRunner(e, f.verbose)
-			if err != nil {
+			if o.Runner, err = newRunner(e, f.verbose); err != nil {
 				return err
 			}
-			return runReproduce(e, plan, out, runner, jobs, f.reruns)
+			return runReproduce(e, plan, out, o)
 		},
 	}
 	c.Flags().StringVar(&f.scale, "scale", "quick", "quick (3 repeats, 60 s, 20 MB) or paper (10 repeats, 180 s, 100 MB)")
@@ -84,23 +82,22 @@ still written from what is done); a second one interrupts it.`,
 	c.Flags().StringVarP(&f.out, "out", "o", "", "reproduction directory (default results/reproduce-<scale>-<UTC time>); the same --out resumes")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the plan and its expected wall time, run nothing")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
-	c.Flags().StringVarP(&f.jobs, "jobs", "j", "1", "runs at once: a number, or auto (from the cores and the CPU a run uses; lowered when runs come back degraded)")
-	addRerunsFlag(c, &f.reruns)
+	f.exec.register(c, "runs at once: a number, or auto (from the cores and the CPU a run uses; lowered when runs come back degraded)")
 	return c
 }
 
 // runReproduce prints the plan, runs the presets' sweeps in out and writes
 // the report, also after a stop, from whatever is done.
-func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner, jobs sweep.Jobs, reruns int) error {
-	if err := reproduce.WritePlan(e.stderr, plan, out, estimateJobs(jobs)); err != nil {
+func runReproduce(e *env, plan *reproduce.Plan, out string, o sweep.Options) error {
+	if err := reproduce.WritePlan(e.stderr, plan, out, estimateJobs(o.Jobs)); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "reproduce: writing to %s (the same command with --out %s resumes it)\n", out, out)
 	stop, runCtx, release := twoStageInterrupt(e, "reproduce")
 	defer release()
 	start := time.Now()
-	outcome, execErr := reproduce.Execute(runCtx, out, plan, reproduce.Options{Runner: runner, Progress: e.stderr, Stop: stop,
-		Jobs: jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU, Reruns: &reruns})
+	o.Progress, o.Stop = e.stderr, stop
+	outcome, execErr := reproduce.Execute(runCtx, out, plan, o)
 	if errors.Is(execErr, sweep.ErrPlanChanged) {
 		return usageError{fmt.Errorf("%w (a reproduction at another scale, or made by another emu? use another --out)", execErr)}
 	}
@@ -119,6 +116,8 @@ func runReproduce(e *env, plan *reproduce.Plan, out string, runner sweep.Runner,
 	switch {
 	case outcome.GaveUp != "":
 		return fmt.Errorf("gave up: %s", outcome.GaveUp)
+	case outcome.DiskFull != "":
+		return fmt.Errorf("stopped: %s; free some space and the same command with --out %s resumes", outcome.DiskFull, out)
 	case outcome.Stopped || outcome.Interrupted:
 		return fmt.Errorf("stopped; the same command with --out %s resumes", out)
 	case outcome.Failures() > 0:

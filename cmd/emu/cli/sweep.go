@@ -55,9 +55,8 @@ type sweepFlags struct {
 	dryRun      bool
 	force       bool
 	verbose     bool
-	jobs        string
 	keepDeg     bool
-	reruns      int
+	exec        execFlags
 }
 
 func sweepCommand(e *env, newRunner sweepRunner) *cobra.Command {
@@ -94,8 +93,13 @@ concurrency). A run whose emulation fell behind (summary.json's fidelity
 says degraded) is run again, --reruns times at most (default once; with
 auto, beside fewer runs than the attempt before), every attempt kept under
 degraded/; if it is degraded each time it is counted in sweep.csv's
-runs_degraded and left out of the statistics (--keep-degraded keeps it). --dry-run and the first progress line print the expected wall
-time.
+runs_degraded and left out of the statistics (--keep-degraded keeps it).
+--dry-run and the first progress line print the expected wall time.
+
+Each run's qlog files are gzipped once it ended (--qlogs gzip, about 17
+times smaller; emu analyze reads them as they are), or kept or dropped. No
+run starts with less than 6 GiB free where the sweep writes: it stops, and
+the same command resumes once there is room (docs/sweeps.md).
 
 --shard i/n runs a deterministic part of the plan, for Slurm job arrays,
 Kubernetes indexed jobs or GNU parallel; emu sweep merge gathers the shards
@@ -116,29 +120,26 @@ recorded and left out of the statistics.`,
 					return usageError{err}
 				}
 			}
-			jobs, err := sweep.ParseJobs(f.jobs)
-			if err != nil {
-				return usageError{err}
+			out := f.out
+			if out == "" {
+				out = filepath.Join("results", "sweep-"+outStamp()+"-"+sweepName(plan))
 			}
-			if err := checkReruns(f.reruns); err != nil {
+			o, err := f.exec.options(out)
+			if err != nil {
 				return err
 			}
 			if f.dryRun {
 				if err := sweep.WritePlan(e.stdout, plan, shard); err != nil {
 					return err
 				}
-				writeEstimate(e.stdout, plan, shard, jobs)
+				writeEstimate(e.stdout, plan, shard, o.Jobs)
 				return nil
 			}
-			runner, err := newRunner(e, f.verbose)
-			if err != nil {
+			if o.Runner, err = newRunner(e, f.verbose); err != nil {
 				return err
 			}
-			out := f.out
-			if out == "" {
-				out = filepath.Join("results", "sweep-"+outStamp()+"-"+sweepName(plan))
-			}
-			return runSweep(e, plan, out, shard, runner, sweepRunOptions{force: f.force, jobs: jobs, keepDegraded: f.keepDeg, reruns: f.reruns})
+			o.Shard = shard
+			return runSweep(e, plan, out, o, sweepRunOptions{force: f.force, keepDegraded: f.keepDeg})
 		},
 	}
 	f.sf.register(c, true)
@@ -153,9 +154,8 @@ recorded and left out of the statistics.`,
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve and print the plan, run nothing")
 	c.Flags().BoolVar(&f.force, "force", false, "replace the plan of an existing --out (runs that no longer match are redone)")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
-	c.Flags().StringVarP(&f.jobs, "jobs", "j", "1", "runs at once: a number, or auto (from the cores and the first run's CPU)")
+	f.exec.register(c, "runs at once: a number, or auto (from the cores and the first run's CPU)")
 	c.Flags().BoolVar(&f.keepDeg, "keep-degraded", false, "count runs whose emulation was degraded in the statistics")
-	addRerunsFlag(c, &f.reruns)
 	c.AddCommand(newSweepMergeCmd(e))
 	return c
 }
@@ -241,18 +241,16 @@ func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs swee
 	fmt.Fprintf(w, "(%s)\n", sweep.ModelText())
 }
 
-// sweepRunOptions are the flags of runSweep.
+// sweepRunOptions are the flags of runSweep beyond the sweep's options.
 type sweepRunOptions struct {
 	force        bool
-	jobs         sweep.Jobs
 	keepDegraded bool
-	reruns       int
 }
 
 // runSweep executes the plan (or its shard) in out and aggregates it. The
 // first interrupt (which also cancels e.ctx) lets the running runs finish;
 // a second one interrupts them.
-func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner sweep.Runner, o sweepRunOptions) error {
+func runSweep(e *env, plan *results.Plan, out string, so sweep.Options, o sweepRunOptions) error {
 	if err := sweep.Prepare(out, plan, o.force); err != nil {
 		if errors.Is(err, sweep.ErrPlanChanged) {
 			return usageError{err}
@@ -262,10 +260,8 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 	fmt.Fprintf(e.stderr, "sweep: writing to %s (the same command with --out %s resumes it)\n", out, out)
 	stop, runCtx, release := twoStageInterrupt(e, "sweep")
 	defer release()
-	outcome, execErr := sweep.Execute(runCtx, out, plan, sweep.Options{
-		Shard: shard, Runner: runner, Progress: e.stderr, Stop: stop,
-		Jobs: o.jobs, Cores: runtime.NumCPU(), CPUTime: treeCPU, Reruns: &o.reruns,
-	})
+	so.Progress, so.Stop = e.stderr, stop
+	outcome, execErr := sweep.Execute(runCtx, out, plan, so)
 	table, finErr := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: o.keepDegraded})
 	if table != nil {
 		sweep.WriteSummary(e.stdout, table)
@@ -285,12 +281,14 @@ func runSweep(e *env, plan *results.Plan, out string, shard sweep.Shard, runner 
 		if o.keepDegraded {
 			what = "kept in the statistics (--keep-degraded)"
 		}
-		fmt.Fprintf(e.stderr, "sweep: %d runs were degraded in every attempt (1 + --reruns %d), %s: %s\n", n, o.reruns, what, abbreviate(outcome.Degraded, 12))
+		fmt.Fprintf(e.stderr, "sweep: %d runs were degraded in every attempt (1 + --reruns %d), %s: %s\n", n, *so.Reruns, what, abbreviate(outcome.Degraded, 12))
 	}
 	done := outcome.Skipped + outcome.OK + len(outcome.Failures)
 	switch {
 	case outcome.GaveUp != "":
 		return fmt.Errorf("gave up: %s", outcome.GaveUp)
+	case outcome.DiskFull != "":
+		return fmt.Errorf("stopped after %d of %d runs: %s; free some space and the same command with --out %s resumes", done, outcome.Runs, outcome.DiskFull, out)
 	case outcome.Stopped || outcome.Interrupted:
 		return fmt.Errorf("stopped after %d of %d runs; the same command with --out %s resumes", done, outcome.Runs, out)
 	case len(outcome.Failures) > 0:

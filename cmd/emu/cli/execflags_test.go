@@ -78,12 +78,14 @@ func TestReproduceReruns(t *testing.T) {
 	}
 }
 
-func TestRerunsUsageErrors(t *testing.T) {
+func TestExecFlagsUsageErrors(t *testing.T) {
 	checkUsageErrors(t, "emu sweep", runSweepWith, []usageCase{
 		{[]string{"--vary", "dc.batch=25", "--reruns", "-1"}, "--reruns -1"},
 		{[]string{"--vary", "dc.batch=25", "--reruns", "x"}, "--reruns"},
+		{[]string{"--vary", "dc.batch=25", "--qlogs", "zstd"}, `--qlogs "zstd": want gzip, keep or drop`},
 	})
 	checkUsageErrors(t, "emu reproduce", runReproduceWith, []usageCase{
 		{[]string{"--reruns", "-2"}, "--reruns -2"},
+		{[]string{"--qlogs", "none"}, `--qlogs "none"`},
 	})
 }
