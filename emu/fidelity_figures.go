@@ -36,7 +36,7 @@ func rateLimiterFigures(dir string, series []linkstats.Sample, capacity func(fro
 // readings of it.
 func threadFigures(name string, a, b procstat.Reading) fidelity.Thread {
 	u := procstat.Between(a, b)
-	return fidelity.Thread{Name: name, CPU: u.CPU, Wait: u.Wait, MeanWait: u.MeanWait}
+	return fidelity.Thread{Name: name, CPU: u.CPU, Wait: u.Wait, MeanWait: u.MeanWait, Kernel: u.Kernel}
 }
 
 // endpointFigures is an endpoint process's CPU between two readings of it.

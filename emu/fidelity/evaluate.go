@@ -131,6 +131,9 @@ func threadChecks(t Thread, th Thresholds) []Check {
 		mean.Detail += s
 	}
 	cpu.Detail = fmt.Sprintf("used %.2f of a core", t.CPU)
+	if t.Kernel > 0 {
+		cpu.Detail += fmt.Sprintf(", %.0f %% of it in the kernel", 100*t.Kernel)
+	}
 	if !cpu.OK {
 		cpu.Detail += ": too busy to absorb bursts, packets queue in the kernel"
 	}

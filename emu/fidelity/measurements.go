@@ -52,6 +52,9 @@ type Thread struct {
 	// per timeslice (per wake-up, nearly: how long it waited for a CPU).
 	Wait     float64       `json:"wait"`
 	MeanWait time.Duration `json:"mean_wait_ns"`
+	// Kernel is the share of its CPU time spent in the kernel (10 ms
+	// resolution; 0 when under a tick was counted).
+	Kernel float64 `json:"kernel"`
 }
 
 // Endpoint is one endpoint process of a flow over the flow's lifetime.

@@ -97,6 +97,9 @@ func TestSpinUsesOneCore(t *testing.T) {
 	if sum := u.CPU + u.Wait; sum < 0.9 || sum > 1.05 {
 		t.Errorf("spinning thread: CPU %.2f + wait %.2f = %.2f of the wall time, want about 1", u.CPU, u.Wait, sum)
 	}
+	if u.Kernel > 0.5 {
+		t.Errorf("a thread spinning on the clock in user space spent %.0f %% of its CPU time in the kernel", 100*u.Kernel)
+	}
 	if pu.CPU < u.CPU*0.9 {
 		t.Errorf("process used %.2f of a core, its spinning thread %.2f", pu.CPU, u.CPU)
 	}

@@ -32,6 +32,12 @@ type Usage struct {
 	// were.
 	MeanWait time.Duration
 	Slices   uint64
+	// Kernel is the share of the CPU time spent in the kernel (system
+	// time over user plus system, from the clock-tick counters: 10 ms
+	// resolution), 0 with no tick counted. A packet thread that burns a
+	// core without releasing packets spins in the kernel if this is high,
+	// in its own or the Go runtime's code if low.
+	Kernel float64
 }
 
 // Between is the usage from reading a to reading b of the same thread or
@@ -48,6 +54,9 @@ func Between(a, b Reading) Usage {
 		cpu = b.Stat.User + b.Stat.System - a.Stat.User - a.Stat.System
 	}
 	u.CPU = max(0, float64(cpu)/wall)
+	if user, sys := b.Stat.User-a.Stat.User, b.Stat.System-a.Stat.System; user >= 0 && sys >= 0 && user+sys > 0 {
+		u.Kernel = float64(sys) / float64(user+sys)
+	}
 	wait := max(0, b.Sched.Wait-a.Sched.Wait)
 	u.Wait = float64(wait) / wall
 	if b.Sched.Slices > a.Sched.Slices {

@@ -17,6 +17,20 @@ func TestBetweenThread(t *testing.T) {
 	}
 }
 
+// TestBetweenKernelShare: the kernel's share of a thread's CPU time comes
+// from its stat's user and system ticks.
+func TestBetweenKernelShare(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	a := Reading{At: t0, Stat: Stat{User: time.Second, System: 2 * time.Second}}
+	b := Reading{At: t0.Add(2 * time.Second), Stat: Stat{User: 1200 * time.Millisecond, System: 2800 * time.Millisecond}}
+	if u := Between(a, b); u.Kernel < 0.7999 || u.Kernel > 0.8001 {
+		t.Errorf("200 ms user, 800 ms system: kernel share %v, want 0.8", u.Kernel)
+	}
+	if u := Between(a, a); u.Kernel != 0 {
+		t.Errorf("no tick: kernel share %v, want 0", u.Kernel)
+	}
+}
+
 func TestBetweenProcess(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	a := Reading{At: t0, Process: true, Stat: Stat{User: time.Second, System: time.Second}, Sched: Sched{OnCPU: 5 * time.Second, Wait: time.Second, Slices: 10}}
