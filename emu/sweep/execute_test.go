@@ -240,7 +240,7 @@ func TestProgressLines(t *testing.T) {
 	// Every estimate follows how long the runs took, the earlier
 	// session's too (10 s each).
 	want := []string{
-		"sweep: 2 points × 2 repeats = 4 runs: 4 to do here, 1 already done; 1 run at once: expected wall time 30s (the model scaled by the 1 run done: ",
+		"sweep: 2 points × 2 repeats = 4 runs: 3 to do, 1 already done; 1 run at once: expected wall time 30s (the model scaled by the 1 run done: ",
 		"[2/4] p02-r1: dc.batch=100, seed ",
 		"[2/4] p02-r1 ok in 10s: goodput ",
 		"(ETA 20s)",

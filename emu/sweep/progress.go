@@ -48,11 +48,11 @@ func (pr *progress) printf(format string, args ...any) {
 func (pr *progress) note(line string) { pr.printf("sweep: %s\n", line) }
 
 func (pr *progress) begin(s Shard, j Jobs, todo []results.Run, g *governor) {
-	where := ""
+	pr.printf("sweep: %s × %s = %s", plural(len(pr.p.Points), "point"), plural(pr.p.Repeat, "repeat"), plural(len(pr.p.Runs), "run"))
 	if s.N > 1 {
-		where = fmt.Sprintf(", shard %s", s)
+		pr.printf(", %d in shard %s", pr.total, s)
 	}
-	pr.printf("sweep: %s × %s = %s%s: %d to do here", plural(len(pr.p.Points), "point"), plural(pr.p.Repeat, "repeat"), plural(len(pr.p.Runs), "run"), where, pr.total)
+	pr.printf(": %d to do", len(todo))
 	if skipped := pr.total - len(todo); skipped > 0 {
 		pr.printf(", %d already done", skipped)
 	}
