@@ -24,12 +24,7 @@ type Estimate struct {
 // took against the model (sweep.ElapsedIn).
 func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, todo Estimate) {
 	for _, s := range p.Sweeps {
-		var left []results.Run
-		for _, r := range s.Plan.Runs {
-			if !sweep.Completed(s.Dir(root), s.Plan, r) {
-				left = append(left, r)
-			}
-		}
+		left := s.left(root)
 		sch := sweep.Schedule{Jobs: jobs}
 		el := sweep.ElapsedIn(s.Dir(root), s.Plan)
 		all := Estimate{Runs: len(s.Plan.Runs), Wall: el.Scale(sweep.EstimateWall(s.Plan, s.Plan.Runs, sch))}
@@ -39,4 +34,26 @@ func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, 
 		todo.Runs, todo.Wall = todo.Runs+rest.Runs, todo.Wall+rest.Wall
 	}
 	return perPreset, total, todo
+}
+
+// EstimateDisk returns the bytes the runs still to do in root are expected
+// to leave on disk with their qlogs handled as q (sweep.EstimateDisk, the
+// one disk model).
+func (p *Plan) EstimateDisk(root string, q results.QlogPolicy) float64 {
+	total := 0.0
+	for _, s := range p.Sweeps {
+		total += sweep.EstimateDisk(s.Plan, s.left(root), q)
+	}
+	return total
+}
+
+// left are the runs of s that a resumed Execute in root would not skip.
+func (s *Sweep) left(root string) []results.Run {
+	var left []results.Run
+	for _, r := range s.Plan.Runs {
+		if !sweep.Completed(s.Dir(root), s.Plan, r) {
+			left = append(left, r)
+		}
+	}
+	return left
 }

@@ -75,7 +75,7 @@ type Options struct {
 // DefaultMinFree is the free space below which a sweep starts no more
 // runs: some eight times the largest run directory emu writes with
 // qlogs kept (a 180 s fairness run, about 750 MB).
-const DefaultMinFree = 6 << 30
+const DefaultMinFree = 6e9
 
 // reruns is Reruns with its default.
 func (o *Options) reruns() int {
@@ -377,10 +377,8 @@ func (x *executor) diskFull() string {
 	if free >= floor {
 		return ""
 	}
-	return fmt.Sprintf("%s free on the file system of %s, below the %s a run may start with", gib(free), x.dir, gib(floor))
+	return fmt.Sprintf("%s free on the file system of %s, below the %s a run may start with", FormatBytes(float64(free)), x.dir, FormatBytes(float64(floor)))
 }
-
-func gib(b uint64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // finish records a run that ended and decides what follows from it.
 func (x *executor) finish(ctx context.Context, e ended) error {

@@ -67,21 +67,21 @@ func TestExecuteRejectsAnUnknownQlogPolicy(t *testing.T) {
 func TestExecuteStopsBeforeTheDiskIsFull(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100,500"), Repeat: 1})
 	dir := prepared(t, p)
-	free := uint64(10 << 30)
+	free := uint64(10e9)
 	f := &sweeptest.Runner{During: func(n int, _ string) {
 		if n == 2 {
-			free = 1 << 30 // the second run fills the disk
+			free = 1e9 // the second run fills the disk
 		}
 	}}
-	o := Options{Runner: f.Run, FreeSpace: func() (uint64, error) { return free, nil }, MinFree: 2 << 30}
+	o := Options{Runner: f.Run, FreeSpace: func() (uint64, error) { return free, nil }, MinFree: 2e9}
 	out, err := Execute(context.Background(), dir, p, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.OK != 2 || out.Complete() || !strings.Contains(out.DiskFull, "1.0 GiB free") || !strings.Contains(out.DiskFull, "2.0 GiB") {
+	if out.OK != 2 || out.Complete() || !strings.Contains(out.DiskFull, "1.0 GB free") || !strings.Contains(out.DiskFull, "below the 2.0 GB") {
 		t.Fatalf("outcome %+v, want 2 runs done and a full disk named", out)
 	}
-	free = 10 << 30
+	free = 10e9
 	out, err = Execute(context.Background(), dir, p, o)
 	if err != nil || out.OK != 1 || out.Skipped != 2 || !out.Complete() || out.DiskFull != "" {
 		t.Fatalf("resumed: %+v, %v", out, err)

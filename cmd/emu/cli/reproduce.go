@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/host"
 	"github.com/dc-emu/emu/emu/reproduce"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -50,7 +52,7 @@ kept. The first Ctrl-C finishes the current run and stops (the report is
 still written from what is done); a second one interrupts it. --jobs,
 --reruns and --qlogs work as for emu sweep: each run's qlogs are gzipped
 by default (the report needs only the summaries; --qlogs drop saves the
-rest), and no run starts with less than 6 GiB free.`,
+rest), and no run starts with less than 6 GB free.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(f.parts) == 0 {
@@ -69,7 +71,7 @@ rest), and no run starts with less than 6 GiB free.`,
 				return err
 			}
 			if f.dryRun {
-				return reproduce.WritePlan(e.stdout, plan, out, estimateJobs(o.Jobs))
+				return writeReproducePlan(e.stdout, plan, out, o)
 			}
 			if o.Runner, err = newRunner(e, f.verbose); err != nil {
 				return err
@@ -89,7 +91,7 @@ rest), and no run starts with less than 6 GiB free.`,
 // runReproduce prints the plan, runs the presets' sweeps in out and writes
 // the report, also after a stop, from whatever is done.
 func runReproduce(e *env, plan *reproduce.Plan, out string, o sweep.Options) error {
-	if err := reproduce.WritePlan(e.stderr, plan, out, estimateJobs(o.Jobs)); err != nil {
+	if err := writeReproducePlan(e.stderr, plan, out, o); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "reproduce: writing to %s (the same command with --out %s resumes it)\n", out, out)
@@ -124,6 +126,16 @@ func runReproduce(e *env, plan *reproduce.Plan, out string, o sweep.Options) err
 		return fmt.Errorf("%d runs failed and are left out of the statistics; the same command with --out %s retries them", outcome.Failures(), out)
 	}
 	return nil
+}
+
+// writeReproducePlan prints the plan with its wall time and disk use.
+func writeReproducePlan(w io.Writer, plan *reproduce.Plan, out string, o sweep.Options) error {
+	if err := reproduce.WritePlan(w, plan, out, estimateJobs(o.Jobs)); err != nil {
+		return err
+	}
+	est := func(q results.QlogPolicy) float64 { return plan.EstimateDisk(out, q) }
+	_, err := fmt.Fprintln(w, diskLine(est, o.Qlogs, out))
+	return err
 }
 
 // estimateJobs is how many runs at once an estimate assumes: the number

@@ -33,7 +33,7 @@ func TestReproduceDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"scale quick", "parts core,queue: 18 presets, 573 runs", "batch-fairness", "queue-fairness", "expected wall time:", "573 of 573 runs still to do"} {
+	for _, want := range []string{"scale quick", "parts core,queue: 18 presets, 573 runs", "batch-fairness", "queue-fairness", "expected wall time:", "573 of 573 runs still to do", "expected disk use: ", "with --qlogs gzip (keep ", " free"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}

@@ -98,7 +98,7 @@ runs_degraded and left out of the statistics (--keep-degraded keeps it).
 
 Each run's qlog files are gzipped once it ended (--qlogs gzip, about 17
 times smaller; emu analyze reads them as they are), or kept or dropped. No
-run starts with less than 6 GiB free where the sweep writes: it stops, and
+run starts with less than 6 GB free where the sweep writes: it stops, and
 the same command resumes once there is room (docs/sweeps.md).
 
 --shard i/n runs a deterministic part of the plan, for Slurm job arrays,
@@ -133,6 +133,7 @@ recorded and left out of the statistics.`,
 					return err
 				}
 				writeEstimate(e.stdout, plan, shard, o.Jobs)
+				fmt.Fprintln(e.stdout, sweepDiskLine(plan, shard, o.Qlogs, out))
 				return nil
 			}
 			if o.Runner, err = newRunner(e, f.verbose); err != nil {
@@ -241,6 +242,18 @@ func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs swee
 	fmt.Fprintf(w, "(%s)\n", sweep.ModelText())
 }
 
+// sweepDiskLine is the expected disk use of the shard's runs that out does
+// not hold done yet.
+func sweepDiskLine(plan *results.Plan, shard sweep.Shard, q results.QlogPolicy, out string) string {
+	var left []results.Run
+	for _, r := range shard.Runs(plan) {
+		if !sweep.Completed(out, plan, r) {
+			left = append(left, r)
+		}
+	}
+	return diskLine(func(q results.QlogPolicy) float64 { return sweep.EstimateDisk(plan, left, q) }, q, out)
+}
+
 // sweepRunOptions are the flags of runSweep beyond the sweep's options.
 type sweepRunOptions struct {
 	force        bool
@@ -258,6 +271,7 @@ func runSweep(e *env, plan *results.Plan, out string, so sweep.Options, o sweepR
 		return err
 	}
 	fmt.Fprintf(e.stderr, "sweep: writing to %s (the same command with --out %s resumes it)\n", out, out)
+	fmt.Fprintf(e.stderr, "sweep: %s\n", sweepDiskLine(plan, so.Shard, so.Qlogs, out))
 	stop, runCtx, release := twoStageInterrupt(e, "sweep")
 	defer release()
 	so.Progress, so.Stop = e.stderr, stop

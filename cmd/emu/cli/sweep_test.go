@@ -125,7 +125,7 @@ func TestSweepDryRun(t *testing.T) {
 		"p01    dc.batch=25 stack=quic-default   dc.batch=25", "p07    dc.batch=100 stack=quic-default  (the base)",
 		"runs of shard 1/2: 18",
 		"p01 seeds r1=",
-		"expected wall time: ", "(1 run at once)", "set-up and tear-down",
+		"expected wall time: ", "(1 run at once)", "set-up and tear-down", "expected disk use: ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
