@@ -353,8 +353,12 @@ func (x *executor) start(ctx context.Context, done chan<- ended) error {
 	x.pr.start(r, x.p.Describe(pt), a.n, 1+x.o.reruns(), len(x.running))
 	go func() {
 		sum, err := x.o.Runner(ctx, cfg, runDir)
-		if _, _, qerr := x.o.Qlogs.Apply(runDir); qerr != nil && err == nil {
-			err = fmt.Errorf("qlogs: %w", qerr)
+		// An interrupted run is redone from scratch on resume: its qlogs
+		// are not worth the second Ctrl-C's wait.
+		if ctx.Err() == nil {
+			if _, _, qerr := x.o.Qlogs.Apply(runDir); qerr != nil && err == nil {
+				err = fmt.Errorf("qlogs: %w", qerr)
+			}
 		}
 		done <- ended{id: r.ID, cfg: cfg, sum: sum, err: err}
 	}()
