@@ -256,3 +256,40 @@ func TestOWDUnderLoss(t *testing.T) {
 		})
 	}
 }
+
+// TestNgtcp2SendsWireSizedDatagrams: the ngtcp2 server leaves its veth
+// with one datagram per packet, no GSO super-packet (which a rate limiter
+// on a path without PDCP proxies would have to release whole:
+// ngtcp2GSODatagrams). The capture on the server's veth sees packets as the
+// device was handed them and counts the super-packets it split.
+func TestNgtcp2SendsWireSizedDatagrams(t *testing.T) {
+	requireNgtcp2(t)
+	srvNS, cliNS, dir, cert, key := obsPair(t)
+	cs, err := capture.Start(t.Context(), int(srvNS.NS), "vs", 128, filepath.Join(dir, "server.pcapng"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	const n = 10_000_000
+	srv := startEmuIn(t, srvNS, ServerArgs(ServerConfig{Impl: ImplNgtcp2, Proto: ProtoQUIC, Listen: obsServerIP + ":443",
+		CertFile: cert, KeyFile: key, Sizes: []int64{n}}))
+	addr := srv.next(t, EventReady, 10*time.Second).Addr
+	cl := startEmuIn(t, cliNS, ClientArgs(ClientConfig{Impl: ImplQuicGo, Proto: ProtoQUIC, URL: BytesURL(addr, n), CAFile: cert}))
+	done := cl.next(t, EventDone, 60*time.Second)
+	if code := cl.wait(t, 10*time.Second); code != 0 || !done.Complete {
+		t.Fatalf("client exit %d, done %+v", code, done)
+	}
+	srv.cmd.Process.Signal(os.Interrupt)
+	srv.wait(t, 10*time.Second)
+	st, err := cs.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.0f Mbit/s; server capture %+v", done.GoodputMbps, st)
+	if st.Packets < n/1500 {
+		t.Fatalf("the capture holds %d packets for a %d-byte download", st.Packets, n)
+	}
+	if st.Split != 0 {
+		t.Errorf("%d GSO super-packets left the ngtcp2 server (of %d packets)", st.Split, st.Packets)
+	}
+}
