@@ -231,10 +231,10 @@
 // then close their connections and qlog files) and SIGKILL after a grace
 // period. qlog: the server's --qlog-dir output (<scid>.sqlog) is moved to the
 // requested path when the server stops; the client writes --qlog-file.
-// gtlsserver runs with --max-gso-dgrams=1: its default GSO batches of 64
+// gtlsserver runs with --max-gso-dgrams=4: its default GSO batches of 64
 // datagrams would reach a single-link path's rate limiter as one 64 KB
-// packet (ngtcp2GSODatagrams says why). The Go endpoints keep GSO: their
-// batches are small enough that the limiter's figures match (0.999 of a
+// packet (ngtcp2GSODatagrams says why). The Go endpoints keep their own
+// GSO batches: the limiter's figures match with them (0.999 of a
 // 6.67 Mbit/s link).
 // gtlsserver mmaps the sparse file it sends, so what it sent stays in the
 // page cache (clean, reclaimable) until the file is removed at stop.
