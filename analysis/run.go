@@ -146,21 +146,6 @@ func IsRunDir(fsys fs.FS) bool {
 	return false
 }
 
-// QlogFiles lists a run directory's qlog files (qlog/*.sqlog, *.qlog,
-// either gzipped: results.QlogGlobs).
-func QlogFiles(fsys fs.FS) ([]string, error) {
-	var out []string
-	for _, pat := range results.QlogGlobs() {
-		m, err := fs.Glob(fsys, pat)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m...)
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // AnalyzeRun reads a run directory (fsys rooted at it) and computes the
 // per-flow and per-run figures. Missing optional files and truncated qlog
 // files become Warnings; malformed files are errors naming file and line.
@@ -280,7 +265,7 @@ func readFS[T any](fsys fs.FS, name string, read func(io.Reader, string) (T, err
 }
 
 func (ra *RunAnalysis) readQlogs(fsys fs.FS, opt RunOptions, conns map[string]map[string]*ConnAnalysis) error {
-	files, err := QlogFiles(fsys)
+	files, err := results.QlogFiles(fsys)
 	if err != nil {
 		return err
 	}

@@ -49,11 +49,5 @@ func (p *Plan) EstimateDisk(root string, q results.QlogPolicy) float64 {
 
 // left are the runs of s that a resumed Execute in root would not skip.
 func (s *Sweep) left(root string) []results.Run {
-	var left []results.Run
-	for _, r := range s.Plan.Runs {
-		if !sweep.Completed(s.Dir(root), s.Plan, r) {
-			left = append(left, r)
-		}
-	}
-	return left
+	return sweep.Remaining(s.Dir(root), s.Plan, s.Plan.Runs)
 }

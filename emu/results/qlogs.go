@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -102,11 +103,15 @@ func (p QlogPolicy) Apply(runDir string) (before, after int64, err error) {
 	if err := p.Check(); err != nil {
 		return 0, 0, err
 	}
-	files, err := qlogFiles(runDir)
+	if p == "" {
+		p = QlogsGzip
+	}
+	files, err := QlogFiles(os.DirFS(runDir))
 	if err != nil {
 		return 0, 0, err
 	}
-	for _, name := range files {
+	for _, rel := range files {
+		name := filepath.Join(runDir, filepath.FromSlash(rel))
 		st, err := os.Stat(name)
 		if err != nil {
 			return before, after, err
@@ -119,9 +124,9 @@ func (p QlogPolicy) Apply(runDir string) (before, after int64, err error) {
 			if err := os.Remove(name); err != nil {
 				return before, after, err
 			}
-		case (p == QlogsGzip || p == "") && strings.HasSuffix(name, gzSuffix):
+		case p == QlogsGzip && strings.HasSuffix(name, gzSuffix):
 			after += st.Size()
-		case p == QlogsGzip || p == "":
+		case p == QlogsGzip:
 			n, err := compress(name)
 			if err != nil {
 				return before, after, err
@@ -132,15 +137,18 @@ func (p QlogPolicy) Apply(runDir string) (before, after int64, err error) {
 	return before, after, nil
 }
 
-func qlogFiles(runDir string) ([]string, error) {
+// QlogFiles lists the qlog files of the run directory fsys is rooted at
+// (QlogGlobs), sorted, as paths relative to it.
+func QlogFiles(fsys fs.FS) ([]string, error) {
 	var out []string
 	for _, g := range QlogGlobs() {
-		m, err := filepath.Glob(filepath.Join(runDir, filepath.FromSlash(g)))
+		m, err := fs.Glob(fsys, g)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, m...)
 	}
+	sort.Strings(out)
 	return out, nil
 }
 

@@ -34,7 +34,7 @@ func qlogRun(t *testing.T) (dir string, contents map[string][]byte) {
 
 func listQlogs(t *testing.T, dir string) []string {
 	t.Helper()
-	files, err := qlogFiles(dir)
+	files, err := QlogFiles(os.DirFS(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,3 +9,15 @@ import "github.com/dc-emu/emu/emu/results"
 func Completed(dir string, p *results.Plan, r results.Run) bool {
 	return completed(dir, p, r, DefaultReruns)
 }
+
+// Remaining are the runs of runs that dir does not hold Completed: what a
+// resumed Execute would do, for the estimates.
+func Remaining(dir string, p *results.Plan, runs []results.Run) []results.Run {
+	var left []results.Run
+	for _, r := range runs {
+		if !Completed(dir, p, r) {
+			left = append(left, r)
+		}
+	}
+	return left
+}

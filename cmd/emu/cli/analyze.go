@@ -173,7 +173,7 @@ func analyzeRunDir(e *env, dir string, f analyzeFlags, plotSet bool) error {
 		return err
 	}
 	if f.qvisDir != "" {
-		files, err := analysis.QlogFiles(os.DirFS(dir))
+		files, err := results.QlogFiles(os.DirFS(dir))
 		if err != nil {
 			return err
 		}

@@ -245,12 +245,7 @@ func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs swee
 // sweepDiskLine is the expected disk use of the shard's runs that out does
 // not hold done yet.
 func sweepDiskLine(plan *results.Plan, shard sweep.Shard, q results.QlogPolicy, out string) string {
-	var left []results.Run
-	for _, r := range shard.Runs(plan) {
-		if !sweep.Completed(out, plan, r) {
-			left = append(left, r)
-		}
-	}
+	left := sweep.Remaining(out, plan, shard.Runs(plan))
 	return diskLine(func(q results.QlogPolicy) float64 { return sweep.EstimateDisk(plan, left, q) }, q, out)
 }
 
