@@ -50,7 +50,11 @@ type Stat struct {
 	// User and System are the CPU time in user and kernel mode; for a
 	// process they include its threads, also those that have ended.
 	User, System time.Duration
-	Threads      int
+	// ChildUser and ChildSystem are the CPU time of the children it has
+	// waited for (and of theirs): a child's time moves here from its own
+	// stat when it is reaped.
+	ChildUser, ChildSystem time.Duration
+	Threads                int
 	// CPU is the processor it last ran on; RTPriority and Policy its
 	// real-time priority and scheduling policy (0 SCHED_OTHER, 1 FIFO, 2 RR).
 	CPU, RTPriority, Policy int
@@ -86,20 +90,21 @@ func ParseStat(b []byte, name string) (Stat, error) {
 		}
 		return v, nil
 	}
-	var v [6]int64
+	var v [8]int64
 	for i, f := range []struct {
 		n    int
 		what string
-	}{{14, "utime"}, {15, "stime"}, {20, "num_threads"}, {39, "processor"}, {40, "rt_priority"}, {41, "policy"}} {
+	}{{14, "utime"}, {15, "stime"}, {16, "cutime"}, {17, "cstime"}, {20, "num_threads"}, {39, "processor"}, {40, "rt_priority"}, {41, "policy"}} {
 		if v[i], err = field(f.n, f.what); err != nil {
 			return s, err
 		}
-		if v[i] < 0 || (i < 2 && v[i] > int64(1<<63-1)/int64(clockTick)) {
+		if v[i] < 0 || (i < 4 && v[i] > int64(1<<63-1)/int64(clockTick)) {
 			return s, fmt.Errorf("procstat: %s: field %d (%s): %d out of range", name, f.n, f.what, v[i])
 		}
 	}
 	s.User, s.System = time.Duration(v[0])*clockTick, time.Duration(v[1])*clockTick
-	s.Threads, s.CPU, s.RTPriority, s.Policy = int(v[2]), int(v[3]), int(v[4]), int(v[5])
+	s.ChildUser, s.ChildSystem = time.Duration(v[2])*clockTick, time.Duration(v[3])*clockTick
+	s.Threads, s.CPU, s.RTPriority, s.Policy = int(v[4]), int(v[5]), int(v[6]), int(v[7])
 	return s, nil
 }
 

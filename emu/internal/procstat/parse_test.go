@@ -8,12 +8,14 @@ import (
 
 // statLine is a real /proc/<pid>/stat line (a cat process, 52 fields) with
 // the name, utime, stime, num_threads, processor, rt_priority and policy
-// put in.
+// put in, and cutime and cstime at 3 and 4 ticks.
 func statLine(name string, utime, stime, threads, cpu, rtprio, policy int) string {
 	f := strings.Fields("R 28440 28440 7773 0 -1 4194304 103 0 0 0 0 0 0 0 20 0 1 0 139752 3133440 416 18446744073709551615 94136783343616 94136783363497 140733986405920 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 94136783379504 94136783381120 94136959389696 140733986409120 140733986409140 140733986409140 140733986410475 0")
 	set := func(n, v int) { f[n-3] = itoa(v) }
 	set(14, utime)
 	set(15, stime)
+	set(16, 3)
+	set(17, 4)
 	set(20, threads)
 	set(39, cpu)
 	set(40, rtprio)
@@ -38,7 +40,7 @@ func TestParseStat(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", name, err)
 		}
-		want := Stat{PID: 28443, Name: name, State: 'R', User: 12340 * time.Millisecond, System: 560 * time.Millisecond, Threads: 7, CPU: 1, RTPriority: 10, Policy: 1}
+		want := Stat{PID: 28443, Name: name, State: 'R', User: 12340 * time.Millisecond, System: 560 * time.Millisecond, ChildUser: 30 * time.Millisecond, ChildSystem: 40 * time.Millisecond, Threads: 7, CPU: 1, RTPriority: 10, Policy: 1}
 		if s != want {
 			t.Errorf("%q: got %+v, want %+v", name, s, want)
 		}

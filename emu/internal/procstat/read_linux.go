@@ -23,29 +23,75 @@ func ReadThread(pid, tid int) (Reading, error) {
 	return r, err
 }
 
-// ReadProcess reads process pid: its CPU times from /proc/<pid>/stat (all
-// its threads, ended ones included) and the scheduler statistics summed
-// over its live threads.
+// ReadProcess reads process pid and its descendants, as one: the CPU times
+// in Stat.User and Stat.System are the tree's (every process's own, its
+// threads ended ones included, plus the children each has waited for), the
+// scheduler statistics the sum over the tree's live threads, and the rest
+// of Stat the root's. An endpoint that runs its transport as a child
+// (ngtcp2's gtlsserver under emu's endpoint process) is thereby judged by
+// the child's CPU, not the idle parent's. A descendant that goes between
+// the listing and its reading is left out.
 func ReadProcess(pid int) (Reading, error) {
 	r := Reading{At: time.Now(), Process: true}
 	var err error
 	if r.Stat, err = readStat(fmt.Sprintf("/proc/%d/stat", pid)); err != nil {
 		return r, err
 	}
-	tids, err := Threads(pid)
-	if err != nil {
-		return r, err
-	}
-	for _, tid := range tids {
-		s, err := readSched(fmt.Sprintf("/proc/%d/task/%d/schedstat", pid, tid))
+	r.Stat.User += r.Stat.ChildUser
+	r.Stat.System += r.Stat.ChildSystem
+	r.Stat.ChildUser, r.Stat.ChildSystem = 0, 0
+	seen := map[int]bool{pid: true}
+	for todo := []int{pid}; len(todo) > 0; {
+		p := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		tids, err := Threads(p)
 		if err != nil {
-			continue // the thread ended since the listing
+			if p == pid {
+				return r, err
+			}
+			continue // it ended since its parent's listing
 		}
-		r.Sched.OnCPU += s.OnCPU
-		r.Sched.Wait += s.Wait
-		r.Sched.Slices += s.Slices
+		if p != pid {
+			st, err := readStat(fmt.Sprintf("/proc/%d/stat", p))
+			if err != nil {
+				continue
+			}
+			r.Stat.User += st.User + st.ChildUser
+			r.Stat.System += st.System + st.ChildSystem
+		}
+		for _, tid := range tids {
+			task := fmt.Sprintf("/proc/%d/task/%d/", p, tid)
+			if s, err := readSched(task + "schedstat"); err == nil {
+				r.Sched.OnCPU += s.OnCPU
+				r.Sched.Wait += s.Wait
+				r.Sched.Slices += s.Slices
+			}
+			for _, c := range children(task + "children") {
+				if !seen[c] {
+					seen[c] = true
+					todo = append(todo, c)
+				}
+			}
+		}
 	}
 	return r, nil
+}
+
+// children lists the pids in a /proc/<pid>/task/<tid>/children file: the
+// processes that thread started and that have not been reaped. A missing
+// file (a thread that ended) lists none.
+func children(name string) []int {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, c)
+		}
+	}
+	return pids
 }
 
 // ReadHost reads /proc/stat.

@@ -2,6 +2,7 @@ package procstat
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -124,5 +125,46 @@ func TestKsoftirqd(t *testing.T) {
 		if !strings.HasPrefix(r.Stat.Name, "ksoftirqd/") {
 			t.Errorf("pid %d is %q", pid, r.Stat.Name)
 		}
+	}
+}
+
+// TestReadProcessCountsDescendants: a shell that only waits while its
+// child spins (as emu's endpoint process waits for gtlsserver) reads as
+// using the child's CPU, while the child runs and once it has been reaped
+// (its time then counts in the shell's cutime). Needs no root.
+func TestReadProcessCountsDescendants(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "yes >/dev/null & y=$!; sleep 0.6; kill $y; wait $y; sleep 0.4")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sh: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	read := func(at time.Duration, start time.Time) Reading {
+		time.Sleep(time.Until(start.Add(at)))
+		r, err := ReadProcess(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	start := time.Now()
+	a := read(100*time.Millisecond, start)
+	live := read(500*time.Millisecond, start)
+	reaped := read(800*time.Millisecond, start)
+	// The child is on a CPU or waiting for one all the while it lives, so
+	// CPU + wait is about 1 for the 0.4 s it lives between a and live;
+	// CPU alone can be far less on a busy machine, but not nothing.
+	u := Between(a, live)
+	t.Logf("child alive: CPU %.2f, wait %.2f; a %+v, live %+v", u.CPU, u.Wait, a.Stat, live.Stat)
+	if u.CPU+u.Wait < 0.7 || u.CPU < 0.1 {
+		t.Errorf("while its child spins the shell reads CPU %.2f + wait %.2f, want about 1", u.CPU, u.Wait)
+	}
+	// After kill and wait, the child's time is in the shell's cutime:
+	// the CPU counted from a must not fall back.
+	if got, was := reaped.Stat.User+reaped.Stat.System, live.Stat.User+live.Stat.System; got < was {
+		t.Errorf("after the child was reaped the tree's CPU time fell from %v to %v", was, got)
+	}
+	if reaped.Stat.User+reaped.Stat.System < 100*time.Millisecond {
+		t.Errorf("the tree used %v of CPU in 0.8 s with a child spinning for 0.5 s", reaped.Stat.User+reaped.Stat.System)
 	}
 }

@@ -8,12 +8,13 @@ type Reading struct {
 	At   time.Time
 	Stat Stat
 	// Sched is the thread's scheduler statistics; for a process, the sum
-	// over the threads alive at the reading.
+	// over the threads of it and its descendants alive at the reading.
 	Sched Sched
 	// Process is set for a process's reading (ReadProcess): its CPU time
-	// comes from Stat, which counts threads that have ended, not from the
-	// sum of the live threads' Sched; it is in clock ticks (10 ms), so
-	// readings a few seconds apart are needed for a figure within 1 %.
+	// comes from Stat, which counts the threads and reaped children that
+	// have ended, not from the sum of the live threads' Sched; it is in
+	// clock ticks (10 ms), so readings a few seconds apart are needed for
+	// a figure within 1 %.
 	Process bool
 }
 
