@@ -197,6 +197,12 @@ func (ff *followedFile) sampleFinal(m *meter, exited time.Time) {
 			at = t
 		}
 	}
+	// The modification time comes from the kernel's coarse clock (a tick
+	// behind): it can read before the poll that saw the bytes before the
+	// last write, and the receive log's time must not go back.
+	if at.Before(m.last) {
+		at = m.last
+	}
 	m.set(n, at)
 }
 
