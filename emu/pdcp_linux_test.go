@@ -140,16 +140,20 @@ func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 // pathDrops says what each link direction's rate limiter and delay line
 // dropped other than by the configured loss, for a failure message.
 func pathDrops(em *Emulation) string {
-	var b strings.Builder
+	counters := em.linkCounters()
+	var parts []string
 	for _, d := range em.dirs {
-		st, _ := d.Shaper.Stats()
-		fmt.Fprintf(&b, "%s: queue drops %d", d.Name, st.Drops)
-		if d.Loop != nil {
-			fmt.Fprintf(&b, ", delay-line overflow %d", d.Loop.Snapshot().Overflow)
+		c := counters[d.Name]
+		var drops []string
+		if c.Qdisc != nil {
+			drops = append(drops, fmt.Sprintf("queue drops %d", c.Qdisc.Drops))
 		}
-		b.WriteString("; ")
+		if c.DelayLine != nil {
+			drops = append(drops, fmt.Sprintf("delay-line overflow %d", c.DelayLine.Overflow))
+		}
+		parts = append(parts, d.Name+": "+strings.Join(drops, ", "))
 	}
-	return strings.TrimSuffix(b.String(), "; ")
+	return strings.Join(parts, "; ")
 }
 
 func waitDrained(t *testing.T, em *Emulation) {
