@@ -186,3 +186,65 @@ func TestWriteReportPartial(t *testing.T) {
 		}
 	}
 }
+
+// A reproduction kept as its record alone — report.html, reproduce.json
+// and, per preset, plan.json, runs.csv and sweep.csv, what docs/ holds —
+// gives the same verdicts, and resuming it runs nothing again.
+func TestRecordAloneResumes(t *testing.T) {
+	root := t.TempDir()
+	p := smallPlan(t)
+	if _, err := Execute(context.Background(), root, p, sweep.Options{Runner: newFake().Run}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := WriteReport(root, p, ReportOptions{Session: 60e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := t.TempDir()
+	for _, name := range []string{JSONFile, ReportFile} {
+		copyFile(t, filepath.Join(root, name), filepath.Join(kept, name))
+	}
+	for _, s := range p.Sweeps {
+		for _, name := range []string{results.PlanFile, results.RunsFile, results.CSVFile} {
+			copyFile(t, filepath.Join(s.Dir(root), name), filepath.Join(s.Dir(kept), name))
+		}
+	}
+	if _, _, todo := p.Estimate(kept, 1); todo.Runs != 0 {
+		t.Errorf("the record alone leaves %d runs to do", todo.Runs)
+	}
+	f := newFake()
+	out, err := Execute(context.Background(), kept, p, sweep.Options{Runner: f.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Calls()) != 0 || !out.Complete(p) {
+		t.Errorf("resumed from the record: ran %v, complete %v", f.Calls(), out.Complete(p))
+	}
+	got, err := WriteReport(kept, p, ReportOptions{Session: 30e9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.WallTimeS != 90 {
+		t.Errorf("wall time %v s, want the 60 s before and this session's 30", got.WallTimeS)
+	}
+	for i, f := range want.Findings {
+		g := got.Findings[i]
+		if g.ID != f.ID || g.Verdict != f.Verdict || g.Reason != f.Reason {
+			t.Errorf("finding %s: %s (%s) from the record, %s (%s) from the runs", f.ID, g.Verdict, g.Reason, f.Verdict, f.Reason)
+		}
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

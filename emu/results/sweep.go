@@ -57,6 +57,11 @@ type RunResult struct {
 	Included bool               `json:"included"`
 	Error    string             `json:"reason,omitempty"`
 	Metrics  map[string]float64 `json:"-"`
+	// Attempts is how many times the run was run (degraded attempts are
+	// run again); 0 for a run not run.
+	Attempts int `json:"attempts,omitempty"`
+	// DurationS is the latest attempt's duration_s (summary.json).
+	DurationS float64 `json:"duration_s,omitempty"`
 }
 
 // StatusMissing is the status of a run a sweep directory does not hold (not

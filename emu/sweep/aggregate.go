@@ -34,52 +34,26 @@ type AggregateOptions struct {
 // another plan), failed (an unreadable summary, or the run failed) or
 // interrupted. A run that ended ok but whose emulation fell behind
 // (fidelity degraded) is listed as degraded, with the checks that failed,
-// and counts only with o.KeepDegraded. sweep.csv, report.html and emu
-// analyze's analysis.json all come from this table.
+// and counts only with o.KeepDegraded. A run dir holds nothing of is read
+// from the sweep's record, runs.csv, when it lists it (runs_record.go).
+// sweep.csv, runs.csv, report.html and emu analyze's analysis.json all
+// come from this table.
 func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepTable, error) {
 	t := &results.SweepTable{Plan: p, Vary: []string{}, Runs: []results.RunResult{}, Warnings: []string{}, KeptDegraded: o.KeepDegraded}
 	for _, a := range p.Vary {
 		t.Vary = append(t.Vary, a.Key)
 	}
+	rec, err := readRecord(dir, p)
+	if err != nil {
+		return nil, err
+	}
 	perPoint := map[string]map[string][]float64{}
 	for _, r := range p.Runs {
-		res := results.RunResult{Run: r}
-		runDir := filepath.Join(dir, results.RunsDir, r.ID)
-		sum, err := results.ReadSummary(runDir)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			res.Status, res.Error = results.StatusMissing, "no summary.json in "+filepath.Join(results.RunsDir, r.ID)
-		case err != nil:
-			res.Status, res.Error = results.StatusFailed, "unreadable summary.json: "+err.Error()
-		case sum.Seed != r.Seed || !configMatches(p, r, sum.Config):
-			res.Status, res.Error = results.StatusMissing, "the run directory holds a run of another plan"
-		case sum.Status != results.StatusOK:
-			res.Status, res.Error = sum.Status, sum.Error
-			if res.Status == "" {
-				res.Status = results.StatusFailed
-			}
-		default:
-			res.Status, res.Included = results.StatusOK, true
-			if why, bad := degraded(sum); bad {
-				res.Status, res.Error, res.Included = results.StatusDegraded, why, o.KeepDegraded
-			}
-			if res.Metrics, err = runMetrics(runDir, sum); err != nil {
-				return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
-			}
-			if o.Extra != nil && res.Included {
-				extra, err := o.Extra(runDir, sum)
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
-				}
-				for k, v := range extra {
-					if _, ok := res.Metrics[k]; !ok {
-						res.Metrics[k] = v
-					}
-				}
-			}
-			if !res.Included {
-				break
-			}
+		res, err := aggregateRun(dir, p, r, rec, o)
+		if err != nil {
+			return nil, err
+		}
+		if res.Included {
 			if perPoint[r.Point] == nil {
 				perPoint[r.Point] = map[string][]float64{}
 			}
@@ -130,6 +104,58 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 	}
 	sort.Strings(t.Warnings)
 	return t, nil
+}
+
+// aggregateRun reads what became of run r: its directory, or the record
+// when dir holds nothing of it.
+func aggregateRun(dir string, p *results.Plan, r results.Run, rec runsRecord, o AggregateOptions) (results.RunResult, error) {
+	res := results.RunResult{Run: r}
+	runDir := filepath.Join(dir, results.RunsDir, r.ID)
+	sum, err := results.ReadSummary(runDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		if row, ok := rec.stands(dir, r); ok {
+			row.Included = row.Status == results.StatusOK || (row.Status == results.StatusDegraded && o.KeepDegraded)
+			return row, nil
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		res.Status, res.Error = results.StatusMissing, "no summary.json in "+filepath.Join(results.RunsDir, r.ID)
+		return res, nil
+	case err != nil:
+		res.Status, res.Error = results.StatusFailed, "unreadable summary.json: "+err.Error()
+		return res, nil
+	case sum.Seed != r.Seed || !configMatches(p, r, sum.Config):
+		res.Status, res.Error = results.StatusMissing, "the run directory holds a run of another plan"
+		return res, nil
+	}
+	res.Attempts, res.DurationS = keptAttempts(dir, p, r)+1, sum.DurationS
+	if sum.Status != results.StatusOK {
+		res.Status, res.Error = sum.Status, sum.Error
+		if res.Status == "" {
+			res.Status = results.StatusFailed
+		}
+		return res, nil
+	}
+	res.Status, res.Included = results.StatusOK, true
+	if why, bad := degraded(sum); bad {
+		res.Status, res.Error, res.Included = results.StatusDegraded, why, o.KeepDegraded
+	}
+	if res.Metrics, err = runMetrics(runDir, sum); err != nil {
+		return res, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
+	}
+	if o.Extra != nil && res.Included {
+		extra, err := o.Extra(runDir, sum)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", filepath.Join(results.RunsDir, r.ID), err)
+		}
+		for k, v := range extra {
+			if _, ok := res.Metrics[k]; !ok {
+				res.Metrics[k] = v
+			}
+		}
+	}
+	return res, nil
 }
 
 // degraded reports whether a run's emulation fell behind, and which checks

@@ -346,15 +346,20 @@ func (e Elapsed) Scale(d time.Duration) time.Duration {
 // ElapsedIn counts the runs of plan p that dir holds with status ok (its
 // latest attempt, degraded or not: each took the time it took), each as
 // its flows' duration (summary.json) and RunOverhead: a resumed sweep's
-// estimate starts from what the earlier sessions saw.
+// estimate starts from what the earlier sessions saw (the record's runs
+// among them).
 func ElapsedIn(dir string, p *results.Plan) Elapsed {
 	var e Elapsed
+	rec, err := readRecord(dir, p)
+	if err != nil {
+		rec = runsRecord{} // Execute reports it
+	}
 	for _, r := range p.Runs {
-		sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r)
-		if !ok {
-			continue
+		if sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r); ok {
+			e.Add(p, r.Point, RunOverhead+time.Duration(sum.DurationS*float64(time.Second)))
+		} else if row, ok := rec.stands(dir, r); ok && rec.done(dir, r) && row.DurationS > 0 {
+			e.Add(p, r.Point, RunOverhead+time.Duration(row.DurationS*float64(time.Second)))
 		}
-		e.Add(p, r.Point, RunOverhead+time.Duration(sum.DurationS*float64(time.Second)))
 	}
 	return e
 }

@@ -159,7 +159,8 @@ type ended struct {
 // that ends ok but degraded (summary.json's fidelity) is run again, up to
 // o.Reruns times; each degraded attempt but the last is kept, the first
 // in dir/degraded/<run id>, attempt k in dir/degraded/<run id>.<k>. A
-// resumed sweep counts the attempts on disk and goes on from them. p must
+// resumed sweep counts the attempts on disk and goes on from them; a run
+// the sweep's record (runs.csv) holds ended ok is skipped. p must
 // come from NewPlan (it carries the resolved configurations), and dir must
 // have been prepared for it (Prepare).
 func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outcome, error) {
@@ -179,16 +180,24 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 	if x.giveUp <= 0 {
 		x.giveUp = 5
 	}
+	rec, err := readRecord(dir, p)
+	if err != nil {
+		return nil, err
+	}
 	runs := o.Shard.Runs(p)
 	x.out = &Outcome{Runs: len(runs)}
 	for _, r := range runs {
+		if rec.done(dir, r) {
+			x.out.Skipped++
+			continue
+		}
 		if err := x.resume(r); err != nil {
 			return x.out, err
 		}
 	}
 	x.pr = newProgress(o.Progress, p, len(runs), x.out.Skipped, ElapsedIn(dir, p))
 	x.pr.begin(o.Shard, o.Jobs, x.queueRuns(), x.gov)
-	err := x.loop(ctx)
+	err = x.loop(ctx)
 	x.out.Jobs = x.gov.Limit()
 	return x.out, err
 }

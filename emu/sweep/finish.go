@@ -11,8 +11,8 @@ import (
 )
 
 // Finish aggregates the runs of the sweep in dir (whatever exists: a
-// partial sweep gives a partial table) and writes sweep.csv, figures/ (SVG
-// and PNG) and report.html. Figures left from an earlier aggregation that
+// partial sweep gives a partial table) and writes sweep.csv, runs.csv (the
+// record of every run), figures/ (SVG and PNG) and report.html. Figures left from an earlier aggregation that
 // no longer apply are removed.
 func Finish(dir string) (*results.SweepTable, error) {
 	return FinishWith(dir, AggregateOptions{})
@@ -33,6 +33,9 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 		return nil, err
 	}
 	if err := results.WriteFile(filepath.Join(dir, results.CSVFile), csv.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := writeRecord(dir, t); err != nil {
 		return nil, err
 	}
 	figs, err := Figures(t)

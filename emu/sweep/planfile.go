@@ -22,8 +22,8 @@ var ErrPlanChanged = errors.New("the directory holds a different sweep")
 // Prepare makes dir the sweep directory of p: it creates dir and runs/ and
 // writes plan.json, or, when dir already has one, checks that it is the
 // same plan (so a rerun resumes it) and fails with ErrPlanChanged, saying
-// what differs, unless force is set; then the new plan replaces it and runs
-// that no longer match are redone.
+// what differs, unless force is set; then the new plan replaces it, its
+// record (runs.csv) is removed and runs that no longer match are redone.
 func Prepare(dir string, p *results.Plan, force bool) error {
 	if err := os.MkdirAll(filepath.Join(dir, results.RunsDir), 0o755); err != nil {
 		return fmt.Errorf("sweep directory: %w", err)
@@ -41,6 +41,12 @@ func Prepare(dir string, p *results.Plan, force bool) error {
 		if !force {
 			return fmt.Errorf("%w: %s: %s; use another --out, or --force to replace the plan (runs that no longer match it are redone)",
 				ErrPlanChanged, filepath.Join(dir, results.PlanFile), d)
+		}
+	}
+	if err == nil {
+		// The record's rows are runs of the plan being replaced.
+		if err := os.Remove(filepath.Join(dir, results.RunsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("sweep directory: %w", err)
 		}
 	}
 	return results.WritePlan(dir, p)

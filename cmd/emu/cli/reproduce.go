@@ -48,7 +48,8 @@ paper runs the paper's 10 repeats, 180 s and 100 MB. --parts picks core
 (Figs. 4-11, App. A), queue (the queue-length sensitivity), ngtcp2 (Figs.
 12-19) and trace (Figs. 20-22). The plan and its expected wall time are
 printed first. Rerunning with the same --out resumes: runs that ended ok are
-kept. The first Ctrl-C finishes the current run and stops (the report is
+kept, also when only each preset's plan.json and runs.csv (its record) are
+left of them (docs/reproduce-quick is such a directory). The first Ctrl-C finishes the current run and stops (the report is
 still written from what is done); a second one interrupts it. --jobs,
 --reruns and --qlogs work as for emu sweep: each run's qlogs are gzipped
 by default (the report needs only the summaries; --qlogs drop saves the
