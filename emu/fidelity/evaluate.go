@@ -182,7 +182,7 @@ func stealCheck(m Measurements, th Thresholds) Check {
 	c.OK = m.HostSteal <= th.Steal
 	c.Detail = fmt.Sprintf("the hypervisor took %.3g %% of the CPUs' time", 100*m.HostSteal)
 	if !c.OK {
-		c.Detail += " from this machine"
+		c.Detail += " from this machine (emu doctor's \"VM halt polling\" says whether idle vCPUs poll before they halt, which cuts it)"
 	}
 	return c
 }

@@ -49,6 +49,9 @@ func Doctor() DoctorReport {
 	}
 	fs, err := fairServer(kernel, fairServerDir)
 	add("kernel fair server", false, err, fs)
+	if hp, ok, err := haltPoll(cpuidleDriverFile, haltPollDir); ok {
+		add("VM halt polling", false, err, hp)
+	}
 
 	sc, err := topo.NewScratch()
 	if !add("network namespaces", true, err, "can create network namespaces") {
