@@ -78,10 +78,11 @@ bad value stops the sweep naming the key.
   emu sweep --list-presets
 
 --out (default results/sweep-<UTC time>-<name>) receives plan.json, one run
-directory per point and repeat under runs/, sweep.csv, figures/ and a
-self-contained report.html (docs/results.md). Rerunning the same command
-with the same --out resumes: runs that ended ok are kept, the others are
-redone. The first Ctrl-C finishes the current run and stops (results so far
+directory per point and repeat under runs/, sweep.csv, runs.csv (every
+run's status and metrics: the record, which stands in for run directories
+deleted since), figures/ and a self-contained report.html
+(docs/results.md). Rerunning the same command with the same --out resumes:
+runs that ended ok are kept, the others are redone. The first Ctrl-C finishes the current run and stops (results so far
 are still aggregated); a second one interrupts it.
 
 --jobs N runs up to N runs at once, each in its own namespaces with the
@@ -315,7 +316,8 @@ func newSweepMergeCmd(e *env) *cobra.Command {
 		Long: `merge checks that the sweep directories hold the same plan (the shards of one
 sweep, run with --shard on different machines), copies each run from the
 first directory that completed it into --out (hard links where possible),
-and writes sweep.csv, figures/ and report.html there. --out may be one of
+and writes sweep.csv, runs.csv, figures/ and report.html there (shards'
+records are not merged: only their run directories). --out may be one of
 the inputs. Runs that no shard has done yet are reported; merge again when
 they are. Fails if any run failed.`,
 		Args: cobra.MinimumNArgs(1),
