@@ -8,20 +8,17 @@ import "github.com/dc-emu/emu/emu/results"
 // attempts; or the sweep's record holds it ended ok. It is the run an
 // Execute with Options.Reruns nil would skip.
 func Completed(dir string, p *results.Plan, r results.Run) bool {
-	rec, err := readRecord(dir, p)
-	return completed(dir, p, r, DefaultReruns) || (err == nil && rec.done(dir, r))
+	_, recorded := recordFor(dir, p).done(dir, r)
+	return recorded || completed(dir, p, r, DefaultReruns)
 }
 
 // Remaining are the runs of runs that dir does not hold Completed: what a
 // resumed Execute would do, for the estimates.
 func Remaining(dir string, p *results.Plan, runs []results.Run) []results.Run {
-	rec, err := readRecord(dir, p)
-	if err != nil {
-		rec = runsRecord{} // Execute reports it
-	}
+	rec := recordFor(dir, p)
 	var left []results.Run
 	for _, r := range runs {
-		if !completed(dir, p, r, DefaultReruns) && !rec.done(dir, r) {
+		if _, recorded := rec.done(dir, r); !recorded && !completed(dir, p, r, DefaultReruns) {
 			left = append(left, r)
 		}
 	}

@@ -350,14 +350,11 @@ func (e Elapsed) Scale(d time.Duration) time.Duration {
 // among them).
 func ElapsedIn(dir string, p *results.Plan) Elapsed {
 	var e Elapsed
-	rec, err := readRecord(dir, p)
-	if err != nil {
-		rec = runsRecord{} // Execute reports it
-	}
+	rec := recordFor(dir, p)
 	for _, r := range p.Runs {
 		if sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r); ok {
 			e.Add(p, r.Point, RunOverhead+time.Duration(sum.DurationS*float64(time.Second)))
-		} else if row, ok := rec.stands(dir, r); ok && rec.done(dir, r) && row.DurationS > 0 {
+		} else if row, ok := rec.done(dir, r); ok && row.DurationS > 0 {
 			e.Add(p, r.Point, RunOverhead+time.Duration(row.DurationS*float64(time.Second)))
 		}
 	}

@@ -187,7 +187,7 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 	runs := o.Shard.Runs(p)
 	x.out = &Outcome{Runs: len(runs)}
 	for _, r := range runs {
-		if rec.done(dir, r) {
+		if _, recorded := rec.done(dir, r); recorded {
 			x.out.Skipped++
 			continue
 		}

@@ -64,11 +64,21 @@ func (rec runsRecord) stands(dir string, r results.Run) (results.RunResult, bool
 	return row, true
 }
 
-// done reports whether the record holds run r done for good: it stands
-// for the run, which ended ok (degraded or not).
-func (rec runsRecord) done(dir string, r results.Run) bool {
+// done returns the record's row of run r when it holds the run done for
+// good: it stands for the run, which ended ok (degraded or not).
+func (rec runsRecord) done(dir string, r results.Run) (results.RunResult, bool) {
 	row, ok := rec.stands(dir, r)
-	return ok && (row.Status == results.StatusOK || row.Status == results.StatusDegraded)
+	return row, ok && (row.Status == results.StatusOK || row.Status == results.StatusDegraded)
+}
+
+// recordFor is readRecord for the estimates, which go on without a record
+// that does not read: Execute and Aggregate report it.
+func recordFor(dir string, p *results.Plan) runsRecord {
+	rec, err := readRecord(dir, p)
+	if err != nil {
+		return runsRecord{}
+	}
+	return rec
 }
 
 func exists(path string) bool {
