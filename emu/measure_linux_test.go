@@ -3,6 +3,7 @@ package emu
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 	t.Cleanup(stop) // before the flow's sockets close
 
 	out := t.TempDir()
-	start := time.Now()
+	start, cpu := time.Now(), emutest.ReadCPU()
 	sum, err := em.RunFlows(context.Background(), RunOptions{Out: out, Binary: bin})
 	end := time.Now()
 	stop()
@@ -70,6 +71,7 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 	t.Logf("link1.down: %d drops; queueing delay p50 %.2f p95 %.2f p99 %.2f max %.2f mean %.2f ms over %d readings (%s); derived p50 %.2f p95 %.2f p99 %.2f max %.2f mean %.2f ms",
 		l.Drops, q.P50, q.P95, q.P99, q.Max, q.Mean, q.N, l.QueueDelayMethod, dq.P50, dq.P95, dq.P99, dq.Max, dq.Mean)
 	if math.Abs(q.P95-50) > 5 {
+		emutest.SkipIfStolen(t, cpu, fmt.Sprintf("p95 queueing delay %.2f ms", q.P95))
 		t.Errorf("p95 queueing delay %.2f ms, want 50 ms ± 10 %%", q.P95)
 	}
 	if !strings.Contains(l.QueueDelayMethod, "rate limiter counters") {

@@ -444,8 +444,10 @@ func (q *backlogSampler) ranDry(p *replay.Player, secs int) []bool {
 func TestTraceReplayStaticA(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
+	cpu := emutest.ReadCPU()
 	res := replayRun(t, "StaticA", 30, false, config.Setting{Key: "link1.queue", Value: "30p"})
 	if res.fid.WithinPct() < 90 {
+		emutest.SkipIfStolen(t, cpu, fmt.Sprintf("StaticA replay %.1f %% of steps within tolerance", res.fid.WithinPct()))
 		t.Errorf("StaticA replay: %v; want at least 90%% of steps within tolerance", res.fid)
 	}
 }
