@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -75,7 +76,7 @@ const stallLimit = 2 * time.Millisecond
 func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup func() *rig) {
 	t.Helper()
 	for i := 1; ; i++ {
-		r := setup()
+		r, cpu := setup(), emutest.ReadCPU()
 		errs := measure(r)
 		if len(errs) == 0 {
 			return
@@ -89,6 +90,7 @@ func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup
 			t.Logf("attempt %d: the loop was kept off the CPU for up to %v (busy machine); measuring again: %v", i, stall, errs)
 			continue
 		}
+		emutest.SkipIfStolen(t, cpu, strings.Join(errs, "; "))
 		for _, e := range errs {
 			t.Error(e)
 		}
