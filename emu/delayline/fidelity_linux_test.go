@@ -6,8 +6,8 @@ import (
 	"net/netip"
 	"runtime"
 	"slices"
-	"testing"
 	"strings"
+	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
