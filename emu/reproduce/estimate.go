@@ -21,7 +21,8 @@ type Estimate struct {
 // skip), with their expected wall time when jobs runs run at once (0 or 1:
 // one at a time), by sweep.EstimateWall, the one time model of emu,
 // scaled for a preset that root already holds runs of by how long they
-// took against the model (sweep.ElapsedIn).
+// took against the model (sweep.ElapsedIn). A preset held by Plan.Only has
+// nothing to do now: its remaining runs count only in perPreset.
 func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, todo Estimate) {
 	for _, s := range p.Sweeps {
 		left := s.left(root)
@@ -31,17 +32,23 @@ func (p *Plan) Estimate(root string, jobs int) (perPreset [][2]Estimate, total, 
 		rest := Estimate{Runs: len(left), Wall: el.Scale(sweep.EstimateWall(s.Plan, left, sch))}
 		perPreset = append(perPreset, [2]Estimate{all, rest})
 		total.Runs, total.Wall = total.Runs+all.Runs, total.Wall+all.Wall
-		todo.Runs, todo.Wall = todo.Runs+rest.Runs, todo.Wall+rest.Wall
+		if !s.Held {
+			todo.Runs, todo.Wall = todo.Runs+rest.Runs, todo.Wall+rest.Wall
+		}
 	}
 	return perPreset, total, todo
 }
 
-// EstimateDisk returns the bytes the runs still to do in root are expected
+// EstimateDisk returns the bytes the runs still to do in root (those of
+// presets not held) are expected
 // to leave on disk with their qlogs handled as q (sweep.EstimateDisk, the
 // one disk model).
 func (p *Plan) EstimateDisk(root string, q results.QlogPolicy) float64 {
 	total := 0.0
 	for _, s := range p.Sweeps {
+		if s.Held {
+			continue
+		}
 		total += sweep.EstimateDisk(s.Plan, s.left(root), q)
 	}
 	return total

@@ -58,7 +58,7 @@ func (o *Outcome) Failures() int {
 // directory that holds another plan (a different scale, or a changed
 // preset) fails Execute with sweep.ErrPlanChanged before that preset runs.
 //
-// Every preset's sweep runs with o (its Progress also gets a line per
+// Presets held by Plan.Only are passed over. Every preset's sweep runs with o (its Progress also gets a line per
 // preset); o.Shard must be the zero Shard, since a reproduction runs whole
 // presets.
 func Execute(ctx context.Context, root string, p *Plan, o sweep.Options) (*Outcome, error) {
@@ -80,6 +80,9 @@ func Execute(ctx context.Context, root string, p *Plan, o sweep.Options) (*Outco
 		if ctx.Err() != nil {
 			out.Interrupted = true
 			return out, nil
+		}
+		if s.Held {
+			continue
 		}
 		dir := s.Dir(root)
 		if err := sweep.Prepare(dir, s.Plan, false); err != nil {

@@ -23,6 +23,9 @@ type Plan struct {
 type Sweep struct {
 	Preset sweep.Preset
 	Plan   *results.Plan
+	// Held says that Plan.Only left the preset out of this session:
+	// Execute does not run it, the report reads what is on disk of it.
+	Held bool
 }
 
 // Dir is the preset's sweep directory within the reproduction's.

@@ -20,10 +20,16 @@ func WritePlan(w io.Writer, p *Plan, root string, jobs int) error {
 		p.Scale.Name, p.Scale.Repeat, p.Scale.Duration, p.Scale.Size, strings.Join(p.Parts, ","), len(p.Sweeps), total.Runs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PRESET\tFIGURE\tSCENARIO\tPOINTS\tRUNS\tDONE\tTIME LEFT")
+	held := 0
 	for i, s := range p.Sweeps {
 		all, left := per[i][0], per[i][1]
+		wall := FormatWall(left.Wall)
+		if s.Held {
+			wall = "held (" + wall + ")"
+			held += left.Runs
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", s.Preset.Name, s.Preset.Figure, s.Preset.Scenario,
-			len(s.Plan.Points), all.Runs, all.Runs-left.Runs, FormatWall(left.Wall))
+			len(s.Plan.Points), all.Runs, all.Runs-left.Runs, wall)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -32,8 +38,12 @@ func WritePlan(w io.Writer, p *Plan, root string, jobs int) error {
 	if jobs > 1 {
 		at = fmt.Sprintf("%d at once", jobs)
 	}
-	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, %s (%s for all of them)\n(%s; a preset begun: scaled by how long its runs took against this)\n",
-		FormatWall(todo.Wall), todo.Runs, total.Runs, at, FormatWall(total.Wall), sweep.ModelText())
+	heldText := ""
+	if held > 0 {
+		heldText = fmt.Sprintf("; %d more in presets held by --presets", held)
+	}
+	_, err := fmt.Fprintf(w, "expected wall time: %s for %d of %d runs still to do, %s (%s for all of them%s)\n(%s; a preset begun: scaled by how long its runs took against this)\n",
+		FormatWall(todo.Wall), todo.Runs, total.Runs, at, FormatWall(total.Wall), heldText, sweep.ModelText())
 	return err
 }
 

@@ -23,6 +23,7 @@ func TestReproduceUsageErrors(t *testing.T) {
 		{[]string{"--parts", ""}, "no part given"},
 		{[]string{"core"}, `unknown command "core"`},
 		{[]string{"--repeat", "3"}, "unknown flag: --repeat"},
+		{[]string{"--presets", "ngtcp2-*"}, `--presets: reproduce: preset pattern "ngtcp2-*" matches no preset of parts core`},
 	})
 }
 
@@ -39,6 +40,17 @@ func TestReproduceDryRun(t *testing.T) {
 		}
 	}
 	checkNothingRan(t, f, dir, "the dry run")
+
+	code, out, errs = runReproduceWith(context.Background(), f.Run, "--dry-run", "--parts", "queue,core", "--out", dir, "--presets", "queue-*,sc-pairs")
+	if code != 0 {
+		t.Fatalf("--presets: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"69 of 573 runs still to do", "504 more in presets held by --presets", "held ("} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dry run with --presets lacks %q:\n%s", want, out)
+		}
+	}
+	checkNothingRan(t, f, dir, "the dry run with --presets")
 }
 
 // A run writes one sweep per preset and the report; the same command
