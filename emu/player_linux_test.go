@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -725,22 +726,33 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 func TestTraceReplayMahimahi(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
+	cpu := emutest.ReadCPU()
 	res := replayRun(t, "mahimahi-verizon-lte-short", 10, true, config.Setting{Key: "link1.queue", Value: "100p"})
 	logLateness(t, res)
+	var missed []string
 	if p99 := percentileDur(res.wakeLate, 99); len(res.wakeLate) == 0 || p99 > 5*time.Millisecond {
-		t.Errorf("player wake-up lateness p99 %v over %d wake-ups, want under 5 ms", p99, len(res.wakeLate))
+		missed = append(missed, fmt.Sprintf("player wake-up lateness p99 %v over %d wake-ups, want under 5 ms", p99, len(res.wakeLate)))
 	}
 	if p99 := percentileDur(res.landing, 99); p99 > 10*time.Millisecond {
-		t.Errorf("rate changes seen up to %v (p99) after their step began, want under 10 ms", p99)
+		missed = append(missed, fmt.Sprintf("rate changes seen up to %v (p99) after their step began, want under 10 ms", p99))
 	}
 	if res.missed > res.changes/20 {
-		t.Errorf("%d of %d rate changes never seen", res.missed, res.changes)
+		missed = append(missed, fmt.Sprintf("%d of %d rate changes never seen", res.missed, res.changes))
 	}
 	if e := res.fid.MeanErrPct(); math.Abs(e) > 5 {
-		t.Errorf("delivered mean %.3f Mbit/s is %+.2f%% off the trace's %.3f Mbit/s (want within 5%%)", res.fid.Delivered/1e6, e, res.fid.Capacity/1e6)
+		missed = append(missed, fmt.Sprintf("delivered mean %.3f Mbit/s is %+.2f%% off the trace's %.3f Mbit/s (want within 5%%)", res.fid.Delivered/1e6, e, res.fid.Capacity/1e6))
 	}
 	if res.fid.WithinPct() < 80 {
-		t.Errorf("Mahimahi replay: %v; want at least 80%% of steps within tolerance", res.fid)
+		missed = append(missed, fmt.Sprintf("Mahimahi replay: %v; want at least 80%% of steps within tolerance", res.fid))
+	}
+	if len(missed) > 0 {
+		// A clean-clone CI run at 05:45 on a noisy host: the sender paused
+		// over 10 ms in 5 of the 10 s, 70 % of steps within tolerance;
+		// without those seconds 100 %.
+		emutest.SkipIfStolen(t, cpu, strings.Join(missed, "; "))
+		for _, m := range missed {
+			t.Error(m)
+		}
 	}
 }
 
