@@ -157,7 +157,7 @@ type ended struct {
 // dir/runs/<run id>. A run that fails is recorded (summary.json with status
 // failed, written here if the runner did not) and the sweep goes on. A run
 // that ends ok but degraded (summary.json's fidelity) is run again, up to
-// o.Reruns times, after the runs queued before it; each degraded attempt but the last is kept, the first
+// o.Reruns times; each degraded attempt but the last is kept, the first
 // in dir/degraded/<run id>, attempt k in dir/degraded/<run id>.<k>. A
 // resumed sweep counts the attempts on disk and goes on from them; a run
 // the sweep's record (runs.csv) holds ended ok is skipped. p must
@@ -450,12 +450,7 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 		if x.gov.auto && l.peak > 1 && (a.below == 0 || l.peak < a.below) {
 			a.below = l.peak
 		}
-		// At the back of the queue: what degrades a run is mostly the
-		// host's noise, which comes in bursts of minutes, and an attempt
-		// made at once falls in the same burst (the development VM: 26 %
-		// of first attempts degraded, 64 % of attempts right after a
-		// degraded one).
-		x.queue = append(x.queue, a)
+		x.queue = append([]attempt{a}, x.queue...)
 		x.out.Reruns++
 		x.pr.degraded(r, why, e.sum, took, l.n, left, x.counts())
 	} else {
