@@ -3,7 +3,6 @@ package emu
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -18,13 +17,16 @@ import (
 // in one process, as emu sweep --jobs 2 does: nothing of one run may leak
 // into the other (namespaces, queue numbers, ports, state files, scratch
 // directories are per run), both end ok with an emulation that kept up, and
-// each measures what the same run (same seed) measures alone, within 10 %
-// (a pair with a degraded run is run once more; the test skips, saying so,
-// when a run was still degraded, or the goodputs differ, while other work
-// kept the machine busy)
-// (2 × 20 Mbit/s, 10 ms ± 10 % each way, a 5 MB download: the runs use
-// about half a core each on the 2-core VM; goodput of a repeated run with
-// one seed varied by 2–4 % there).
+// each measures what the same run (same seed) measures alone, within 10 %,
+// best of up to three rounds (a pair with a degraded run is run once more;
+// the test skips, saying so, when a run was still degraded, or the
+// goodputs differ, while other work kept the machine busy)
+// (2 × 5 Mbit/s, 10 ms ± 10 % each way, a 3 MB download: light enough
+// that two at once fit on the 2-core VMs, where two downloads over 2 ×
+// 20 Mbit/s at once already come back 20–25 % slower than alone — 25.6
+// and 25.2 against 33.8 and 35.1 Mbit/s, the servers waiting for a CPU
+// 89 % of their runnable time, which the fidelity verdict rightly calls
+// degraded: that is the machine's limit, emu calibrate --jobs measures it).
 func TestRunsSideBySide(t *testing.T) {
 	emutest.RequireRoot(t)
 	if testing.Short() {
@@ -40,13 +42,13 @@ func TestRunsSideBySide(t *testing.T) {
 	run := func(name string, i int) (*results.Summary, error) {
 		// Loose bounds (10× the defaults): two emulations at once
 		// on 2 cores release 1 % of packets 0.5–3.6 ms late, their loops
-		// wait 20–26 µs per wake-up and their endpoints 75–79 % of the
-		// time they are runnable, which the defaults can call degraded;
-		// this test is about runs leaking into each other, not about the
-		// machine's limit (emu calibrate --jobs measures that).
-		cfg := testConfig(t, "flow.size=5MB", "link.queue=100ms",
-			"fidelity.late_floor=5ms", "fidelity.late_ceil=5ms", "fidelity.late_max=150ms", "fidelity.thread_mean_wait=200µs",
-			"fidelity.endpoint_wait=98%")
+		// wait 20–40 µs per wake-up and up to 6 % of the run, and their
+		// endpoints 75–89 % of the time they are runnable, which the
+		// defaults can call degraded; this test is about runs leaking into
+		// each other, not about the machine's limit.
+		cfg := testConfig(t, "link.rate=5mbit", "flow.size=3MB", "link.queue=100ms",
+			"fidelity.late_floor=5ms", "fidelity.late_ceil=5ms", "fidelity.late_max=150ms",
+			"fidelity.thread_mean_wait=200µs", "fidelity.thread_wait=50%", "fidelity.endpoint_wait=98%")
 		cfg.Seed = cfgs[i].seed
 		id := runstate.NewRunID()
 		mu.Lock()
@@ -88,46 +90,71 @@ func TestRunsSideBySide(t *testing.T) {
 		}
 		return sums, errs
 	}
-	alone, errs := phase("alone", false)
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("run %d alone: %v", i, err)
+	// Goodput is compared as the best of up to three rounds of both
+	// phases: a slow-start loss or a stall makes one 5 MB download 20 %
+	// slower now and then, alone as well as beside (a clean-clone CI run
+	// measured 28.06 Mbit/s alone against 32.64 beside, every run ok),
+	// while a run that really shares something with the other (a rate
+	// limiter, a queue, a port) is slower in every round.
+	var bestAlone, bestTogether [2]float64
+	var together [2]*results.Summary
+	for round := range 3 {
+		alone, errs := phase(fmt.Sprintf("alone-r%d", round), false)
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("run %d alone: %v", i, err)
+			}
+		}
+		together, errs = phase(fmt.Sprintf("together-r%d", round), true)
+		for i := range together {
+			if errs[i] != nil {
+				t.Fatalf("run %d beside the other: %v", i, errs[i])
+			}
+			a, b := alone[i], together[i]
+			if b.Status != results.StatusOK {
+				t.Errorf("run %d beside the other: status %s: %s", i, b.Status, b.Error)
+			}
+			if !b.Flows[0].Complete || b.Flows[0].Bytes != a.Flows[0].Bytes {
+				t.Errorf("seed %d: %d bytes (complete %t) beside the other, %d alone", cfgs[i].seed, b.Flows[0].Bytes, b.Flows[0].Complete, a.Flows[0].Bytes)
+			}
+			for _, s := range []*results.Summary{a, b} {
+				if s.Fidelity == nil || s.Fidelity.Status == fid.OK {
+					continue
+				}
+				// Others' work can degrade a run as well as the other run can;
+				// then degraded is the right verdict, and nothing is learnt.
+				if busy > 0.25 {
+					t.Skipf("a run was degraded while other work kept the machine %.0f %% busy: %+v", 100*busy, s.Fidelity.Failed())
+				}
+				if stolen(s.Fidelity) {
+					t.Skipf("a run was degraded while the hypervisor took the CPUs: %+v", s.Fidelity.Failed())
+				}
+				t.Errorf("run %s: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
+			}
+			ga, gb := a.Flows[0].GoodputMbps, b.Flows[0].GoodputMbps
+			t.Logf("round %d, seed %d: goodput %.2f Mbit/s alone, %.2f beside the other", round+1, cfgs[i].seed, ga, gb)
+			bestAlone[i] = max(bestAlone[i], ga)
+			bestTogether[i] = max(bestTogether[i], gb)
+		}
+		if t.Failed() {
+			return
+		}
+		if within(bestTogether[0], bestAlone[0], 0.1) && within(bestTogether[1], bestAlone[1], 0.1) {
+			break
 		}
 	}
-	together, errs := phase("together", true)
-	for i := range together {
-		if errs[i] != nil {
-			t.Fatalf("run %d beside the other: %v", i, errs[i])
+	for i := range bestAlone {
+		ga, gb := bestAlone[i], bestTogether[i]
+		if within(gb, ga, 0.1) {
+			continue
 		}
-		a, b := alone[i], together[i]
-		if b.Status != results.StatusOK {
-			t.Errorf("run %d beside the other: status %s: %s", i, b.Status, b.Error)
-		}
-		for _, s := range []*results.Summary{a, b} {
-			if s.Fidelity == nil || s.Fidelity.Status == fid.OK {
-				continue
-			}
-			// Others' work can degrade a run as well as the other run can;
-			// then degraded is the right verdict, and nothing is learnt.
-			if busy > 0.25 {
-				t.Skipf("a run was degraded while other work kept the machine %.0f %% busy: %+v", 100*busy, s.Fidelity.Failed())
-			}
-			if stolen(s.Fidelity) {
-				t.Skipf("a run was degraded while the hypervisor took the CPUs: %+v", s.Fidelity.Failed())
-			}
-			t.Errorf("run %s: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
-		}
-		ga, gb := a.Flows[0].GoodputMbps, b.Flows[0].GoodputMbps
-		t.Logf("seed %d: goodput %.2f Mbit/s alone, %.2f beside the other", cfgs[i].seed, ga, gb)
-		if math.Abs(gb-ga) > 0.1*ga && busy > 0.25 && b.Flows[0].Complete {
+		if busy > 0.25 {
 			// A clean-clone CI run, with other packages' tests beside it,
 			// measured 31.41 Mbit/s beside against 35.74 alone, both
 			// emulations ok: the endpoints, not the emulation, got less.
-			t.Skipf("seed %d: %.2f Mbit/s beside the other, %.2f alone, while other work kept the machine %.0f %% busy", cfgs[i].seed, gb, ga, 100*busy)
+			t.Skipf("seed %d: best %.2f Mbit/s beside the other, %.2f alone, while other work kept the machine %.0f %% busy", cfgs[i].seed, gb, ga, 100*busy)
 		}
-		if math.Abs(gb-ga) > 0.1*ga || !b.Flows[0].Complete || b.Flows[0].Bytes != a.Flows[0].Bytes {
-			t.Errorf("seed %d: %.2f Mbit/s (%d bytes) beside the other, %.2f (%d bytes) alone", cfgs[i].seed, gb, b.Flows[0].Bytes, ga, a.Flows[0].Bytes)
-		}
+		t.Errorf("seed %d: best of three rounds %.2f Mbit/s beside the other, %.2f alone", cfgs[i].seed, gb, ga)
 	}
 	if together[0].Config["run.seed"] == together[1].Config["run.seed"] {
 		t.Error("the two runs had one seed")
