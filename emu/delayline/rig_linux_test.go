@@ -253,7 +253,7 @@ func pingPong(tb testing.TB, r *rig, n int) []float64 {
 			if _, err := unix.Write(c, buf[:32]); err != nil {
 				return err
 			}
-			if _, err := unix.Read(c, buf); err != nil {
+			if _, err := nfqtest.Read(c, buf); err != nil {
 				return fmt.Errorf("ping %d: %w", i, err)
 			}
 			if i >= 100 { // the first ones warm up ARP and caches

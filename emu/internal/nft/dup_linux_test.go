@@ -36,7 +36,7 @@ func TestDupRuleCopies(t *testing.T) {
 		n := 0
 		buf := make([]byte, 64)
 		for {
-			k, err := unix.Read(rx, buf)
+			k, err := nfqtest.Read(rx, buf)
 			if err != nil {
 				return n // timed out: nothing more is coming
 			}

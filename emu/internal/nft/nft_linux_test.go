@@ -224,7 +224,7 @@ func TestChainsRunInPriorityOrder(t *testing.T) {
 	unix.SetNonblock(rx, false)
 	tv := unix.NsecToTimeval(int64(2 * time.Second))
 	unix.SetsockoptTimeval(rx, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv)
-	if n, err := unix.Read(rx, buf); err != nil || string(buf[:n]) != "ordered" {
+	if n, err := nfqtest.Read(rx, buf); err != nil || string(buf[:n]) != "ordered" {
 		t.Fatalf("receiver: %q, %v", buf[:n], err)
 	}
 }

@@ -206,3 +206,17 @@ func openIn[C io.Closer](tb testing.TB, n *emutest.NetNS, what string, open func
 	tb.Cleanup(func() { c.Close() })
 	return c
 }
+
+// Read reads a datagram from fd, again when a signal cut the wait short: a
+// socket with SO_RCVTIMEO is not restarted after a signal, and the Go
+// runtime signals its threads to preempt goroutines, so a bare read fails
+// now and then with EINTR (a clean-clone CI run: "ping 113: interrupted
+// system call").
+func Read(fd int, buf []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, buf)
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
