@@ -157,12 +157,12 @@ type ended struct {
 // dir/runs/<run id>. A run that fails is recorded (summary.json with status
 // failed, written here if the runner did not) and the sweep goes on. A run
 // that ends ok but degraded (summary.json's fidelity) is run again, up to
-// o.Reruns times; each degraded attempt but the last is kept, the first
-// in dir/degraded/<run id>, attempt k in dir/degraded/<run id>.<k>. A
-// resumed sweep counts the attempts on disk and goes on from them; a run
-// the sweep's record (runs.csv) holds ended ok is skipped. p must
-// come from NewPlan (it carries the resolved configurations), and dir must
-// have been prepared for it (Prepare).
+// o.Reruns times, after the runs queued before it; each degraded attempt
+// but the last is kept, the first in dir/degraded/<run id>, attempt k in
+// dir/degraded/<run id>.<k>. A resumed sweep counts the attempts on disk
+// and goes on from them; a run the sweep's record (runs.csv) holds ended
+// ok is skipped. p must come from NewPlan (it carries the resolved
+// configurations), and dir must have been prepared for it (Prepare).
 func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outcome, error) {
 	if o.Runner == nil {
 		return nil, errors.New("sweep: no runner")
@@ -447,10 +447,18 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 			return err
 		}
 		a := attempt{run: r, n: l.n + 1, below: l.below}
-		if x.gov.auto && l.peak > 1 && (a.below == 0 || l.peak < a.below) {
-			a.below = l.peak
+		if x.gov.auto && (a.below == 0 || l.peak < a.below) {
+			// Fewer at once than degraded it; alone again when it ran
+			// alone (then auto's calibration is still to come, or the
+			// host had no room for a second run).
+			a.below = max(l.peak, 2)
 		}
-		x.queue = append([]attempt{a}, x.queue...)
+		// At the back of the queue: what degrades a run is mostly the
+		// host's noise, which comes in bursts of minutes, and an attempt
+		// made at once falls in the same burst (the development VM, 175
+		// runs one at a time: 26 % of first attempts degraded, 64 % of
+		// the attempts made right after a degraded one).
+		x.queue = append(x.queue, a)
 		x.out.Reruns++
 		x.pr.degraded(r, why, e.sum, took, l.n, left, x.counts())
 	} else {
