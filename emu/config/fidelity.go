@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
@@ -42,6 +43,13 @@ func fidelityParams() []Param {
 			func(c *Config) *float64 { return &th(c).Steal }),
 	}
 }
+
+// IsThreshold reports whether key is a fidelity threshold (fidelity.*). A
+// threshold judges a run's emulation once it has ended and changes nothing
+// the run emulates, so a sweep resumes across a change of one: the runs
+// already done keep the verdicts they were given (each check in their
+// summary.json carries its threshold).
+func IsThreshold(key string) bool { return strings.HasPrefix(key, "fidelity.") }
 
 // validateFidelity checks the thresholds: a zero would silently take the
 // default in package fidelity, so every threshold must be positive.

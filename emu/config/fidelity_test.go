@@ -20,7 +20,7 @@ func TestFidelityDefaultsAndKeys(t *testing.T) {
 	for key, want := range map[string]string{
 		"fidelity.late_frac": "5%", "fidelity.late_floor": "500µs", "fidelity.late_ceil": "1ms",
 		"fidelity.late_max": "50ms", "fidelity.rate_tolerance": "3%", "fidelity.min_saturated": "1s",
-		"fidelity.thread_wait": "5%", "fidelity.thread_mean_wait": "20µs", "fidelity.thread_cpu": "0.8",
+		"fidelity.thread_wait": "20%", "fidelity.thread_mean_wait": "50µs", "fidelity.thread_cpu": "0.8",
 		"fidelity.endpoint_cpu": "0.9", "fidelity.endpoint_wait": "85%", "fidelity.softirq_wait": "5ms", "fidelity.steal": "2%",
 	} {
 		if vals[key] != want {

@@ -85,11 +85,15 @@ func Execute(ctx context.Context, root string, p *Plan, o sweep.Options) (*Outco
 			continue
 		}
 		dir := s.Dir(root)
-		if err := sweep.Prepare(dir, s.Plan, false); err != nil {
+		note, err := sweep.Prepare(dir, s.Plan, false)
+		if err != nil {
 			return out, fmt.Errorf("reproduce: preset %s: %w", s.Preset.Name, err)
 		}
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "reproduce: preset %d/%d %s (%s) in %s\n", i+1, len(p.Sweeps), s.Preset.Name, s.Preset.Figure, dir)
+			if note != "" {
+				fmt.Fprintf(o.Progress, "reproduce: %s\n", note)
+			}
 		}
 		so, err := sweep.Execute(ctx, dir, s.Plan, o)
 		if so != nil {

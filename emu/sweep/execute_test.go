@@ -19,7 +19,7 @@ import (
 func prepared(t *testing.T, p *results.Plan) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := Prepare(dir, p, false); err != nil {
+	if _, err := Prepare(dir, p, false); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -186,12 +186,12 @@ func TestPrepareRefusesAnotherPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	same := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2, Preset: "renamed"})
-	if err := Prepare(dir, same, false); err != nil {
+	if _, err := Prepare(dir, same, false); err != nil {
 		t.Errorf("the same plan was refused: %v", err)
 	}
 	other := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2,
 		Settings: []config.Setting{{Key: "flow.size", Value: "2MB"}}})
-	err := Prepare(dir, other, false)
+	_, err := Prepare(dir, other, false)
 	if !errors.Is(err, ErrPlanChanged) || !strings.Contains(err.Error(), "flows.0.size=100MB, now 2MB") || !strings.Contains(err.Error(), "--force") {
 		t.Fatalf("changed plan: %v", err)
 	}
@@ -203,19 +203,69 @@ func TestPrepareRefusesAnotherPlan(t *testing.T) {
 		{Spec{Axes: axes(t, "dc.batch=25,150"), Repeat: 2}, "varied dc.batch=[25 100], now dc.batch=[25 150]"},
 		{Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2, Seed: 9}, "base seed 1, now 9"},
 	} {
-		if err := Prepare(dir, testPlan(t, tc.spec), false); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Prepare(dir, testPlan(t, tc.spec), false); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
 	// --force replaces the plan; the old runs (other flow size, same seeds)
 	// no longer count and are redone.
-	if err := Prepare(dir, other, true); err != nil {
+	if _, err := Prepare(dir, other, true); err != nil {
 		t.Fatal(err)
 	}
 	f2 := &sweeptest.Runner{}
 	out, err := Execute(context.Background(), dir, other, Options{Runner: f2.Run})
 	if err != nil || out.Skipped != 0 || out.OK != 4 {
 		t.Errorf("after --force: %+v %v", out, err)
+	}
+}
+
+// A fidelity threshold changed on resume (here a looser
+// thread_mean_wait, as on a slower machine) is not another sweep: the
+// runs already done are kept with their verdicts, plan.json takes the new
+// threshold, and Prepare says what changed. Shards judged by different
+// thresholds merge, with a note.
+func TestPrepareResumesAcrossThresholds(t *testing.T) {
+	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
+	dir := prepared(t, p)
+	f := &sweeptest.Runner{}
+	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run}); err != nil {
+		t.Fatal(err)
+	}
+	looser := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2,
+		Settings: []config.Setting{{Key: "fidelity.thread_mean_wait", Value: "80µs"}}})
+	if d := PlanDiff(p, looser); d != "" {
+		t.Fatalf("PlanDiff: %s", d)
+	}
+	note, err := Prepare(dir, looser, false)
+	if err != nil || !strings.Contains(note, "fidelity.thread_mean_wait 50µs → 80µs") {
+		t.Fatalf("Prepare: note %q, %v", note, err)
+	}
+	if got, err := results.ReadPlan(dir); err != nil || got.Base["fidelity.thread_mean_wait"] != "80µs" {
+		t.Fatalf("plan.json after the resume: %v, %v", got.Base["fidelity.thread_mean_wait"], err)
+	}
+	if note, err := Prepare(dir, looser, false); note != "" || err != nil {
+		t.Errorf("the same plan again: note %q, %v", note, err)
+	}
+	again := &sweeptest.Runner{}
+	out, err := Execute(context.Background(), dir, looser, Options{Runner: again.Run})
+	if err != nil || out.Skipped != 4 || len(again.Calls()) != 0 {
+		t.Errorf("resumed with a new threshold: ran %v: %+v %v", again.Calls(), out, err)
+	}
+
+	other := t.TempDir()
+	if _, err := Prepare(other, looser, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Merge(filepath.Join(t.TempDir(), "merged"), []string{dir, other}, false)
+	if err != nil || len(res.Notes) != 0 || res.Copied != 4 {
+		t.Errorf("merge of shards with one threshold: %+v %v", res, err)
+	}
+	if _, err := Prepare(other, p, false); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Merge(filepath.Join(t.TempDir(), "merged"), []string{dir, other}, false)
+	if err != nil || len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "fidelity.thread_mean_wait 80µs → 50µs") {
+		t.Errorf("merge of shards with two thresholds: %+v %v", res, err)
 	}
 }
 

@@ -24,6 +24,9 @@ type MergeResult struct {
 	// input's copy was taken (same seed and configuration, so either is a
 	// valid measurement of the run).
 	Duplicates []string
+	// Notes say where the inputs' fidelity thresholds differ: each run
+	// keeps the verdict it was given.
+	Notes []string
 }
 
 // Merge gathers the runs of sweep directories that hold the same plan (the
@@ -38,6 +41,7 @@ func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 		return nil, errors.New("merge: no sweep directories given")
 	}
 	plans := make([]*results.Plan, len(inputs))
+	var notes []string
 	for i, in := range inputs {
 		p, err := results.ReadPlan(in)
 		if err != nil {
@@ -48,13 +52,20 @@ func Merge(out string, inputs []string, force bool) (*MergeResult, error) {
 			if d := PlanDiff(plans[0], p); d != "" {
 				return nil, fmt.Errorf("merge: %s and %s hold different sweeps (%s: %s)", inputs[0], in, in, d)
 			}
+			if d := ThresholdChanges(plans[0], p); d != "" {
+				notes = append(notes, fmt.Sprintf("%s judged its runs by other fidelity thresholds than %s (%s); each run keeps its verdict", in, inputs[0], d))
+			}
 		}
 	}
 	p := plans[0]
-	if err := Prepare(out, p, force); err != nil {
+	note, err := Prepare(out, p, force)
+	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	res := &MergeResult{}
+	if note != "" {
+		notes = append(notes, out+": "+note)
+	}
+	res := &MergeResult{Notes: notes}
 	for _, r := range p.Runs {
 		have := holds(out, p, r)
 		var from string

@@ -19,7 +19,7 @@ func TestShardsMergeToTheWholeSweep(t *testing.T) {
 	whole := t.TempDir()
 	run := func(dir string, sh Shard) *Outcome {
 		p := testPlan(t, spec) // each machine plans for itself
-		if err := Prepare(dir, p, false); err != nil {
+		if _, err := Prepare(dir, p, false); err != nil {
 			t.Fatal(err)
 		}
 		f := &sweeptest.Runner{}
@@ -74,7 +74,7 @@ func TestMergeReportsGapsAndRefusesOtherSweeps(t *testing.T) {
 	spec := Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2}
 	a := t.TempDir()
 	p := testPlan(t, spec)
-	if err := Prepare(a, p, false); err != nil {
+	if _, err := Prepare(a, p, false); err != nil {
 		t.Fatal(err)
 	}
 	f := &sweeptest.Runner{}
@@ -90,7 +90,7 @@ func TestMergeReportsGapsAndRefusesOtherSweeps(t *testing.T) {
 		t.Errorf("merge of one shard: %+v", res)
 	}
 	other := t.TempDir()
-	if err := Prepare(other, testPlan(t, Spec{Axes: axes(t, "dc.batch=25,150"), Repeat: 2}), false); err != nil {
+	if _, err := Prepare(other, testPlan(t, Spec{Axes: axes(t, "dc.batch=25,150"), Repeat: 2}), false); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Merge(t.TempDir(), []string{a, other}, false)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
@@ -24,36 +25,58 @@ var ErrPlanChanged = errors.New("the directory holds a different sweep")
 // same plan (so a rerun resumes it) and fails with ErrPlanChanged, saying
 // what differs, unless force is set; then the new plan replaces it, its
 // record (runs.csv) is removed and runs that no longer match are redone.
-func Prepare(dir string, p *results.Plan, force bool) error {
+// A plan that differs only in fidelity thresholds (config.IsThreshold)
+// resumes the sweep: plan.json takes them, the runs already done keep
+// their verdicts, and note says which thresholds changed ("" when none).
+func Prepare(dir string, p *results.Plan, force bool) (note string, err error) {
 	if err := os.MkdirAll(filepath.Join(dir, results.RunsDir), 0o755); err != nil {
-		return fmt.Errorf("sweep directory: %w", err)
+		return "", fmt.Errorf("sweep directory: %w", err)
 	}
 	old, err := results.ReadPlan(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil && !force:
-		return fmt.Errorf("%w (use --force to replace it)", err)
+		return "", fmt.Errorf("%w (use --force to replace it)", err)
 	case err == nil:
 		d := PlanDiff(old, p)
 		if d == "" {
-			return nil
+			note = ThresholdChanges(old, p)
+			if note == "" {
+				return "", nil
+			}
+			note = "fidelity thresholds changed since the sweep began (" + note + "): runs from now on are judged by the new ones, runs already done keep their verdicts"
+			return note, results.WritePlan(dir, p)
 		}
 		if !force {
-			return fmt.Errorf("%w: %s: %s; use another --out, or --force to replace the plan (runs that no longer match it are redone)",
+			return "", fmt.Errorf("%w: %s: %s; use another --out, or --force to replace the plan (runs that no longer match it are redone)",
 				ErrPlanChanged, filepath.Join(dir, results.PlanFile), d)
 		}
 	}
 	if err == nil {
 		// The record's rows are runs of the plan being replaced.
 		if err := os.Remove(filepath.Join(dir, results.RunsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("sweep directory: %w", err)
+			return "", fmt.Errorf("sweep directory: %w", err)
 		}
 	}
-	return results.WritePlan(dir, p)
+	return "", results.WritePlan(dir, p)
+}
+
+// ThresholdChanges lists the fidelity thresholds of plan b's base that
+// differ from plan a's ("fidelity.thread_mean_wait 20µs → 50µs, …"), or ""
+// when none does.
+func ThresholdChanges(a, b *results.Plan) string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(b.Base)) {
+		if v, ok := a.Base[k]; config.IsThreshold(k) && (!ok || v != b.Base[k]) {
+			out = append(out, fmt.Sprintf("%s %s → %s", k, orUnset(v, ok), b.Base[k]))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // PlanDiff says how plan b differs from plan a, or "" when they are the
-// same sweep (the preset name alone does not count).
+// same sweep (the preset name alone does not count, nor do the fidelity
+// thresholds: they judge runs, they do not configure them).
 func PlanDiff(a, b *results.Plan) string {
 	switch {
 	case a.Scenario != b.Scenario:
@@ -68,6 +91,9 @@ func PlanDiff(a, b *results.Plan) string {
 		return fmt.Sprintf("varied %s, now %s", describeAxes(a.Vary), describeAxes(b.Vary))
 	}
 	for _, k := range slices.Sorted(maps.Keys(a.Base)) {
+		if config.IsThreshold(k) {
+			continue
+		}
 		if v, ok := b.Base[k]; !ok || v != a.Base[k] {
 			return fmt.Sprintf("base configuration %s=%s, now %s", k, a.Base[k], orUnset(v, ok))
 		}
@@ -80,7 +106,7 @@ func PlanDiff(a, b *results.Plan) string {
 		defaults = config.Values(&cfg)
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.Base)) {
-		if _, ok := a.Base[k]; !ok {
+		if _, ok := a.Base[k]; !ok && !config.IsThreshold(k) {
 			if d, known := defaults[k]; known && d == b.Base[k] {
 				continue
 			}

@@ -69,17 +69,17 @@ func TestPlanDiffNewKeys(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100")})
 	old := *p
 	old.Base = maps.Clone(p.Base)
-	delete(old.Base, "fidelity.endpoint_wait") // a key this emu added
+	delete(old.Base, "dc.t_reordering") // a key this emu added
 	if d := PlanDiff(&old, p); d != "" {
 		t.Errorf("a new key at its default: %s", d)
 	}
 	changed := *p
 	changed.Base = maps.Clone(p.Base)
-	changed.Base["fidelity.endpoint_wait"] = "95%"
-	if d := PlanDiff(&old, &changed); !strings.Contains(d, "has no fidelity.endpoint_wait, now 95%") {
+	changed.Base["dc.t_reordering"] = "50ms"
+	if d := PlanDiff(&old, &changed); !strings.Contains(d, "has no dc.t_reordering, now 50ms") {
 		t.Errorf("a new key set otherwise: %q", d)
 	}
-	if d := PlanDiff(p, &old); !strings.Contains(d, "fidelity.endpoint_wait=85%, now unset") {
+	if d := PlanDiff(p, &old); !strings.Contains(d, "dc.t_reordering=200ms, now unset") {
 		t.Errorf("a key the new plan lacks: %q", d)
 	}
 }

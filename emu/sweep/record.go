@@ -83,13 +83,17 @@ func okRun(runDir string, p *results.Plan, r results.Run) (*results.Summary, boo
 }
 
 // configMatches compares a run's recorded configuration with the plan's,
-// key by key where both have the key.
+// key by key where both have the key, fidelity thresholds aside (a run
+// keeps the verdict it was given).
 func configMatches(p *results.Plan, r results.Run, got map[string]string) bool {
 	pt, ok := p.Point(r.Point)
 	if !ok {
 		return false
 	}
 	for k, v := range got {
+		if config.IsThreshold(k) {
+			continue
+		}
 		want, ok := pt.Params[k]
 		if !ok {
 			want, ok = p.Base[k]

@@ -180,7 +180,7 @@ func TestRecordReplacedOrBroken(t *testing.T) {
 		}
 	}
 	other := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,150"), Repeat: 1})
-	if err := Prepare(dir, other, true); err != nil {
+	if _, err := Prepare(dir, other, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {

@@ -260,13 +260,17 @@ type sweepRunOptions struct {
 // first interrupt (which also cancels e.ctx) lets the running runs finish;
 // a second one interrupts them.
 func runSweep(e *env, plan *results.Plan, out string, so sweep.Options, o sweepRunOptions) error {
-	if err := sweep.Prepare(out, plan, o.force); err != nil {
+	note, err := sweep.Prepare(out, plan, o.force)
+	if err != nil {
 		if errors.Is(err, sweep.ErrPlanChanged) {
 			return usageError{err}
 		}
 		return err
 	}
 	fmt.Fprintf(e.stderr, "sweep: writing to %s (the same command with --out %s resumes it)\n", out, out)
+	if note != "" {
+		fmt.Fprintf(e.stderr, "sweep: %s\n", note)
+	}
 	fmt.Fprintf(e.stderr, "sweep: %s\n", sweepDiskLine(plan, so.Shard, so.Qlogs, out))
 	stop, runCtx, release := twoStageInterrupt(e, "sweep")
 	defer release()
@@ -333,6 +337,9 @@ they are. Fails if any run failed.`,
 				return err
 			}
 			fmt.Fprintf(e.stderr, "merge: %d runs copied, %d already in %s\n", res.Copied, res.Present, out)
+			for _, n := range res.Notes {
+				fmt.Fprintf(e.stderr, "merge: %s\n", n)
+			}
 			if len(res.Duplicates) > 0 {
 				fmt.Fprintf(e.stderr, "merge: %d runs were done by more than one shard (took the first): %s\n", len(res.Duplicates), strings.Join(res.Duplicates, " "))
 			}
