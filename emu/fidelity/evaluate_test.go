@@ -125,9 +125,9 @@ func TestThreadEdges(t *testing.T) {
 		okWait, okMean, okCPU bool
 	}{
 		{"idle loop", Thread{Name: "l", CPU: 0.03, Wait: 0.0005, MeanWait: 500 * ns}, true, true, true},
-		{"at limits", Thread{Name: "l", CPU: 0.8, Wait: 0.05, MeanWait: 20 * µs}, true, true, true},
-		{"wait over", Thread{Name: "l", CPU: 0.1, Wait: 0.0501, MeanWait: 10 * µs}, false, true, true},
-		{"mean over", Thread{Name: "l", CPU: 0.1, Wait: 0.001, MeanWait: 20*µs + ns}, true, false, true},
+		{"at limits", Thread{Name: "l", CPU: 0.8, Wait: 0.2, MeanWait: 50 * µs}, true, true, true},
+		{"wait over", Thread{Name: "l", CPU: 0.1, Wait: 0.2001, MeanWait: 10 * µs}, false, true, true},
+		{"mean over", Thread{Name: "l", CPU: 0.1, Wait: 0.001, MeanWait: 50*µs + ns}, true, false, true},
 		{"cpu over", Thread{Name: "l", CPU: 0.81, Wait: 0.001, MeanWait: µs}, true, true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestThreadEdges(t *testing.T) {
 			if w.OK != c.okWait || m.OK != c.okMean || cpu.OK != c.okCPU {
 				t.Errorf("wait %v mean %v cpu %v; want %v %v %v", w.OK, m.OK, cpu.OK, c.okWait, c.okMean, c.okCPU)
 			}
-			if w.Unit != UnitPercent || w.Threshold != 5 || m.Unit != UnitUs || m.Threshold != 20 || cpu.Threshold != 0.8 {
+			if w.Unit != UnitPercent || w.Threshold != 20 || m.Unit != UnitUs || m.Threshold != 50 || cpu.Threshold != 0.8 {
 				t.Errorf("units or thresholds: %+v %+v %+v", w, m, cpu)
 			}
 		})

@@ -25,7 +25,7 @@ func sample() Measurements {
 		},
 		Threads: []Thread{
 			{Name: "delay link1.down", CPU: 0.034, Wait: 0.00049, MeanWait: 471 * ns},
-			{Name: "pdcp tx", CPU: 0.12, Wait: 0.0197, MeanWait: 20340 * ns},
+			{Name: "pdcp tx", CPU: 0.12, Wait: 0.0197, MeanWait: 60340 * ns},
 		},
 		Endpoints: []Endpoint{
 			{Flow: "dc", Role: "server", CPU: 0.97, Wait: 0.031},

@@ -191,7 +191,7 @@ func TestJobsAutoCalibratesOnARunThatKeptUp(t *testing.T) {
 
 // Runs degraded when three run at once: auto (which calibrates to three)
 // drops to two at once and stays there, each degraded run is run once
-// more, and nothing is left degraded.
+// more (below three at once), and nothing is left degraded.
 func TestJobsAutoLowersOnDegradedRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,50,100,150,300,500"), Repeat: 2})
@@ -202,7 +202,12 @@ func TestJobsAutoLowersOnDegradedRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.Jobs != 2 || out.OK != 12 || len(out.Degraded) != 0 || out.Reruns != 3 || r.peak != 3 {
+		// Three runs at once degrade; a rerun waits at the back of the
+		// queue, so the slot the first degraded run frees may take a new
+		// run beside the two still running before the second degraded one
+		// lowers auto to two: three reruns, or four, by which of the runs
+		// that end together is judged first.
+		if out.Jobs != 2 || out.OK != 12 || len(out.Degraded) != 0 || out.Reruns < 3 || out.Reruns > 4 || r.peak != 3 {
 			t.Fatalf("outcome %+v\n%s", out, log.String())
 		}
 		if !strings.Contains(log.String(), "running it again") || !strings.Contains(log.String(), "2 runs at once from now on") {
