@@ -56,24 +56,24 @@ type Thresholds struct {
 	// loop starved outright and the per-timeslice wait is the figure that
 	// compares across rates.
 	//
-	// What a healthy run waits depends on the host's CPUs. On the first
+	// What a healthy run waits depends on the host. On the first
 	// development VM a loop waited 5–7 µs per wake-up at 2 × 20 Mbit/s of
 	// DC traffic (1.2 % of the run); quiet, 0.03–0.21 % and 0.3–2.1 µs at
 	// 1000 packets/s; under TCP floods 0.2–2 % and 1.9–20 µs; four lines
-	// at once 0.1–0.8 %, 0.8–8 µs. On the AMD EPYC VM of 2026-12-02 the
-	// same threads wait longer with nothing else running: 150 thread
-	// figures of 25 quick-scale reproduction runs had a mean wait of
-	// p50 9.4, p90 19.7, max 25.6 µs and waited 0.5–3.9 % of the run;
-	// downloads at 2 × 20 to 2 × 100 Mbit/s 12–31 µs and up to 9.4 % (the
-	// PDCP receiver); two runs at once 25–39 µs; with an idle-priority
-	// spinner on each CPU 29–39 µs and 12.8 %. The 20 µs and 5 % of the
-	// first VM failed one such run in all five attempts (mean wait 20.1–
-	// 25.2 µs, goodput 5.8–6.3 Mbit/s every time, every delay line on
-	// time). A real-time thread hardly waits even when the machine is
-	// overloaded (0.3 µs on the first VM with spinning processes, while
-	// the line released 3 ms late); an ordinary thread waking every
-	// millisecond waited 2–46 µs per wake-up quiet and 46–256 µs with
-	// spinning processes.
+	// at once 0.1–0.8 %, 0.8–8 µs. On the VM of 2026-12-02 (another
+	// machine of the same kind) the same threads waited longer with
+	// nothing else running: 150 thread figures of 25 quick-scale
+	// reproduction runs had a mean wait of p50 9.4, p90 19.7, max 25.6 µs
+	// and waited 0.5–3.9 % of the run; downloads at 2 × 20 to 2 × 100
+	// Mbit/s 12–31 µs and up to 9.4 % (the PDCP receiver); two runs at
+	// once 25–39 µs; with an idle-priority spinner on each CPU 29–39 µs
+	// and 12.8 %. The first VM's 20 µs and 5 % failed one such run in all
+	// five attempts (mean wait 20.1–25.2 µs, goodput 5.8–6.3 Mbit/s every
+	// time, every delay line on time). A real-time thread hardly waits
+	// even when the machine is overloaded (0.3 µs on the first VM with
+	// spinning processes, while the line released 3 ms late); an ordinary
+	// thread waking every millisecond waited 2–46 µs per wake-up quiet and
+	// 46–256 µs with spinning processes.
 	ThreadWait     float64
 	ThreadMeanWait time.Duration
 	// ThreadCPU bounds a packet thread's CPU (key thread_cpu, 0.8 of a
