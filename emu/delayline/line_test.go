@@ -342,11 +342,25 @@ func TestHistogram(t *testing.T) {
 		h.Add(d)
 	}
 	s := h.Snapshot()
-	if s.Count != 6 || s.Quantile(0) != time.Microsecond || s.Quantile(0.5) != 4*time.Microsecond {
+	// Quantiles are read from the middle of their bin: [0, 1 µs) for the
+	// smallest, [3, 4 µs) for the median; the largest is Max, exactly.
+	if s.Count != 6 || s.Quantile(0) != 500*time.Nanosecond || s.Quantile(0.5) != 3500*time.Nanosecond {
 		t.Errorf("count %d q0 %v q50 %v", s.Count, s.Quantile(0), s.Quantile(0.5))
 	}
-	if q := s.Quantile(1); q < 10*time.Millisecond || q > 11250*time.Microsecond {
-		t.Errorf("max bin edge %v, want within 12.5%% above 10ms", q)
+	if q := s.Quantile(1); q != 10*time.Millisecond {
+		t.Errorf("q100 %v, want the largest duration, 10ms", q)
+	}
+	// Above 128 µs a bin is 12.5 % wide: a p99 anywhere in (480, 512] µs
+	// reads 496 µs, not the bin's upper edge.
+	var tail Histogram
+	for range 99 {
+		tail.Add(100 * time.Microsecond)
+	}
+	tail.Add(490 * time.Microsecond)
+	tail.Add(2 * time.Millisecond)
+	ts := tail.Snapshot()
+	if q := ts.Quantile(0.99); q != 496*time.Microsecond {
+		t.Errorf("p99 %v, want 496µs, the middle of (480, 512] µs", q)
 	}
 	if s.Max != 10*time.Millisecond {
 		t.Errorf("max %v, want exactly 10ms", s.Max)

@@ -31,8 +31,8 @@ type JobsLevel struct {
 	Lost     int     `json:"probes_lost"`
 	// LateP99Us and LateMaxUs are the delay lines' release lateness: the
 	// highest 99th percentile and the highest maximum of any delay line
-	// of any of the emulations (µs; the maximum is a bin's upper edge,
-	// at most 12.5 % above the true one).
+	// of any of the emulations (µs; the p99 is read from the middle of
+	// its histogram bin, within 6.25 %; the maximum is exact).
 	LateP99Us float64 `json:"late_p99_us"`
 	LateMaxUs float64 `json:"late_max_us"`
 	// CPU is the machine's busy share over the level (all cores: 1 is
