@@ -18,8 +18,8 @@ func TestHistogramQuantiles(t *testing.T) {
 	for _, q := range []float64{0.01, 0.5, 0.95, 0.99} {
 		want := q * 1000 * float64(time.Millisecond)
 		got := float64(h.Quantile(q))
-		if math.Abs(got-want)/want > 0.035 {
-			t.Errorf("Quantile(%v) = %v, want %v ± 3.5%%", q, time.Duration(got), time.Duration(want))
+		if math.Abs(got-want)/want > 0.03 {
+			t.Errorf("Quantile(%v) = %v, want %v ± 3%%", q, time.Duration(got), time.Duration(want))
 		}
 	}
 	if h.Quantile(1) != time.Second || h.Max != time.Second {
@@ -53,25 +53,8 @@ func TestHistogramExactBinsAndZeros(t *testing.T) {
 	}
 }
 
-func TestHistogramBins(t *testing.T) {
-	// Bins are contiguous and increasing, and every value falls in a bin
-	// whose middle is within 1/32 of it.
-	prev := -1
-	for v := uint64(0); v < 1<<42; v = v*17/16 + 1 {
-		b := histBin(v)
-		if b < prev || b >= histBins {
-			t.Fatalf("value %d in bin %d after bin %d", v, b, prev)
-		}
-		prev = b
-		if b < histBins-1 {
-			if mid := binMid(b); math.Abs(mid-float64(v)) > float64(v)/32+0.5 {
-				t.Fatalf("value %d µs: bin %d middle %.1f", v, b, mid)
-			}
-		}
-	}
-	if histBin(1<<41) != histBins-1 || histBin(math.MaxUint64) != histBins-1 {
-		t.Error("huge values should land in the overflow bin")
-	}
+// A duration beyond durhist's bins is still read back exactly.
+func TestHistogramOverflow(t *testing.T) {
 	var h Histogram
 	h.Add(time.Duration(math.MaxInt64))
 	if h.Quantile(0.5) != time.Duration(math.MaxInt64) {

@@ -33,6 +33,8 @@ var pure = map[string][]string{
 	"tracefmt":      {"unsafe"},
 	"traces":        nil,
 	"pdcp":          {"os", "unsafe"}, // clock and I/O are injected
+	// On the packet path of pdcp and the delay lines: arithmetic only.
+	"internal/durhist": {"os", "unsafe", "sync", "fmt"},
 
 	// The fake runner of sweep tests stands in for emu.Run: it must not
 	// need what emu.Run needs.
