@@ -160,3 +160,23 @@ func FindNgtcp2(name string) (string, error) {
 
 // ErrNgtcp2Missing is wrapped by FindNgtcp2 when a program is absent.
 var ErrNgtcp2Missing = errors.New("ngtcp2 examples not installed")
+
+// absPaths makes each path that is set absolute. A child runs in a
+// directory of its own (startChild's dir), where a path its parent gave
+// relative to its own working directory names another file: with emu
+// run's default results/<run> directory, gtlsserver could not read its key
+// and gtlsclient wrote its qlog into the download directory, removed after
+// the run.
+func absPaths(paths ...*string) error {
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return fmt.Errorf("path %s: %w", *p, err)
+		}
+		*p = abs
+	}
+	return nil
+}

@@ -39,6 +39,9 @@ func downloadNgtcp2(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 	if err != nil {
 		return fail(err)
 	}
+	if err := absPaths(&cfg.QlogFile, &cfg.KeyLogFile); err != nil {
+		return fail(err)
+	}
 	dl, err := os.MkdirTemp("", "emu-ngtcp2-dl-")
 	if err != nil {
 		return fail(fmt.Errorf("download dir: %w", err))

@@ -19,9 +19,6 @@ import (
 // ngtcp2ReadyTimeout bounds how long gtlsserver may take to bind its port.
 const ngtcp2ReadyTimeout = 5 * time.Second
 
-// serveNgtcp2 runs gtlsserver as a child with a document root holding
-// /bytes/N as sparse files, and moves its qlog to cfg.QlogFile at the end.
-
 // ngtcp2GSODatagrams is how many datagrams gtlsserver may send in one GSO
 // call. Its default, 64, makes a single 64 KB skb of a burst, and a path
 // that passes no PDCP proxy (whose queues segment) carries it whole to the
@@ -35,9 +32,14 @@ const ngtcp2ReadyTimeout = 5 * time.Second
 // four).
 const ngtcp2GSODatagrams = 4
 
+// serveNgtcp2 runs gtlsserver as a child with a document root holding
+// /bytes/N as sparse files, and moves its qlog to cfg.QlogFile at the end.
 func serveNgtcp2(ctx context.Context, cfg *ServerConfig) error {
 	bin, err := FindNgtcp2(Ngtcp2Server)
 	if err != nil {
+		return err
+	}
+	if err := absPaths(&cfg.KeyFile, &cfg.CertFile, &cfg.QlogFile, &cfg.KeyLogFile); err != nil {
 		return err
 	}
 	ap := netip.MustParseAddrPort(cfg.Listen) // validated

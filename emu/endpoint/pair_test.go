@@ -2,6 +2,7 @@ package endpoint
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,19 +16,28 @@ func TestPairs(t *testing.T) {
 		proto          Proto
 		server, client Impl
 		cc             string // TCP only: set on both sides
+		// relative gives every file relative to the working directory,
+		// as emu run's default results/<run> does: the ngtcp2 children
+		// run in directories of their own.
+		relative bool
 	}{
-		{"quic-go-quic-go", ProtoQUIC, ImplQuicGo, ImplQuicGo, ""},
-		{"tcp-cubic", ProtoTCP, ImplGo, ImplGo, "cubic"},
-		{"tcp-reno", ProtoTCP, ImplGo, ImplGo, "reno"},
-		{"quic-go-server-ngtcp2-client", ProtoQUIC, ImplQuicGo, ImplNgtcp2, ""},
-		{"ngtcp2-server-quic-go-client", ProtoQUIC, ImplNgtcp2, ImplQuicGo, ""},
-		{"ngtcp2-ngtcp2", ProtoQUIC, ImplNgtcp2, ImplNgtcp2, ""},
+		{"quic-go-quic-go", ProtoQUIC, ImplQuicGo, ImplQuicGo, "", false},
+		{"tcp-cubic", ProtoTCP, ImplGo, ImplGo, "cubic", false},
+		{"tcp-reno", ProtoTCP, ImplGo, ImplGo, "reno", false},
+		{"quic-go-server-ngtcp2-client", ProtoQUIC, ImplQuicGo, ImplNgtcp2, "", false},
+		{"ngtcp2-server-quic-go-client", ProtoQUIC, ImplNgtcp2, ImplQuicGo, "", false},
+		{"ngtcp2-ngtcp2", ProtoQUIC, ImplNgtcp2, ImplNgtcp2, "", false},
+		{"ngtcp2-ngtcp2-relative-paths", ProtoQUIC, ImplNgtcp2, ImplNgtcp2, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.server == ImplNgtcp2 || tc.client == ImplNgtcp2 {
 				requireNgtcp2(t)
 			}
 			dir, cert, key := testCert(t)
+			if tc.relative {
+				t.Chdir(dir)
+				dir, cert, key = ".", filepath.Base(cert), filepath.Base(key)
+			}
 			scfg := ServerConfig{Impl: tc.server, Proto: tc.proto, Listen: "127.0.0.1:0",
 				CertFile: cert, KeyFile: key, Sizes: []int64{n}, KeyLogFile: dir + "/server.keys"}
 			ccfg := ClientConfig{Impl: tc.client, Proto: tc.proto, CAFile: cert,
