@@ -64,7 +64,7 @@
 //
 // whatever happened (owd_ms only when the body had send stamps), and exits 0 only if the download completed. "cc" is
 // the client side's controller (the sender's is the server's, printed in
-// its accept line); "rcvbuf_bytes" the quic-go client's SO_RCVBUF. The
+// its accept line); "rcvbuf_bytes" the QUIC client's SO_RCVBUF. The
 // measurement starts when the client begins to connect (the handshake is
 // part of S; the ngtcp2 client is started at that moment). Size-limited
 // (no --duration): S runs to the last body byte, complete means exactly the
@@ -212,11 +212,14 @@
 //   - large (quic-go): SO_RCVBUFFORCE of 8 MiB (the kernel doubles it: 16 MiB
 //     reported; quic-go then leaves it) and fixed large windows: initial =
 //     max = 16 MiB per stream and 24 MiB per connection.
-//   - ngtcp2 client: gtlsclient has no socket-buffer option (its UDP socket
-//     keeps net.core.rmem_default, which is not per-namespace and is not
-//     changed); default uses gtlsclient's own windows (15 MiB connection,
-//     6 MiB stream initial, auto-tuned to 24/16 MiB), large sets initial =
-//     max = 16 MiB stream / 24 MiB connection like quic-go.
+//   - ngtcp2 client: gtlsclient has no socket-buffer option, and
+//     net.core.rmem_default is not per-namespace, so the client reaches
+//     gtlsclient's UDP socket from outside (pidfd_getfd, childRcvBuf) as
+//     soon as it is open: default keeps the kernel default and uses
+//     gtlsclient's own windows (15 MiB connection, 6 MiB stream initial,
+//     auto-tuned to 24/16 MiB); large forces 8 MiB (16 MiB reported) and
+//     sets initial = max = 16 MiB stream / 24 MiB connection like quic-go.
+//     "rcvbuf_bytes" is the socket's size in both modes.
 //   - TCP ignores the option (autotuning).
 //
 // # ngtcp2 specifics

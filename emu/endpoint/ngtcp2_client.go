@@ -26,10 +26,13 @@ const (
 // downloadNgtcp2 runs gtlsclient and follows the size of the file it
 // downloads into.
 func downloadNgtcp2(ctx context.Context, cfg *ClientConfig, m *meter) (Result, error) {
-	fail := func(err error) (Result, error) {
-		r, err := m.finish(time.Now(), endError, unknownSize, err)
-		r.CC = cfg.CC
+	rcvbuf := 0 // the socket's SO_RCVBUF once the child has one
+	end := func(r Result, err error) (Result, error) {
+		r.CC, r.RcvBufBytes = cfg.CC, rcvbuf
 		return r, err
+	}
+	fail := func(err error) (Result, error) {
+		return end(m.finish(time.Now(), endError, unknownSize, err))
 	}
 	bin, err := FindNgtcp2(Ngtcp2Client)
 	if err != nil {
@@ -56,6 +59,13 @@ func downloadNgtcp2(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 		return fail(err)
 	}
 	defer ch.kill()
+	force := 0
+	if cfg.RcvBuf == RcvBufLarge {
+		force = largeRcvBuf
+	}
+	if rcvbuf, err = childRcvBuf(ctx, ch, force); err != nil {
+		return fail(fmt.Errorf("rcvbuf %s: %w", cfg.RcvBuf, err))
+	}
 
 	f := &followedFile{path: filepath.Join(dl, downloadName(u.Path)), punch: cfg.Duration > 0, log: cfg.Log}
 	defer f.close()
@@ -78,15 +88,11 @@ func downloadNgtcp2(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 			now := time.Now()
 			f.sample(m, now)
 			ch.stop(syscall.SIGINT, clientCloseTimeout)
-			r, err := m.finish(now, endError, expected, fmt.Errorf("%w: %w", errInterrupted, context.Cause(ctx)))
-			r.CC = cfg.CC
-			return r, err
+			return end(m.finish(now, endError, expected, fmt.Errorf("%w: %w", errInterrupted, context.Cause(ctx))))
 		case <-window:
 			f.sample(m, m.windowEnd)
 			ch.stop(syscall.SIGINT, clientCloseTimeout)
-			r, err := m.finish(m.windowEnd, endWindow, expected, nil)
-			r.CC = cfg.CC
-			return r, err
+			return end(m.finish(m.windowEnd, endWindow, expected, nil))
 		case <-ch.done:
 			now := ch.exited
 			f.sampleFinal(m, now)
@@ -94,17 +100,13 @@ func downloadNgtcp2(ctx context.Context, cfg *ClientConfig, m *meter) (Result, e
 			if err != nil {
 				reason = endError
 			}
-			r, err := m.finish(now, reason, expected, err)
-			r.CC = cfg.CC
-			return r, err
+			return end(m.finish(now, reason, expected, err))
 		case now := <-tick.C:
 			f.sample(m, now)
 			if m.bytes.Load() == 0 && now.After(silentUntil) {
 				ch.kill()
-				r, err := m.finish(now, endError, expected, fmt.Errorf(
-					"handshake timeout: no data from %s within %v (handshake not completed or server silent)", u.Host, cfg.HandshakeTimeout))
-				r.CC = cfg.CC
-				return r, err
+				return end(m.finish(now, endError, expected, fmt.Errorf(
+					"handshake timeout: no data from %s within %v (handshake not completed or server silent)", u.Host, cfg.HandshakeTimeout)))
 			}
 		}
 	}

@@ -122,34 +122,42 @@ func TestTCPRefusedCC(t *testing.T) {
 	}
 }
 
-// TestQUICRcvBuf checks both receive-buffer modes of the quic-go client:
-// the socket size the kernel reports, and that ECN marks still arrive
-// (quic-go's batched OOB receive path is still in use).
+// TestQUICRcvBuf checks both receive-buffer modes of both QUIC clients:
+// the socket size the kernel reports (gtlsclient's socket is sized from
+// outside, through pidfd_getfd), and that ECN marks still arrive at
+// quic-go (its batched OOB receive path is still in use).
 func TestQUICRcvBuf(t *testing.T) {
 	dir, cert, key := testCert(t)
 	srv := startServer(t, ServerConfig{Proto: ProtoQUIC, Listen: "127.0.0.1:0", CertFile: cert, KeyFile: key})
 	kernelDefault := freshUDPRcvBuf(t)
 	for _, tc := range []struct {
+		impl    Impl
 		mode    RcvBuf
 		wantMin int
 		wantMax int
 	}{
-		{RcvBufDefault, kernelDefault, kernelDefault},
-		{RcvBufLarge, 2 * largeRcvBuf, 2 * largeRcvBuf},
+		{ImplQuicGo, RcvBufDefault, kernelDefault, kernelDefault},
+		{ImplQuicGo, RcvBufLarge, 2 * largeRcvBuf, 2 * largeRcvBuf},
+		{ImplNgtcp2, RcvBufDefault, kernelDefault, kernelDefault},
+		{ImplNgtcp2, RcvBufLarge, 2 * largeRcvBuf, 2 * largeRcvBuf},
 	} {
-		q := qlogPath(dir, "client-"+string(tc.mode))
-		r, err := Download(context.Background(), ClientConfig{Proto: ProtoQUIC, URL: BytesURL(srv.addr, 2_000_000),
-			CAFile: cert, RcvBuf: tc.mode, QlogFile: q}, nil)
+		name := string(tc.impl) + "-" + string(tc.mode)
+		if tc.impl == ImplNgtcp2 {
+			requireNgtcp2(t)
+		}
+		q := qlogPath(dir, "client-"+name)
+		r, err := Download(context.Background(), ClientConfig{Impl: tc.impl, Proto: ProtoQUIC, URL: BytesURL(srv.addr, 2_000_000),
+			CAFile: cert, RcvBuf: tc.mode, QlogFile: q, Log: testLog(t, name)}, nil)
 		if err != nil {
-			t.Fatalf("%s: %v", tc.mode, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		if r.RcvBufBytes < tc.wantMin || r.RcvBufBytes > tc.wantMax {
-			t.Errorf("rcvbuf %s: socket buffer %d bytes, want %d..%d", tc.mode, r.RcvBufBytes, tc.wantMin, tc.wantMax)
+			t.Errorf("%s: socket buffer %d bytes, want %d..%d", name, r.RcvBufBytes, tc.wantMin, tc.wantMax)
 		}
 		st := checkQlog(t, q, "client")
-		if st.ecnReceived == 0 {
-			t.Errorf("rcvbuf %s: no received packet carried ECN: quic-go fell back to its basic conn", tc.mode)
+		if tc.impl == ImplQuicGo && st.ecnReceived == 0 {
+			t.Errorf("%s: no received packet carried ECN: quic-go fell back to its basic conn", name)
 		}
-		t.Logf("rcvbuf %s: SO_RCVBUF %d, %d of the client's packet events had ECN", tc.mode, r.RcvBufBytes, st.ecnReceived)
+		t.Logf("%s: SO_RCVBUF %d, %d of the client's packet events had ECN", name, r.RcvBufBytes, st.ecnReceived)
 	}
 }
