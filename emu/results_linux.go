@@ -48,7 +48,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		if d := st.Done; d != nil {
 			fr.Bytes, fr.Complete = d.Bytes, d.Complete
 			if ev, ok := d.Result.(endpoint.Event); ok {
-				fr.Seconds, fr.GoodputMbps = ev.Seconds, ev.GoodputMbps
+				fr.Seconds, fr.GoodputMbps, fr.RcvBufBytes = ev.Seconds, ev.GoodputMbps, ev.RcvBufBytes
 				done = &ev
 			}
 		}

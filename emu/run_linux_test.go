@@ -51,6 +51,9 @@ func TestRunEndpointPairs(t *testing.T) {
 			proto = "tcp"
 		}
 		kv = append(kv, "flows."+itoa(i)+".proto="+proto, "flows."+itoa(i)+".server_impl="+p[0], "flows."+itoa(i)+".client_impl="+p[1])
+		if p[1] == "ngtcp2" {
+			kv = append(kv, "flows."+itoa(i)+".rcvbuf=large")
+		}
 	}
 	cfg := testConfig(t, kv...)
 	out := t.TempDir()
@@ -67,6 +70,11 @@ func TestRunEndpointPairs(t *testing.T) {
 			t.Errorf("flow %s: goodput %v", f.Name, f.GoodputMbps)
 		}
 		if f.Proto == "quic" {
+			// The socket size the client reported: 2 × 8 MiB for large
+			// (the ngtcp2 client's is set from outside gtlsclient).
+			if want := 16 << 20; (f.RcvBuf == "large" && f.RcvBufBytes != want) || f.RcvBufBytes <= 0 {
+				t.Errorf("flow %s (%s→%s): rcvbuf %s, socket buffer %d bytes", f.Name, f.ServerImpl, f.ClientImpl, f.RcvBuf, f.RcvBufBytes)
+			}
 			for _, side := range []string{"client", "server"} {
 				b, err := os.ReadFile(filepath.Join(out, "qlog", f.Name+"-"+side+".sqlog"))
 				if err != nil || !strings.Contains(string(b), "packet_received") {

@@ -48,13 +48,16 @@ type FlowResult struct {
 	// FlowWorkload is the flow's kind and what it measured (workload.go).
 	FlowWorkload
 
-	Name        string  `json:"name"`
-	Path        string  `json:"path"`
-	Proto       string  `json:"proto"`
-	ServerImpl  string  `json:"server_impl"`
-	ClientImpl  string  `json:"client_impl"`
-	CC          string  `json:"cc"`
-	RcvBuf      string  `json:"rcvbuf"`
+	Name       string `json:"name"`
+	Path       string `json:"path"`
+	Proto      string `json:"proto"`
+	ServerImpl string `json:"server_impl"`
+	ClientImpl string `json:"client_impl"`
+	CC         string `json:"cc"`
+	RcvBuf     string `json:"rcvbuf"`
+	// RcvBufBytes is the QUIC client socket's SO_RCVBUF as the kernel
+	// reported it, what RcvBuf came to (0: not a QUIC client).
+	RcvBufBytes int     `json:"rcvbuf_bytes,omitempty"`
 	StartS      float64 `json:"start_s"`
 	Bytes       int64   `json:"bytes"`
 	Seconds     float64 `json:"seconds"`
