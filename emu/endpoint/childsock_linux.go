@@ -44,7 +44,7 @@ func childRcvBuf(ctx context.Context, ch *child, n int) (int, error) {
 		return 0, fmt.Errorf("pidfd_open %s: %w", ch.name, err)
 	}
 	defer unix.Close(pidfd)
-	ctx, cancel := context.WithTimeout(ctx, childSocketWait)
+	wait, cancel := context.WithTimeout(ctx, childSocketWait)
 	defer cancel()
 	t := time.NewTicker(childSocketPoll)
 	defer t.Stop()
@@ -54,7 +54,10 @@ func childRcvBuf(ctx context.Context, ch *child, n int) (int, error) {
 			return got, err
 		}
 		select {
-		case <-ctx.Done():
+		case <-wait.Done():
+			if ctx.Err() != nil {
+				return 0, fmt.Errorf("%w: %w", errInterrupted, context.Cause(ctx))
+			}
 			return 0, fmt.Errorf("%s opened no UDP socket within %v", ch.name, childSocketWait)
 		case <-ch.done:
 			return 0, fmt.Errorf("%s exited before it opened a UDP socket", ch.name)
