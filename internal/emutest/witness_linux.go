@@ -1,0 +1,194 @@
+package emutest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Witness is a process of its own, real-time above every thread emu
+// makes real-time, that sleeps in 1 ms steps beside a timing test and logs
+// each wake-up more than 5 ms late. When the machine itself stalls (a
+// busy host takes the guest's vCPUs for 50–140 ms at a time, and
+// /proc/stat's steal does not always count it) the witness wakes late over
+// the same interval as the test's threads; a stall of the test's own
+// making (its runtime, its priorities, its scheduling) leaves the witness
+// on time, as it preempts them and allocates nothing for a collector to
+// stop it. A timing test that fails on an interval asks the witness whether
+// the machine was absent then; see SkipIfMachineStalled.
+//
+// The witness is the test binary itself run again: the package's TestMain
+// calls ServeWitness first.
+type Witness struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	stalls []Stall
+	err    error
+	done   bool
+}
+
+// A Stall is an interval in which the witness slept late, on
+// CLOCK_MONOTONIC as Mono reads it.
+type Stall struct{ From, To time.Duration }
+
+// witnessEnv tells the test binary to be a witness (see ServeWitness).
+const witnessEnv = "EMUTEST_WITNESS"
+
+const (
+	witnessPrio  = 50 // above emu's real-time threads (10) and the tests'
+	witnessStep  = time.Millisecond
+	witnessLate  = 5 * time.Millisecond
+	witnessSlots = 4096 // stalls kept; a machine late 4096 times is gone anyway
+)
+
+// Mono reads CLOCK_MONOTONIC, the clock the witness logs on: time.Now's
+// monotonic reading cannot be compared across processes.
+func Mono() time.Duration {
+	var ts unix.Timespec
+	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return time.Duration(ts.Nano())
+}
+
+// ServeWitness makes this process a witness when StartWitness started it,
+// and returns otherwise. TestMain calls it before anything else.
+func ServeWitness() {
+	if os.Getenv(witnessEnv) == "" {
+		return
+	}
+	os.Exit(serveWitness(os.Stdin, os.Stdout))
+}
+
+func serveWitness(in io.Reader, out io.Writer) int {
+	debug.SetGCPercent(-1)
+	runtime.LockOSThread()
+	if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: witnessPrio}, 0); err != nil {
+		fmt.Fprintf(out, "error SCHED_FIFO %d: %v\n", witnessPrio, err)
+		return 1
+	}
+	var stop atomic.Bool
+	go func() {
+		io.Copy(io.Discard, in)
+		stop.Store(true)
+	}()
+	stalls := make([]Stall, 0, witnessSlots)
+	fmt.Fprintln(out, "ready")
+	ts := unix.NsecToTimespec(int64(witnessStep))
+	for !stop.Load() {
+		t0 := Mono()
+		_ = unix.Nanosleep(&ts, nil)
+		t1 := Mono()
+		if t1-t0-witnessStep > witnessLate && len(stalls) < cap(stalls) {
+			stalls = append(stalls, Stall{t0 + witnessStep, t1})
+		}
+	}
+	w := bufio.NewWriter(out)
+	for _, s := range stalls {
+		fmt.Fprintf(w, "%d %d\n", s.From, s.To)
+	}
+	w.Flush()
+	return 0
+}
+
+// StartWitness starts a witness and returns once it is real-time and
+// sleeping; it stops when the test ends, or at Stop.
+func StartWitness(tb testing.TB) *Witness {
+	tb.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		tb.Fatalf("emutest: witness: %v", err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), witnessEnv+"=1")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatalf("emutest: witness: %v", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatalf("emutest: witness: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("emutest: witness: %v", err)
+	}
+	w := &Witness{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
+	tb.Cleanup(func() { w.Stop() })
+	line, err := w.out.ReadString('\n')
+	if line != "ready\n" {
+		w.Stop()
+		if err != nil && line == "" {
+			tb.Fatalf("emutest: the witness did not start (%v): the package's TestMain must call emutest.ServeWitness first", err)
+		}
+		tb.Fatalf("emutest: witness: %s", strings.TrimSpace(line))
+	}
+	return w
+}
+
+// Stop ends the witness and reads its log; it returns the log's error, if
+// any. Calls after the first return the same.
+func (w *Witness) Stop() error {
+	if w.done {
+		return w.err
+	}
+	w.done = true
+	w.stdin.Close()
+	for {
+		line, err := w.out.ReadString('\n')
+		if f := strings.Fields(line); len(f) == 2 {
+			from, err1 := strconv.ParseInt(f[0], 10, 64)
+			to, err2 := strconv.ParseInt(f[1], 10, 64)
+			if err1 == nil && err2 == nil {
+				w.stalls = append(w.stalls, Stall{time.Duration(from), time.Duration(to)})
+			} else if w.err == nil {
+				w.err = fmt.Errorf("witness log line %q", line)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := w.cmd.Wait(); err != nil && w.err == nil {
+		w.err = fmt.Errorf("witness: %w", err)
+	}
+	return w.err
+}
+
+// Late is how long the witness slept late within [from, to]: 0 if the
+// machine was there throughout. It stops the witness first.
+func (w *Witness) Late(from, to time.Duration) time.Duration {
+	w.Stop()
+	var late time.Duration
+	for _, s := range w.stalls {
+		if a, b := max(s.From, from), min(s.To, to); b > a {
+			late += b - a
+		}
+	}
+	return late
+}
+
+// SkipIfMachineStalled skips tb, saying so, when the witness slept late for
+// at least half of [from, to], the interval in which the test's figure
+// (what) went wrong: the machine stalled then, and the figure is the
+// host's, not emu's. A stall of emu's own making leaves the witness on
+// time, and the test fails as it should. Call it where the figure failed.
+func SkipIfMachineStalled(tb testing.TB, w *Witness, from, to time.Duration, what string) {
+	tb.Helper()
+	if err := w.Stop(); err != nil {
+		tb.Fatalf("emutest: %v", err)
+	}
+	if late := w.Late(from, to); to > from && late >= (to-from)/2 {
+		tb.Skipf("%s while the whole machine stalled: a real-time witness process slept %v late in the same %v", what, late.Round(time.Millisecond), (to - from).Round(time.Millisecond))
+	}
+}

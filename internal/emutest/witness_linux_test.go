@@ -1,0 +1,80 @@
+package emutest
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func TestMain(m *testing.M) {
+	ServeWitness()
+	os.Exit(m.Run())
+}
+
+// TestWitnessSeesTheMachineOnly: a witness that cannot run (stopped, as a
+// vCPU the host took) logs the interval late; real-time threads of the
+// test's own spinning on every CPU, as a stalled emulator's would, do not
+// make it late.
+func TestWitnessSeesTheMachineOnly(t *testing.T) {
+	RequireRoot(t)
+	Exclusive(t)
+	w := StartWitness(t)
+	time.Sleep(20 * time.Millisecond)
+
+	spinFrom := Mono()
+	var spin sync.WaitGroup
+	errs := make([]error, runtime.NumCPU())
+	for i := range errs {
+		spin.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			orig, err := unix.SchedGetAttr(0, 0)
+			if err == nil {
+				err = unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: 10}, 0)
+			}
+			if errs[i] = err; err != nil {
+				return
+			}
+			defer unix.SchedSetAttr(0, orig, 0)
+			for end := spinFrom + 200*time.Millisecond; Mono() < end; {
+			}
+		})
+	}
+	spin.Wait()
+	spinTo := Mono()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	time.Sleep(20 * time.Millisecond)
+	stopFrom := Mono()
+	if err := w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond)
+	if err := w.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	stopTo := Mono()
+	time.Sleep(20 * time.Millisecond)
+	if err := w.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	spinLate, stopLate := w.Late(spinFrom, spinTo), w.Late(stopFrom, stopTo)
+	t.Logf("late %v in %v of real-time spinning, %v in %v stopped; %d stalls logged", spinLate, spinTo-spinFrom, stopLate, stopTo-stopFrom, len(w.stalls))
+	if stopLate < 100*time.Millisecond {
+		t.Errorf("stopped for %v, the witness logged %v of it", stopTo-stopFrom, stopLate)
+	}
+	// Loose: the machine may stall by itself meanwhile, but not for half.
+	if spinLate > (spinTo-spinFrom)/2 {
+		t.Errorf("real-time threads below the witness made it %v late in %v", spinLate, spinTo-spinFrom)
+	}
+}
