@@ -20,6 +20,7 @@ func emuBinary(t testing.TB) string {
 }
 
 func TestMain(m *testing.M) {
+	emutest.ServeWitness()
 	code := m.Run()
 	emuBin.Remove()
 	os.Exit(code)

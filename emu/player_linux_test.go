@@ -445,10 +445,10 @@ func (q *backlogSampler) ranDry(p *replay.Player, secs int) []bool {
 func TestTraceReplayStaticA(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	cpu := emutest.ReadCPU()
+	host := emutest.WatchHost(t)
 	res := replayRun(t, "StaticA", 30, false, config.Setting{Key: "link1.queue", Value: "30p"})
 	if res.fid.WithinPct() < 90 {
-		emutest.SkipIfStolen(t, cpu, fmt.Sprintf("StaticA replay %.1f %% of steps within tolerance", res.fid.WithinPct()))
+		host.SkipIfHostTook(t, fmt.Sprintf("StaticA replay %.1f %% of steps within tolerance", res.fid.WithinPct()))
 		t.Errorf("StaticA replay: %v; want at least 90%% of steps within tolerance", res.fid)
 	}
 }
@@ -726,7 +726,7 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 func TestTraceReplayMahimahi(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	cpu := emutest.ReadCPU()
+	host := emutest.WatchHost(t)
 	res := replayRun(t, "mahimahi-verizon-lte-short", 10, true, config.Setting{Key: "link1.queue", Value: "100p"})
 	logLateness(t, res)
 	var missed []string
@@ -749,7 +749,7 @@ func TestTraceReplayMahimahi(t *testing.T) {
 		// A clean-clone CI run at 05:45 on a noisy host: the sender paused
 		// over 10 ms in 5 of the 10 s, 70 % of steps within tolerance;
 		// without those seconds 100 %.
-		emutest.SkipIfStolen(t, cpu, strings.Join(missed, "; "))
+		host.SkipIfHostTook(t, strings.Join(missed, "; "))
 		for _, m := range missed {
 			t.Error(m)
 		}

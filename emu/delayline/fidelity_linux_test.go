@@ -75,8 +75,10 @@ const stallLimit = 2 * time.Millisecond
 // without such a stall, or the last attempt, fails the test.
 func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup func() *rig) {
 	t.Helper()
+	host := emutest.WatchHost(t)
 	for i := 1; ; i++ {
-		r, cpu := setup(), emutest.ReadCPU()
+		r := setup()
+		host.Reset()
 		errs := measure(r)
 		if len(errs) == 0 {
 			return
@@ -90,7 +92,7 @@ func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup
 			t.Logf("attempt %d: the loop was kept off the CPU for up to %v (busy machine); measuring again: %v", i, stall, errs)
 			continue
 		}
-		emutest.SkipIfStolen(t, cpu, strings.Join(errs, "; "))
+		host.SkipIfHostTook(t, strings.Join(errs, "; "))
 		for _, e := range errs {
 			t.Error(e)
 		}

@@ -25,8 +25,8 @@ import (
 // the same interval as the test's threads; a stall of the test's own
 // making (its runtime, its priorities, its scheduling) leaves the witness
 // on time, as it preempts them and allocates nothing for a collector to
-// stop it. A timing test that fails on an interval asks the witness whether
-// the machine was absent then; see SkipIfMachineStalled.
+// stop it. Timing tests ask it, through a HostWatch, whether the machine
+// was absent when their figure went wrong.
 //
 // The witness is the test binary itself run again: the package's TestMain
 // calls ServeWitness first.
@@ -178,17 +178,14 @@ func (w *Witness) Late(from, to time.Duration) time.Duration {
 	return late
 }
 
-// SkipIfMachineStalled skips tb, saying so, when the witness slept late for
-// at least half of [from, to], the interval in which the test's figure
-// (what) went wrong: the machine stalled then, and the figure is the
-// host's, not emu's. A stall of emu's own making leaves the witness on
-// time, and the test fails as it should. Call it where the figure failed.
-func SkipIfMachineStalled(tb testing.TB, w *Witness, from, to time.Duration, what string) {
-	tb.Helper()
-	if err := w.Stop(); err != nil {
-		tb.Fatalf("emutest: %v", err)
+// longest is the witness's longest stall within [from, to].
+func (w *Witness) longest(from, to time.Duration) time.Duration {
+	w.Stop()
+	var l time.Duration
+	for _, s := range w.stalls {
+		if a, b := max(s.From, from), min(s.To, to); b > a {
+			l = max(l, b-a)
+		}
 	}
-	if late := w.Late(from, to); to > from && late >= (to-from)/2 {
-		tb.Skipf("%s while the whole machine stalled: a real-time witness process slept %v late in the same %v", what, late.Round(time.Millisecond), (to - from).Round(time.Millisecond))
-	}
+	return l
 }

@@ -78,3 +78,35 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 		t.Errorf("real-time threads below the witness made it %v late in %v", spinLate, spinTo-spinFrom)
 	}
 }
+
+// TestHostWatchSkips: a figure missed while the witness could not run for
+// 60 ms skips the test; one missed with the witness on time does not.
+func TestHostWatchSkips(t *testing.T) {
+	RequireRoot(t)
+	Exclusive(t)
+	missed := func(h *HostWatch) (skipped bool) {
+		reached := false
+		t.Run("figure", func(t *testing.T) {
+			h.SkipIfHostTook(t, "a figure")
+			reached = true
+		})
+		return !reached
+	}
+	quiet := WatchHost(t)
+	time.Sleep(60 * time.Millisecond)
+	if missed(quiet) {
+		t.Errorf("skipped with the witness on time: %v", quiet.w.stalls)
+	}
+	stalled := WatchHost(t)
+	if err := stalled.w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(60 * time.Millisecond)
+	if err := stalled.w.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if !missed(stalled) {
+		t.Errorf("not skipped with the witness stopped for 60 ms: %v", stalled.w.stalls)
+	}
+}

@@ -96,14 +96,14 @@ func runSleepers(tb testing.TB, d time.Duration, enter func() (func() error, err
 // (about 950 ms later; 4 s of this on the 2-core development VM stalled
 // threads by 0.3–1.9 s in most runs). Through Enter no collection runs
 // while the threads are real-time, and no thread oversleeps by anything
-// like that. A witness process (emutest.Witness) tells a stall of the
+// like that. A witness process (emutest.HostWatch) tells a stall of the
 // whole machine, which a busy host makes 100 ms long, from one of the
 // collector's.
 func TestRealtimeThreadsSurviveCollections(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	w := emutest.StartWitness(t)
-	t0, cpu := time.Now(), emutest.ReadCPU()
+	host := emutest.WatchHost(t)
+	t0 := time.Now()
 	res, gcs := runSleepers(t, 4*time.Second, func() (func() error, error) { return Enter(10) })
 	st := Snapshot()
 	// The governor's log of them: each took some time, with the sleepers
@@ -127,8 +127,7 @@ func TestRealtimeThreadsSurviveCollections(t *testing.T) {
 		// milliseconds (a non-preemptible kernel), never for this long.
 		if r.worst > 100*time.Millisecond {
 			what := fmt.Sprintf("thread %d overslept by %v", i, r.worst)
-			emutest.SkipIfStolen(t, cpu, what)
-			emutest.SkipIfMachineStalled(t, w, r.from, r.to, what)
+			host.SkipIfHostTookDuring(t, r.from, r.to, what)
 			t.Errorf("thread %d overslept by %v: a collection stalled it", i, r.worst)
 		}
 	}
