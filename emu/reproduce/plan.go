@@ -33,7 +33,7 @@ func (s *Sweep) Dir(root string) string { return filepath.Join(root, s.Preset.Na
 
 // AllParts are the parts of the reproduction, in table order.
 func AllParts() []string {
-	return []string{sweep.PartCore, sweep.PartQueue, sweep.PartNgtcp2, sweep.PartTrace}
+	return []string{sweep.PartCore, sweep.PartQueue, sweep.PartJitter, sweep.PartNgtcp2, sweep.PartTrace}
 }
 
 // DefaultParts is what runs without a choice: the paper's core figures.

@@ -40,7 +40,7 @@ func TestNewPlan(t *testing.T) {
 		want  string
 	}{
 		{"huge", nil, `no scale "huge" (want quick or paper)`},
-		{"quick", []string{"core", "figs"}, `no part "figs" (want some of core, queue, ngtcp2, trace)`},
+		{"quick", []string{"core", "figs"}, `no part "figs" (want some of core, queue, jitter, ngtcp2, trace)`},
 	} {
 		if _, err := NewPlan(c.scale, c.parts); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewPlan(%q, %v): %v, want %q", c.scale, c.parts, err, c.want)

@@ -36,6 +36,7 @@ type Preset struct {
 const (
 	PartCore   = "core"   // Figs. 4–11 and App. A: quic-go over constant links
 	PartQueue  = "queue"  // the queue-length sensitivity of Figs. 8b, 8c, 11b
+	PartJitter = "jitter" // the jitter-model sensitivity of Figs. 9b, 10b, 13b
 	PartNgtcp2 = "ngtcp2" // Figs. 12–19: ngtcp2 with NewReno and CUBIC
 	PartTrace  = "trace"  // Figs. 20–22: the StaticA trace on both downlinks
 )
@@ -78,6 +79,19 @@ var (
 	dupLosses  = "link.loss=0%,0.5%,1%,2%,5%"
 	queues     = "link.queue=50ms,100ms,200ms,500ms,1000p"
 )
+
+// jitterModels is the axis of the jitter-model study: emu's default
+// (delays a smooth process in time, packets kept in order), netem's
+// (independent delays, packets released by due time, so reordered when the
+// jitter exceeds their spacing) and none. The paper set its 10 % jitter
+// with tc, most likely netem, and does not say whether its packets were
+// reordered: netem reorders them unless it also limits the rate.
+var jitterModels = Labeled("jitter",
+	Value{"ordered", []string{"link.reorder=false"}},
+	Value{"independent", []string{"link.reorder=true"}},
+	Value{"none", []string{"link.jitter=0"}})
+
+const notesJitter = "The paper's jitter came from tc, most likely netem, whose independent delays reorder packets spaced closer than the jitter (0.6 ms at 20 Mbit/s against 10 ms of jitter at high delay) unless netem also limits the rate; emu's presets keep packets in order (docs/design.md). The jitter axis: ordered (emu's default), independent (link.reorder=true, netem-like) and none (link.jitter=0). "
 
 // The protocol stacks the paper plots, as labelled values of the "stack"
 // axis. Fairness presets set one of them (or vary two) for all three flows.
@@ -243,6 +257,24 @@ var presets = slices.Concat(paperPresets(), workloadPresets, []Preset{
 			"from 50 ms at the link's rate to 1000 packets (emu's default; 0.6 s at 20 Mbit/s, 1.8 s at 6.7 Mbit/s). The paper does not state its queue: this shows how far its fairness figures depend on it.",
 	},
 	{
+		Name: "jitter", Title: "throughput against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",
+		Figure: "jitter-model sensitivity of Figs. 9b and 13b", Scenario: "throughput", Part: PartJitter,
+		Settings: []string{"link.trace=none", paperQueue, "link.delay=100ms", paperSize},
+		Axes:     []results.Axis{jitterModels, vary("link.delay_ratio=1:1,5:1"), Labeled(StackAxis, quicLarge, ngtcp2Reno, tcpReno)},
+		Grid:     true, Repeat: DefaultRepeat,
+		Notes: notesDefaults + notesQueue + notesDelay + notesQuicGo + notesJitter +
+			"A grid of the jitter model, two of Fig. 9b's delay ratios and three stacks (quic-go, ngtcp2 and TCP, all NewReno), one 50 MB download per run.",
+	},
+	{
+		Name: "jitter-fairness", Title: "fairness against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",
+		Figure: "jitter-model sensitivity of Fig. 10b", Scenario: "fairness", Part: PartJitter,
+		Settings: slices.Concat([]string{"link.trace=none"}, quicLarge.Set, []string{paperQueue, "link.delay=100ms", paperDuration}),
+		Axes:     []results.Axis{jitterModels, vary("link.delay_ratio=1:1,5:1")},
+		Grid:     true, Repeat: DefaultRepeat,
+		Notes: notesDefaults + notesQueue + notesDelay + notesQuicGo + notesJitter +
+			"A grid of the jitter model and two of Fig. 10b's delay ratios: a DC client and one single-link client on each link share the links for 60 s.",
+	},
+	{
 		Name: "lfn", Title: "long fat network: competing QUIC and TCP flows × RTT, per-flow goodput and JFI",
 		Figure: "long-fat-network study (not in the paper)", Scenario: "throughput",
 		Settings: []string{
@@ -385,14 +417,15 @@ func LookupReproduceScale(name string) (ReproduceScale, bool) {
 // ReproducePresets returns the presets of the paper's reproduction in
 // table order, each with the scale's repeats and its download size
 // (throughput) or duration (fairness) in place of the preset's own; parts
-// selects PartCore, PartQueue, PartNgtcp2, PartTrace (none: all).
+// selects PartCore, PartQueue, PartJitter, PartNgtcp2, PartTrace (none:
+// all).
 func ReproducePresets(sc ReproduceScale, parts ...string) ([]Preset, error) {
 	if sc.Repeat < 1 || sc.Duration == "" || sc.Size == "" {
 		return nil, fmt.Errorf("reproduce scale %q: needs repeats, a duration and a size", sc.Name)
 	}
 	for _, p := range parts {
-		if !slices.Contains([]string{PartCore, PartQueue, PartNgtcp2, PartTrace}, p) {
-			return nil, fmt.Errorf("reproduce: no part %q (want %s, %s, %s or %s)", p, PartCore, PartQueue, PartNgtcp2, PartTrace)
+		if !slices.Contains([]string{PartCore, PartQueue, PartJitter, PartNgtcp2, PartTrace}, p) {
+			return nil, fmt.Errorf("reproduce: no part %q (want %s, %s, %s, %s or %s)", p, PartCore, PartQueue, PartJitter, PartNgtcp2, PartTrace)
 		}
 	}
 	var out []Preset

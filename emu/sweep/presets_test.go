@@ -211,7 +211,8 @@ func TestPaperMethod(t *testing.T) {
 		}
 		p := presetPlan(t, pr)
 		fam := family(pr.Name)
-		if pr.Part != PartQueue {
+		study := pr.Part == PartQueue || pr.Part == PartJitter
+		if !study {
 			seen[fam]++
 		}
 		if !strings.Contains(pr.Notes, "Fig") || !strings.Contains(pr.Notes, "queue") || pr.Part != PartQueue && !strings.Contains(pr.Notes, "stands in for aioquic") && !strings.Contains(pr.Notes, "ngtcp2 is the version") {
@@ -245,7 +246,7 @@ func TestPaperMethod(t *testing.T) {
 				}
 			}
 		}
-		if pr.Scenario == "throughput" {
+		if pr.Scenario == "throughput" && !study {
 			var stack *results.Axis
 			for i := range p.Vary {
 				if p.Vary[i].Key == StackAxis {
@@ -294,6 +295,28 @@ func TestQueuePreset(t *testing.T) {
 	}
 }
 
+func TestJitterPresets(t *testing.T) {
+	for name, points := range map[string]int{"jitter": 18, "jitter-fairness": 6} {
+		pr, _ := LookupPreset(name)
+		p := presetPlan(t, pr)
+		if len(p.Points) != points || pr.Part != PartJitter || !slices.Equal(p.Vary[0].Values, []string{"ordered", "independent", "none"}) {
+			t.Fatalf("%s: %d points, part %q, axes %v", name, len(p.Points), pr.Part, p.Vary)
+		}
+		for _, pt := range p.Points {
+			for _, l := range pt.Config.Links {
+				d := l.Down
+				jittered := d.Jitter.StdDev(d.Delay) > 0
+				if d.Reorder != (pt.Labels["jitter"] == "independent") || jittered != (pt.Labels["jitter"] != "none") {
+					t.Errorf("%s %s: reorder %v, jitter %v", name, pt.ID, d.Reorder, d.Jitter.StdDev(d.Delay))
+				}
+			}
+			if sum := pt.Config.Links[0].Down.Delay + pt.Config.Links[1].Down.Delay; sum < 200*time.Millisecond-time.Microsecond || sum > 200*time.Millisecond {
+				t.Errorf("%s %s: delays sum to %v, want the high-delay scenario's 200 ms", name, pt.ID, sum)
+			}
+		}
+	}
+}
+
 // The reproduction at each scale: the scale's repeats, and its size or
 // duration in place of the preset's.
 func TestReproducePresets(t *testing.T) {
@@ -319,7 +342,7 @@ func TestReproducePresets(t *testing.T) {
 				}
 			}
 		}
-		if len(parts) != 4 || parts[PartCore] != 17 || parts[PartQueue] != 1 {
+		if len(parts) != 5 || parts[PartCore] != 17 || parts[PartQueue] != 1 || parts[PartJitter] != 2 {
 			t.Errorf("%s: parts %v", sc.Name, parts)
 		}
 	}

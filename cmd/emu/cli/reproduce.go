@@ -42,12 +42,12 @@ and tables, each verdict with its rule and numbers) and DIR/reproduce.json.
 
   emu reproduce --dry-run                          # the plan and its wall time
   emu reproduce                                    # core figures, quick scale
-  emu reproduce --scale paper --parts core,queue,ngtcp2,trace
+  emu reproduce --scale paper --parts core,queue,jitter,ngtcp2,trace
 
 --scale quick runs 3 repeats, fairness runs of 60 s and downloads of 20 MB;
 paper runs the paper's 10 repeats, 180 s and 100 MB. --parts picks core
-(Figs. 4-11, App. A), queue (the queue-length sensitivity), ngtcp2 (Figs.
-12-19) and trace (Figs. 20-22). The plan and its expected wall time are
+(Figs. 4-11, App. A), queue (the queue-length sensitivity), jitter (the
+jitter-model sensitivity), ngtcp2 (Figs. 12-19) and trace (Figs. 20-22). The plan and its expected wall time are
 printed first. Rerunning with the same --out resumes: runs that ended ok are
 kept, also when only each preset's plan.json and runs.csv (its record) are
 left of them (docs/reproduce-quick is such a directory). The first Ctrl-C finishes the current run and stops (the report is
