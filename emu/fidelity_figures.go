@@ -22,7 +22,7 @@ func delayLineFigures(dir string, delay time.Duration, late delayline.HistogramS
 }
 
 // rateLimiterFigures is what a rate limiter delivered while its queue
-// provably never emptied. capacity gives the configured rate over a
+// provably held more than it was to send (linkstats.Saturated). capacity gives the configured rate over a
 // stretch for trace-driven directions (nil: the rate in each reading).
 func rateLimiterFigures(dir string, series []linkstats.Sample, capacity func(from, to time.Duration) float64) (fidelity.RateLimiter, error) {
 	sat, err := linkstats.Saturated(series, linkstats.SaturationOptions{Capacity: capacity})

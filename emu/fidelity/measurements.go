@@ -34,7 +34,7 @@ type DelayLine struct {
 }
 
 // RateLimiter is one rate limiter's delivery while its queue provably
-// stayed backlogged (linkstats.Saturated).
+// held more than it was to send (linkstats.Saturated).
 type RateLimiter struct {
 	Direction        string  `json:"direction"`
 	SaturatedSeconds float64 `json:"saturated_s"`

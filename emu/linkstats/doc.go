@@ -49,16 +49,18 @@
 //
 // # Saturated rate
 //
-// Saturation finds the intervals between readings in which the queue
-// provably never emptied: the backlog at the start of the interval exceeds
-// what left during it, so every byte sent in the interval was already
-// queued at its start. Over those intervals the IP-layer rate delivered is
-// what the rate limiter could do, to be compared with the configured rate.
-// The proof needs a queue that holds more than an interval sends: with
-// readings 100 ms apart only queues over about 100 ms of traffic can be
-// found saturated, with readings 10 ms apart those over 10 ms. Where
-// nothing is provable the figure is absent (0 saturated seconds), never a
-// guess.
+// Saturation finds the intervals between readings that began with more
+// queued than the limiter was configured to send in them: the backlog at
+// the start exceeds the configured rate's bytes over the interval, so a
+// limiter sending at its rate never ran out. Over those intervals the
+// IP-layer rate delivered is what the rate limiter could do, to be
+// compared with the configured rate. The intervals are chosen by the
+// configured rate, never by what was sent, which would favour the
+// intervals that sent little. The proof needs a queue that holds more
+// than an interval sends: with readings 100 ms apart only queues over
+// about 100 ms of traffic can be found saturated, with readings 10 ms
+// apart those over 10 ms. Where nothing is provable the figure is absent
+// (0 saturated seconds), never a guess.
 //
 // The package is pure: it takes readings as data, reads no kernel state
 // and starts nothing. The run's sampler and its result writers live
