@@ -3,6 +3,7 @@ package emutest
 import (
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -29,6 +30,7 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 	spinFrom := Mono()
 	var spin sync.WaitGroup
 	errs := make([]error, runtime.NumCPU())
+	gaps := make([]time.Duration, len(errs)) // a spinner's longest time off its CPU
 	for i := range errs {
 		spin.Go(func() {
 			runtime.LockOSThread()
@@ -41,7 +43,10 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 				return
 			}
 			defer unix.SchedSetAttr(0, orig, 0)
-			for end := spinFrom + 200*time.Millisecond; Mono() < end; {
+			for last, end := Mono(), spinFrom+200*time.Millisecond; last < end; {
+				now := Mono()
+				gaps[i] = max(gaps[i], now-last)
+				last = now
 			}
 		})
 	}
@@ -73,7 +78,12 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 	if stopLate < 100*time.Millisecond {
 		t.Errorf("stopped for %v, the witness logged %v of it", stopTo-stopFrom, stopLate)
 	}
-	// Loose: the machine may stall by itself meanwhile, but not for half.
+	// The spinners are only ever preempted by the witness, for
+	// microseconds: one kept from its CPU for milliseconds saw the whole
+	// machine stop, and the witness with it.
+	if g := slices.Max(gaps); spinLate > (spinTo-spinFrom)/2 && g > 5*time.Millisecond {
+		t.Skipf("the machine stalled while the threads spun: one was off its CPU for %v", g)
+	}
 	if spinLate > (spinTo-spinFrom)/2 {
 		t.Errorf("real-time threads below the witness made it %v late in %v", spinLate, spinTo-spinFrom)
 	}
@@ -92,10 +102,17 @@ func TestHostWatchSkips(t *testing.T) {
 		})
 		return !reached
 	}
-	quiet := WatchHost(t)
-	time.Sleep(60 * time.Millisecond)
-	if missed(quiet) {
-		t.Errorf("skipped with the witness on time: %v", quiet.w.stalls)
+	// The machine may stall by itself in one quiet try, hardly in three.
+	for try := 1; ; try++ {
+		quiet := WatchHost(t)
+		time.Sleep(60 * time.Millisecond)
+		if !missed(quiet) {
+			break
+		}
+		if try == 3 {
+			t.Errorf("skipped three times with the witness on time: %v", quiet.w.stalls)
+			break
+		}
 	}
 	stalled := WatchHost(t)
 	if err := stalled.w.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
