@@ -16,7 +16,7 @@ import (
 type HostWatch struct {
 	cpu   cpuClock
 	start time.Duration
-	w     *Witness
+	w     *witness
 }
 
 // hostLimit is the share of the time the host may take before a missed
@@ -32,7 +32,7 @@ const (
 // ends.
 func WatchHost(tb testing.TB) *HostWatch {
 	tb.Helper()
-	return &HostWatch{cpu: readCPU(), start: Mono(), w: StartWitness(tb)}
+	return &HostWatch{cpu: readCPU(), start: Mono(), w: startWitness(tb)}
 }
 
 // Reset begins the watch again, as for a test's next attempt: what the
@@ -53,7 +53,7 @@ func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 	}
 	now := Mono()
 	h.stop(tb)
-	late, longest := h.w.Late(h.start, now), h.w.longest(h.start, now)
+	late, longest := h.w.late(h.start, now)
 	if float64(late) > hostLimit*float64(now-h.start) || longest >= hostStall {
 		tb.Skipf("%s while the whole machine stalled: a real-time witness process was kept from running %v of %v, %v at once: the host's figure, not emu's",
 			what, late.Round(time.Millisecond), (now - h.start).Round(time.Millisecond), longest.Round(time.Millisecond))
@@ -67,14 +67,14 @@ func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 func (h *HostWatch) SkipIfHostTookDuring(tb testing.TB, from, to time.Duration, what string) {
 	tb.Helper()
 	h.stop(tb)
-	if late := h.w.Late(from, to); to > from && late >= (to-from)/2 {
+	if late, _ := h.w.late(from, to); to > from && late >= (to-from)/2 {
 		tb.Skipf("%s while the whole machine stalled: a real-time witness process was kept from running %v of the same %v", what, late.Round(time.Millisecond), (to - from).Round(time.Millisecond))
 	}
 }
 
 func (h *HostWatch) stop(tb testing.TB) {
 	tb.Helper()
-	if err := h.w.Stop(); err != nil {
+	if err := h.w.stop(); err != nil {
 		tb.Fatalf("emutest: %v", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A Witness is a process of its own, real-time above every thread emu
+// A witness is a process of its own, real-time above every thread emu
 // makes real-time, that sleeps in 1 ms steps beside a timing test and logs
 // each wake-up more than 5 ms late. When the machine itself stalls (a
 // busy host takes the guest's vCPUs for 50–140 ms at a time, and
@@ -30,7 +30,7 @@ import (
 //
 // The witness is the test binary itself run again: the package's TestMain
 // calls ServeWitness first.
-type Witness struct {
+type witness struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	out    *bufio.Reader
@@ -101,9 +101,9 @@ func serveWitness(in io.Reader, out io.Writer) int {
 	return 0
 }
 
-// StartWitness starts a witness and returns once it is real-time and
-// sleeping; it stops when the test ends, or at Stop.
-func StartWitness(tb testing.TB) *Witness {
+// startWitness starts a witness and returns once it is real-time and
+// sleeping; it stops when the test ends, or at stop.
+func startWitness(tb testing.TB) *witness {
 	tb.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -123,11 +123,11 @@ func StartWitness(tb testing.TB) *Witness {
 	if err := cmd.Start(); err != nil {
 		tb.Fatalf("emutest: witness: %v", err)
 	}
-	w := &Witness{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
-	tb.Cleanup(func() { w.Stop() })
+	w := &witness{cmd: cmd, stdin: stdin, out: bufio.NewReader(stdout)}
+	tb.Cleanup(func() { w.stop() })
 	line, err := w.out.ReadString('\n')
 	if line != "ready\n" {
-		w.Stop()
+		w.stop()
 		if err != nil && line == "" {
 			tb.Fatalf("emutest: the witness did not start (%v): the package's TestMain must call emutest.ServeWitness first", err)
 		}
@@ -136,9 +136,9 @@ func StartWitness(tb testing.TB) *Witness {
 	return w
 }
 
-// Stop ends the witness and reads its log; it returns the log's error, if
+// stop ends the witness and reads its log; it returns the log's error, if
 // any. Calls after the first return the same.
-func (w *Witness) Stop() error {
+func (w *witness) stop() error {
 	if w.done {
 		return w.err
 	}
@@ -165,27 +165,16 @@ func (w *Witness) Stop() error {
 	return w.err
 }
 
-// Late is how long the witness slept late within [from, to]: 0 if the
-// machine was there throughout. It stops the witness first.
-func (w *Witness) Late(from, to time.Duration) time.Duration {
-	w.Stop()
-	var late time.Duration
+// late is how long the witness slept late within [from, to] in all and
+// at once: 0 if the machine was there throughout. It stops the witness
+// first.
+func (w *witness) late(from, to time.Duration) (total, longest time.Duration) {
+	w.stop()
 	for _, s := range w.stalls {
 		if a, b := max(s.From, from), min(s.To, to); b > a {
-			late += b - a
+			total += b - a
+			longest = max(longest, b-a)
 		}
 	}
-	return late
-}
-
-// longest is the witness's longest stall within [from, to].
-func (w *Witness) longest(from, to time.Duration) time.Duration {
-	w.Stop()
-	var l time.Duration
-	for _, s := range w.stalls {
-		if a, b := max(s.From, from), min(s.To, to); b > a {
-			l = max(l, b-a)
-		}
-	}
-	return l
+	return total, longest
 }

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 func TestWitnessSeesTheMachineOnly(t *testing.T) {
 	RequireRoot(t)
 	Exclusive(t)
-	w := StartWitness(t)
+	w := startWitness(t)
 	time.Sleep(20 * time.Millisecond)
 
 	spinFrom := Mono()
@@ -69,11 +69,12 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 	}
 	stopTo := Mono()
 	time.Sleep(20 * time.Millisecond)
-	if err := w.Stop(); err != nil {
+	if err := w.stop(); err != nil {
 		t.Fatal(err)
 	}
 
-	spinLate, stopLate := w.Late(spinFrom, spinTo), w.Late(stopFrom, stopTo)
+	spinLate, _ := w.late(spinFrom, spinTo)
+	stopLate, _ := w.late(stopFrom, stopTo)
 	t.Logf("late %v in %v of real-time spinning, %v in %v stopped; %d stalls logged", spinLate, spinTo-spinFrom, stopLate, stopTo-stopFrom, len(w.stalls))
 	if stopLate < 100*time.Millisecond {
 		t.Errorf("stopped for %v, the witness logged %v of it", stopTo-stopFrom, stopLate)
