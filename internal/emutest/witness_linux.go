@@ -61,7 +61,7 @@ func Mono() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// ServeWitness makes this process a witness when StartWitness started it,
+// ServeWitness makes this process a witness when startWitness started it,
 // and returns otherwise. TestMain calls it before anything else.
 func ServeWitness() {
 	if os.Getenv(witnessEnv) == "" {
