@@ -34,6 +34,9 @@ func metricLabel(m string) string {
 	if l, ok := delayMetricLabel(m); ok {
 		return l
 	}
+	if l, ok := pdcpMetricLabel(m); ok {
+		return l
+	}
 	switch {
 	case m == MetricGoodput:
 		return "total goodput (Mbit/s)"
@@ -67,6 +70,7 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 	}
 	m[MetricGoodput] = total
 	addDelayMetrics(m, s)
+	addPDCPMetrics(m, s)
 	m[MetricJFI] = s.JFI
 	if c := bottleneckMbps(s); c > 0 {
 		m[MetricUtilization] = total / c
