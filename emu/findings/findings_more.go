@@ -150,6 +150,11 @@ func traceFindings() []Finding {
 			Extra: []string{"queue-fairness"}, Unjudged: "A study of emu's own choice, not a finding of the paper.",
 		},
 		{
+			ID: "ngtcp2-queue", Figures: "emu study", Title: "queue-length sensitivity of Figs. 14b and 15b",
+			Paper: "The paper does not state its rate limiter's queue. This study shows ngtcp2's JFI and the DC client's share at high delay (1:1), NewReno and CUBIC, for queues from 50 ms to 1000 packets: with CUBIC and 100 ms queues the DC client starves.",
+			Extra: []string{"ngtcp2-queue-fairness"}, Unjudged: "A study of emu's own choice, not a finding of the paper.",
+		},
+		{
 			ID: "jitter", Figures: "emu study", Title: "jitter-model sensitivity of Figs. 9b, 10b and 13b",
 			Paper: "The paper does not say whether its tc jitter reordered packets (netem's does, unless it also limits the rate). This study shows the high-delay throughput (quic-go, ngtcp2, TCP) and fairness at delay ratios 1:1 and 5:1 with emu's order-keeping jitter, netem-like independent delays and no jitter.",
 			Extra: []string{"jitter", "jitter-fairness"}, Unjudged: "A study of emu's own choice, not a finding of the paper.",

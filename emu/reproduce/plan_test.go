@@ -28,7 +28,7 @@ func TestNewPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.Parts, []string{sweep.PartCore, sweep.PartQueue}) || len(p.Sweeps) != 18 || p.Sweeps[17].Preset.Name != "queue-fairness" {
+	if !slices.Equal(p.Parts, []string{sweep.PartCore, sweep.PartQueue}) || len(p.Sweeps) != 19 || p.Sweeps[17].Preset.Name != "queue-fairness" || p.Sweeps[18].Preset.Name != "ngtcp2-queue-fairness" {
 		t.Errorf("paper core+queue: parts %v, presets %v", p.Parts, p.Presets())
 	}
 	if p.Sweeps[0].Plan.Repeat != 10 {

@@ -35,7 +35,7 @@ type Preset struct {
 // Parts of the paper's reproduction.
 const (
 	PartCore   = "core"   // Figs. 4–11 and App. A: quic-go over constant links
-	PartQueue  = "queue"  // the queue-length sensitivity of Figs. 8b, 8c, 11b
+	PartQueue  = "queue"  // the queue-length sensitivity of Figs. 8b, 8c, 11b, 14b, 15b
 	PartJitter = "jitter" // the jitter-model sensitivity of Figs. 9b, 10b, 13b
 	PartNgtcp2 = "ngtcp2" // Figs. 12–19: ngtcp2 with NewReno and CUBIC
 	PartTrace  = "trace"  // Figs. 20–22: the StaticA trace on both downlinks
@@ -255,6 +255,16 @@ var presets = slices.Concat(paperPresets(), workloadPresets, []Preset{
 		Grid: true, Repeat: DefaultRepeat,
 		Notes: notesDefaults + notesDelay + notesQuicGo + "A grid of four fairness cases (Fig. 8b's and 8c's 5:1 points, Fig. 11b at 0 % and 2 % loss) and the queue limit of every link direction, " +
 			"from 50 ms at the link's rate to 1000 packets (emu's default; 0.6 s at 20 Mbit/s, 1.8 s at 6.7 Mbit/s). The paper does not state its queue: this shows how far its fairness figures depend on it.",
+	},
+	{
+		Name: "ngtcp2-queue-fairness", Title: "ngtcp2 fairness at high delay (delays sum to 200 ms, ratio 1:1) against the rate limiter's queue, NewReno and CUBIC",
+		Figure: "queue-length sensitivity of Figs. 14b and 15b", Scenario: "fairness", Part: PartQueue,
+		Settings: []string{"link.trace=none", "link.delay=100ms", paperDuration},
+		Axes:     []results.Axis{vary(queues), Labeled(StackAxis, ngtcp2Reno, ngtcp2Cubic)},
+		Grid:     true, Repeat: DefaultRepeat,
+		Notes: notesDefaults + notesDelay + notesNgtcp2 +
+			"A grid of the queue limit of every link direction and the two controllers, from 50 ms at the link's rate to 1000 packets (0.6 s at 20 Mbit/s), at Fig. 14b's and 15b's 1:1 point. " +
+			"With 100 ms queues, half of each link's bandwidth-delay product at 200 ms, the single-link CUBIC clients overflow the queues every second or two and the DC client, whose packets sit in both, takes most of the losses: this shows how far the CUBIC starvation depends on the queue.",
 	},
 	{
 		Name: "jitter", Title: "throughput against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",

@@ -342,7 +342,7 @@ func TestReproducePresets(t *testing.T) {
 				}
 			}
 		}
-		if len(parts) != 5 || parts[PartCore] != 17 || parts[PartQueue] != 1 || parts[PartJitter] != 2 {
+		if len(parts) != 5 || parts[PartCore] != 17 || parts[PartQueue] != 2 || parts[PartJitter] != 2 {
 			t.Errorf("%s: parts %v", sc.Name, parts)
 		}
 	}
@@ -351,7 +351,7 @@ func TestReproducePresets(t *testing.T) {
 		t.Errorf("quick scale %+v", quick)
 	}
 	core, err := ReproducePresets(quick, PartCore, PartQueue)
-	if err != nil || len(core) != 18 {
+	if err != nil || len(core) != 19 {
 		t.Errorf("core and queue: %d presets, %v", len(core), err)
 	}
 	if _, err := ReproducePresets(quick, "figs"); err == nil {
