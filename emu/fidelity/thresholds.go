@@ -44,7 +44,10 @@ type Thresholds struct {
 	RateTolerance float64
 	// MinSaturated is how long a limiter must have been provably
 	// saturated for its rate to be judged (key min_saturated, 1 s):
-	// shorter stretches are dominated by the burst allowance.
+	// shorter stretches are dominated by the burst allowance. Only runs
+	// of saturated readings worth linkstats.DefaultMinStretch packets
+	// count towards it: in shorter ones a packet's quantisation alone
+	// reads as a limiter a few per cent too fast.
 	MinSaturated time.Duration
 	// ThreadWait and ThreadMeanWait bound an emulator packet thread's
 	// run-queue wait, as a fraction of the run and per timeslice (keys

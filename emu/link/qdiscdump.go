@@ -39,6 +39,7 @@ const (
 type qdiscCounts struct {
 	Bytes, Packets uint64
 	Backlog, Drops uint64
+	Qlen           uint64 // packets queued, a GSO super-packet once
 	found          bool
 }
 
@@ -126,7 +127,7 @@ func parseStats2(attrs []byte) (qdiscCounts, error) {
 	if err != nil || !okQ || len(queue) < 12 {
 		return c, fmt.Errorf("no TCA_STATS_QUEUE (%v)", err)
 	}
-	c.Backlog, c.Drops = uint64(ne.Uint32(queue[4:])), uint64(ne.Uint32(queue[8:]))
+	c.Qlen, c.Backlog, c.Drops = uint64(ne.Uint32(queue)), uint64(ne.Uint32(queue[4:])), uint64(ne.Uint32(queue[8:]))
 	c.found = true
 	return c, nil
 }

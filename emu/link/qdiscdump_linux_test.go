@@ -33,7 +33,7 @@ func attr(typ uint16, payload []byte) []byte {
 
 // qdiscMsg is an RTM_NEWQDISC message as the kernel dumps it: tcmsg, a
 // kind, options, and TCA_STATS2 with basic and queue counters.
-func qdiscMsg(seq uint32, ifindex int32, handle, parent uint32, bytes uint64, packets, backlog, drops uint32) []byte {
+func qdiscMsg(seq uint32, ifindex int32, handle, parent uint32, bytes uint64, packets, qlen, backlog, drops uint32) []byte {
 	ne := binary.NativeEndian
 	tc := make([]byte, tcmsgLen)
 	ne.PutUint32(tc[4:], uint32(ifindex))
@@ -43,6 +43,7 @@ func qdiscMsg(seq uint32, ifindex int32, handle, parent uint32, bytes uint64, pa
 	ne.PutUint64(basic, bytes)
 	ne.PutUint32(basic[8:], packets)
 	queue := make([]byte, 20)
+	ne.PutUint32(queue, qlen)
 	ne.PutUint32(queue[4:], backlog)
 	ne.PutUint32(queue[8:], drops)
 	stats := append(attr(tcaStatsBas, basic), attr(tcaStatsQue, queue)...)
@@ -55,11 +56,11 @@ func qdiscMsg(seq uint32, ifindex int32, handle, parent uint32, bytes uint64, pa
 func TestParseQdiscDump(t *testing.T) {
 	const seq = 7
 	var b []byte
-	b = append(b, qdiscMsg(seq-1, 3, htbHandle, tcHRoot, 1, 1, 1, 1)...)          // an earlier dump's: ignored
-	b = append(b, qdiscMsg(seq, 2, 0, tcHRoot, 99, 9, 0, 0)...)                   // noqueue on another interface
-	b = append(b, qdiscMsg(seq, 3, leafHandle, classHandle, 5, 5, 5, 5)...)       // the bfifo leaf: not the root
-	b = append(b, qdiscMsg(seq, 3, htbHandle, tcHRoot, 1e10, 4e6, 125000, 17)...) // link l1
-	b = append(b, qdiscMsg(seq, 4, htbHandle, tcHRoot, 300, 2, 0, 0)...)          // link l2
+	b = append(b, qdiscMsg(seq-1, 3, htbHandle, tcHRoot, 1, 1, 1, 1, 1)...)           // an earlier dump's: ignored
+	b = append(b, qdiscMsg(seq, 2, 0, tcHRoot, 99, 9, 0, 0, 0)...)                    // noqueue on another interface
+	b = append(b, qdiscMsg(seq, 3, leafHandle, classHandle, 5, 5, 5, 5, 5)...)        // the bfifo leaf: not the root
+	b = append(b, qdiscMsg(seq, 3, htbHandle, tcHRoot, 1e10, 4e6, 42, 125000, 17)...) // link l1
+	b = append(b, qdiscMsg(seq, 4, htbHandle, tcHRoot, 300, 2, 0, 0, 0)...)           // link l2
 	out := make([]qdiscCounts, 3)
 	done, err := parseQdiscDump(b, seq, htbHandle, []int{4, 3, 9}, out)
 	if err != nil || done {
@@ -68,7 +69,7 @@ func TestParseQdiscDump(t *testing.T) {
 	if want := (qdiscCounts{Bytes: 300, Packets: 2, found: true}); out[0] != want {
 		t.Errorf("ifindex 4: %+v, want %+v", out[0], want)
 	}
-	if want := (qdiscCounts{Bytes: 1e10, Packets: 4e6, Backlog: 125000, Drops: 17, found: true}); out[1] != want {
+	if want := (qdiscCounts{Bytes: 1e10, Packets: 4e6, Backlog: 125000, Qlen: 42, Drops: 17, found: true}); out[1] != want {
 		t.Errorf("ifindex 3: %+v, want %+v", out[1], want)
 	}
 	if out[2].found {
@@ -98,7 +99,7 @@ func TestQdiscDumpRequest(t *testing.T) {
 }
 
 func FuzzParseQdiscDump(f *testing.F) {
-	f.Add(qdiscMsg(1, 3, htbHandle, tcHRoot, 1e10, 4e6, 125000, 17))
+	f.Add(qdiscMsg(1, 3, htbHandle, tcHRoot, 1e10, 4e6, 42, 125000, 17))
 	f.Add(nlMsg(nlmsgDone, 1, nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		out := make([]qdiscCounts, 2)

@@ -123,7 +123,7 @@ func (f *fifo) sample(interval, jitter, end time.Duration, seed uint64) []Sample
 		}
 	}
 	var out []Sample
-	var in, drops uint64 // bytes accepted, packets dropped so far
+	var in, inPkts, drops uint64 // bytes and packets accepted, packets dropped so far
 	var sent, sentPkts uint64
 	ia, id := 0, 0
 	for k := time.Duration(0); k*interval <= end; k++ {
@@ -137,13 +137,14 @@ func (f *fifo) sample(interval, jitter, end time.Duration, seed uint64) []Sample
 				drops++
 			} else {
 				in += uint64(f.pkts[ia].size)
+				inPkts++
 			}
 		}
 		for ; id < len(accepted) && accepted[id].dep <= ts; id++ {
 			sent += uint64(accepted[id].size)
 			sentPkts++
 		}
-		out = append(out, Sample{T: t, Bytes: sent, Packets: sentPkts, Backlog: in - sent, Drops: drops, Rate: f.rateAt(t)})
+		out = append(out, Sample{T: t, Bytes: sent, Packets: sentPkts, Backlog: in - sent, Queued: inPkts - sentPkts, Drops: drops, Rate: f.rateAt(t)})
 	}
 	return out
 }

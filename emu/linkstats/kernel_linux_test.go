@@ -103,7 +103,8 @@ func (r *htbRig) counts(rate float64) (Sample, error) {
 	}
 	for _, q := range qdiscs {
 		if q.Attrs().Handle == rigLeaf && q.Attrs().Statistics != nil {
-			s.Backlog, s.Drops = uint64(q.Attrs().Statistics.Queue.Backlog), uint64(q.Attrs().Statistics.Queue.Drops)
+			qs := q.Attrs().Statistics.Queue
+			s.Backlog, s.Queued, s.Drops = uint64(qs.Backlog), uint64(qs.Qlen), uint64(qs.Drops)
 		}
 	}
 	return s, nil

@@ -21,6 +21,10 @@ type Sample struct {
 	Bytes, Packets uint64
 	// Backlog is the bytes (Ethernet frames) held in the bfifo leaf.
 	Backlog uint64
+	// Queued is the packets held there as the qdisc counts them: a GSO
+	// super-packet once, however many segments it carries (0: unknown).
+	// Backlog ÷ Queued is the size in which the limiter sends.
+	Queued uint64
 	// Drops is the cumulative count of packets dropped at the queue limit.
 	Drops uint64
 	// Rate is the configured IP-layer rate in force at T, in bit/s; 0 in

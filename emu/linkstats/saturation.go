@@ -6,9 +6,9 @@ import "time"
 // emptied, against what it was configured to deliver meanwhile.
 type Saturation struct {
 	// Seconds is the time the saturated intervals cover, Intervals how
-	// many there were.
-	Seconds   float64
-	Intervals int
+	// many there were, Stretches in how many runs of consecutive ones.
+	Seconds              float64
+	Intervals, Stretches int
 	// Delivered is the IP-layer rate sent over the saturated intervals,
 	// Configured the mean configured IP-layer rate over the same
 	// intervals, in bit/s; both 0 when there were none.
@@ -23,6 +23,9 @@ func (s Saturation) Ratio() float64 {
 	return s.Delivered / s.Configured
 }
 
+// DefaultMinStretch is SaturationOptions.MinStretch's default.
+const DefaultMinStretch = 10
+
 // SaturationOptions tune Saturated; the zero value is the default.
 type SaturationOptions struct {
 	// Capacity returns the mean configured IP-layer rate (bit/s) over
@@ -36,6 +39,11 @@ type SaturationOptions struct {
 	// default MaxFrame, since the class and the leaf are read one after
 	// the other and a packet can move between the two reads.
 	Margin uint64
+	// MinStretch is how many of the limiter's packets (Backlog ÷ Queued
+	// at its readings, at least MaxFrame) a run of consecutive saturated
+	// intervals must have been configured to send to count; default
+	// DefaultMinStretch.
+	MinStretch float64
 }
 
 // Saturated finds the intervals between consecutive usable readings (see
@@ -43,9 +51,10 @@ type SaturationOptions struct {
 // send in them — the backlog at the start exceeds, by Margin, the
 // configured rate's bytes over the interval (frames on the wire, as the
 // limiter counts them), so a limiter sending at its rate never ran out —
-// and sums what the limiter delivered in them. Intervals with no
-// configured rate (an outage) are left out: the limiter is meant to hold
-// its queue then.
+// and sums what the limiter delivered in them, over the runs of
+// consecutive such intervals long enough to count (MinStretch). Intervals
+// with no configured rate (an outage) are left out: the limiter is meant
+// to hold its queue then.
 //
 // The intervals are chosen by what the limiter should have sent, never by
 // what it sent: a choice of backlog ≥ sent favours the intervals that sent
@@ -56,6 +65,16 @@ type SaturationOptions struct {
 // emu run over the StaticA trace at the high-delay 5:1 ratio had its
 // long-delay link judged starved at 0.966, where its readings, chosen by
 // the configured rate, give 1.013 (the short-delay link 0.993 and 1.005).
+//
+// Even so, the choice leans towards the moments just before a packet
+// leaves, when the backlog is highest: a run of chosen intervals tends to
+// begin just before a departure and end just after one, up to a packet
+// more than its configured bytes. Over long runs that is nothing; over
+// runs of a few packets each it is the figure. A limiter at 1.3 Mbit/s
+// (a trace's dip) sending two-frame GSO super-packets under light load
+// came out at 1.022–1.028 of its rate counting every run, and within 1 %
+// counting runs of at least ten packets (TestSaturatedShortStretches); TCP
+// at 5 % loss over StaticA had runs judged too fast at 1.03–1.04 that way.
 func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 	var out Saturation
 	if err := check(samples); err != nil {
@@ -66,7 +85,22 @@ func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 	if margin == 0 {
 		margin = MaxFrame
 	}
+	minStretch := o.MinStretch
+	if minStretch == 0 {
+		minStretch = DefaultMinStretch
+	}
 	var ip, configured float64 // bits, bit·s
+	var run stretch
+	end := func() {
+		if run.long(minStretch) {
+			out.Seconds += run.seconds
+			out.Intervals += run.intervals
+			out.Stretches++
+			ip += run.ip
+			configured += run.configured
+		}
+		run = stretch{}
+	}
 	for i := range len(samples) - 1 {
 		a, b := samples[i], samples[i+1]
 		var rate float64
@@ -76,21 +110,48 @@ func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 		case a.Rate == b.Rate:
 			rate = a.Rate
 		}
-		if rate <= 0 {
-			continue
-		}
 		dt := (b.T - a.T).Seconds()
-		if float64(a.Backlog) < WireRate(rate)*dt/8+float64(margin) {
+		if rate <= 0 || float64(a.Backlog) < WireRate(rate)*dt/8+float64(margin) {
+			end()
 			continue
 		}
-		out.Seconds += dt
-		out.Intervals++
-		ip += ipBytes(a, b) * 8
-		configured += rate * dt
+		run.add(a, dt, ipBytes(a, b)*8, rate*dt)
 	}
+	end()
 	if out.Seconds > 0 {
 		out.Delivered = ip / out.Seconds
 		out.Configured = configured / out.Seconds
 	}
 	return out, nil
+}
+
+// stretch is a run of consecutive saturated intervals.
+type stretch struct {
+	seconds        float64
+	intervals      int
+	ip, configured float64 // bits, bit·s
+	// backlog and queued sum the readings that began its intervals, for
+	// the size of the limiter's packets.
+	backlog, queued uint64
+}
+
+func (r *stretch) add(start Sample, dt, ipBits, configuredBits float64) {
+	r.seconds += dt
+	r.intervals++
+	r.ip += ipBits
+	r.configured += configuredBits
+	if start.Queued > 0 {
+		r.backlog += start.Backlog
+		r.queued += start.Queued
+	}
+}
+
+// long reports whether the stretch was configured to send at least n of
+// its packets (frames at the wire rate, as its readings count them).
+func (r *stretch) long(n float64) bool {
+	pkt := float64(MaxFrame)
+	if r.queued > 0 {
+		pkt = max(pkt, float64(r.backlog)/float64(r.queued))
+	}
+	return r.intervals > 0 && WireRate(r.configured)/8 >= n*pkt
 }
