@@ -69,7 +69,7 @@ func TestSweepReruns(t *testing.T) {
 func TestReproduceReruns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "r")
 	f := newFakeRun("")
-	code, _, errs := runReproduceWith(context.Background(), degradedRun(f.Run, "p01-r1"), "--parts", "queue", "--out", dir, "--reruns", "3")
+	code, _, errs := runReproduceWith(context.Background(), degradedRun(f.Run, "p01-r1"), "--parts", "queue", "--presets", "queue-fairness", "--out", dir, "--reruns", "3")
 	if code != 0 || len(f.Calls()) != 60+3 {
 		t.Fatalf("exit %d after %d runs (want 63)\n%s", code, len(f.Calls()), errs)
 	}

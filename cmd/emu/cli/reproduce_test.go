@@ -34,7 +34,7 @@ func TestReproduceDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"scale quick", "parts core,queue: 18 presets, 573 runs", "batch-fairness", "queue-fairness", "expected wall time:", "573 of 573 runs still to do", "expected disk use: ", "with --qlogs gzip (keep ", " free"} {
+	for _, want := range []string{"scale quick", "parts core,queue: 19 presets, 603 runs", "batch-fairness", "queue-fairness", "expected wall time:", "603 of 603 runs still to do", "expected disk use: ", "with --qlogs gzip (keep ", " free"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
@@ -45,7 +45,7 @@ func TestReproduceDryRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--presets: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"69 of 573 runs still to do", "504 more in presets held by --presets", "held ("} {
+	for _, want := range []string{"69 of 603 runs still to do", "534 more in presets held by --presets", "held ("} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run with --presets lacks %q:\n%s", want, out)
 		}
@@ -67,22 +67,22 @@ func TestReproduceRunStopResume(t *testing.T) {
 			cancel()
 		}
 	}
-	code, out, errs := runReproduceWith(ctx, f.Run, "--parts", "queue", "--out", dir)
+	code, out, errs := runReproduceWith(ctx, f.Run, "--parts", "queue", "--presets", "queue-fairness", "--out", dir)
 	if code != 1 || len(f.Calls()) != 7 || !strings.Contains(errs, "stopped; the same command with --out "+dir+" resumes") {
 		t.Fatalf("first Ctrl-C: exit %d after %d runs\n%s", code, len(f.Calls()), errs)
 	}
-	if !strings.Contains(errs, "expected wall time:") || !strings.Contains(errs, "reproduce: preset 1/1 queue-fairness") {
+	if !strings.Contains(errs, "expected wall time:") || !strings.Contains(errs, "reproduce: preset 1/2 queue-fairness") {
 		t.Errorf("the plan and the preset's progress are not printed first:\n%s", errs)
 	}
 	if !strings.Contains(out, "report: "+filepath.Join(dir, "report.html")) {
 		t.Errorf("no report after the stop:\n%s", out)
 	}
 	f2 := newFakeRun("")
-	code, out, errs = runReproduceWith(context.Background(), f2.Run, "--parts", "queue", "--out", dir)
+	code, out, errs = runReproduceWith(context.Background(), f2.Run, "--parts", "queue", "--presets", "queue-fairness", "--out", dir)
 	if code != 0 || len(f2.Calls()) != 60-7 {
 		t.Fatalf("resume: exit %d after %d runs (want %d)\n%s", code, len(f2.Calls()), 60-7, errs)
 	}
-	if !strings.Contains(errs, "53 of 60 runs still to do") || !strings.Contains(out, "queue") {
+	if !strings.Contains(errs, "53 of 90 runs still to do") || !strings.Contains(out, "queue") {
 		t.Errorf("resume: plan or verdicts missing\n%s\n%s", errs, out)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "reproduce.json"))
@@ -97,10 +97,10 @@ func TestReproduceRunStopResume(t *testing.T) {
 		t.Error(err)
 	}
 	f3 := newFakeRun("")
-	if code, _, errs := runReproduceWith(context.Background(), f3.Run, "--parts", "queue", "--out", dir); code != 0 || len(f3.Calls()) != 0 {
+	if code, _, errs := runReproduceWith(context.Background(), f3.Run, "--parts", "queue", "--presets", "queue-fairness", "--out", dir); code != 0 || len(f3.Calls()) != 0 {
 		t.Errorf("third time: exit %d, %d runs\n%s", code, len(f3.Calls()), errs)
 	}
-	if code, _, errs := runReproduceWith(context.Background(), f3.Run, "--parts", "queue", "--scale", "paper", "--out", dir); code != 2 || !strings.Contains(errs, "another scale") {
+	if code, _, errs := runReproduceWith(context.Background(), f3.Run, "--parts", "queue", "--presets", "queue-fairness", "--scale", "paper", "--out", dir); code != 2 || !strings.Contains(errs, "another scale") {
 		t.Errorf("paper over quick: exit %d\n%s", code, errs)
 	}
 }
