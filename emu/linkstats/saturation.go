@@ -76,7 +76,8 @@ type SaturationOptions struct {
 // counting runs of at least ten packets (TestSaturatedShortStretches);
 // single frames lean less (under 0.6 % there). emu runs of TCP CUBIC at
 // 5 % loss over StaticA, single frames, read 1.013–1.04 counting every
-// run (most judged too fast) and 0.996–1.013 with the minimum.
+// run (four attempts in a row judged too fast) and 0.996–1.013 with the
+// minimum.
 func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 	var out Saturation
 	if err := check(samples); err != nil {
@@ -155,5 +156,5 @@ func (r *stretch) long(n float64) bool {
 	if r.queued > 0 {
 		pkt = max(pkt, float64(r.backlog)/float64(r.queued))
 	}
-	return r.intervals > 0 && WireRate(r.configured)/8 >= n*pkt
+	return WireRate(r.configured)/8 >= n*pkt
 }

@@ -204,7 +204,7 @@ func TestSaturatedUnbiased(t *testing.T) {
 }
 
 // TestSaturatedShortStretches: a working limiter at 1.3 Mbit/s (a trace's
-// dip: 1.6 frames per 10 ms reading) sending two-frame GSO super-packets
+// dip: about one frame per 10 ms reading) sending two-frame GSO super-packets
 // under bursty load that keeps its queue a few packets deep. Counting every
 // run of saturated intervals, each run's ends add up to a packet and the
 // limiter looks 2–3 % too fast, near the fidelity check's tolerance;
