@@ -216,15 +216,20 @@ func floodUDP(fd, size, rate int) (stop func()) {
 // BenchmarkTCP measures iperf3 TCP goodput from A to C through delay lines
 // in both directions (data and acknowledgements), with 0 and 10 ms each
 // way, with 10 ms on the data direction only, and without any queue for
-// reference. CPU is the data direction's
-// loop thread per packet it released (a GSO super-packet counts as one) and
-// per 1500 bytes.
+// reference, and with 10 ms and a little loss, where the data direction's
+// line sees segments instead of GSO super-packets. CPU is the data
+// direction's loop thread per packet it released (a GSO super-packet
+// counts as one) and per 1500 bytes.
 func BenchmarkTCP(b *testing.B) {
 	emutest.RequireRoot(b)
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		b.Skip("iperf3 not installed (Debian package iperf3)")
 	}
 	ten := Params{Delay: 10 * time.Millisecond}
+	// A line that loses packets sees every wire segment (Params.PerPacket):
+	// 0.001 % loss costs TCP almost nothing itself, so the case shows
+	// what segmenting the super-packets costs.
+	tenLoss := Params{Delay: 10 * time.Millisecond, Loss: 0.00001}
 	cases := []struct {
 		name     string
 		fwd, rev *Params
@@ -233,6 +238,7 @@ func BenchmarkTCP(b *testing.B) {
 		{"delay=0s", &Params{}, &Params{}},
 		{"delay=10ms", &ten, &ten},
 		{"delay=10ms-data-only", &ten, &Params{}},
+		{"delay=10ms-loss=0.001%", &tenLoss, &ten},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

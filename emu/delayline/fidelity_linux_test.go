@@ -1,6 +1,7 @@
 package delayline
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"net/netip"
@@ -160,6 +161,82 @@ func TestLossPattern(t *testing.T) {
 	}
 	if !slices.Equal(runs[0], runs[1]) {
 		t.Errorf("same seed lost different packets: %d and %d lost", len(runs[0]), len(runs[1]))
+	}
+}
+
+// TestLossPerWirePacket: a UDP GSO sender hands the kernel super-packets
+// of four 1000-byte datagrams, and at 10 % loss each datagram is lost on
+// its own: the line sees every datagram, loses 10 ± 1.5 % of them, and
+// about a third of the super-packets arrive in part (1 − 0.9⁴ − 0.1⁴ =
+// 34 %). A line that kept super-packets whole would lose them four at a
+// time and never deliver part of one.
+func TestLossPerWirePacket(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	const groups, segs, segSize = 4000, 4, 1000
+	p := Params{Loss: 0.1}
+	r := newRig(t, 5, &p, nil)
+	rx := nfqtest.UDPSocket(t, r.net.C, probePort, netip.AddrPort{})
+	if err := unix.SetsockoptInt(rx, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	tx := nfqtest.UDPSocket(t, r.net.A, 0, netip.AddrPortFrom(r.net.CAddr, probePort))
+	if err := unix.SetsockoptInt(tx, unix.SOL_UDP, unix.UDP_SEGMENT, segSize); err != nil {
+		t.Skipf("no UDP GSO here (UDP_SEGMENT: %v)", err)
+	}
+	buf := make([]byte, segs*segSize)
+	err := nfqtest.OnRealtimeThread(func() error {
+		start := time.Now()
+		for g := range groups {
+			nfqtest.SleepUntil(start.Add(time.Duration(g) * 500 * time.Microsecond))
+			for s := range segs {
+				binary.LittleEndian.PutUint32(buf[s*segSize:], uint32(g*segs+s))
+			}
+			if _, err := unix.Write(tx, buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	got := make([]int, groups) // datagrams received of each super-packet
+	received := 0
+	rbuf := make([]byte, 2048)
+	for {
+		n, _, err := unix.Recvfrom(rx, rbuf, unix.MSG_DONTWAIT)
+		if err == unix.EAGAIN {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq := binary.LittleEndian.Uint32(rbuf)
+		if n != segSize || seq >= groups*segs {
+			t.Fatalf("received %d bytes, sequence number %d: want %d bytes, below %d", n, seq, segSize, groups*segs)
+		}
+		got[seq/segs]++
+		received++
+	}
+	partial := 0
+	for _, k := range got {
+		if k > 0 && k < segs {
+			partial++
+		}
+	}
+	s := r.loops[0].Snapshot()
+	loss := 1 - float64(received)/(groups*segs)
+	t.Logf("line: in %d, lost %d, kernel overflow %d; received %d of %d datagrams (loss %.2f %%); %d of %d super-packets in part", s.In, s.Lost, s.Overflow, received, groups*segs, 100*loss, partial, groups)
+	if s.In != groups*segs {
+		t.Errorf("the line saw %d packets, want every datagram (%d)", s.In, groups*segs)
+	}
+	if math.Abs(loss-0.1) > 0.015 {
+		t.Errorf("loss %.2f %%, want 10 ± 1.5 %%", 100*loss)
+	}
+	if frac := float64(partial) / groups; frac < 0.25 {
+		t.Errorf("%.1f %% of the super-packets arrived in part, want about 34 %% (at least 25 %%): losses come a super-packet at a time", 100*frac)
 	}
 }
 

@@ -40,15 +40,18 @@ type Loop struct {
 }
 
 // QueueConfig is the queue configuration a delay line wants, for queue num
-// in namespace nsFd.
-func QueueConfig(nsFd int, num uint16) nfq.Config {
+// in namespace nsFd. perPacket (Params.PerPacket, or a trace that carries
+// loss) has the kernel segment GSO super-packets before queueing them, so
+// every wire packet gets its own loss draw and delay.
+func QueueConfig(nsFd int, num uint16, perPacket bool) nfq.Config {
 	return nfq.Config{
 		NetNS: nsFd, Num: num,
 		// The kernel reports packet lengths only when it copies something;
 		// the payload itself is not needed.
 		CopyMode: nfq.CopyPacket, CopyRange: 1,
-		// GSO super-packets stay whole: one verdict for up to 64 KB.
-		GSO: true, MaxQueueLen: 65536,
+		// Otherwise GSO super-packets stay whole: one verdict for up to
+		// 64 KB, which a line that only delays (in order) can give.
+		GSO: !perPacket, MaxQueueLen: 65536,
 		Batch: batch,
 		// Arrival times from the kernel, independent of when the loop gets
 		// to read the packets (see Loop.arrival).

@@ -21,8 +21,8 @@ type Options struct {
 }
 
 // QueueConfig is the queue configuration a delay line wants.
-func QueueConfig(nsFd int, num uint16) nfq.Config {
-	return nfq.Config{NetNS: nsFd, Num: num, CopyMode: nfq.CopyPacket, CopyRange: 1, GSO: true, MaxQueueLen: 65536, Batch: 256, Timestamps: true}
+func QueueConfig(nsFd int, num uint16, perPacket bool) nfq.Config {
+	return nfq.Config{NetNS: nsFd, Num: num, CopyMode: nfq.CopyPacket, CopyRange: 1, GSO: !perPacket, MaxQueueLen: 65536, Batch: 256, Timestamps: true}
 }
 
 func Start(q *nfq.Queue, l *Line) *Loop { return StartWith(q, l, Options{}) }

@@ -41,6 +41,13 @@ func (p Params) Validate() error {
 	return nil
 }
 
+// PerPacket reports whether the line's draws can differ between
+// neighbouring packets (loss, independent delays), so it must see the
+// packets the wire carries rather than GSO super-packets: a verdict covers
+// a super-packet whole, and one kept whole (a UDP GSO batch, up to 44 TCP
+// segments) would be lost or delayed as one.
+func (p Params) PerPacket() bool { return p.Loss > 0 || p.Reorder }
+
 func (p Params) withDefaults() Params {
 	if p.JitterCorr == 0 {
 		p.JitterCorr = DefaultJitterCorr

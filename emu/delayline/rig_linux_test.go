@@ -52,7 +52,7 @@ func newRigWith(tb testing.TB, seed uint64, fwd, rev *Params, o rigOpts) *rig {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		cfg := QueueConfig(int(r.net.B.NS), num)
+		cfg := QueueConfig(int(r.net.B.NS), num, p.PerPacket())
 		cfg.Spin = o.spin
 		q, err := nfq.Open(cfg)
 		if err != nil {

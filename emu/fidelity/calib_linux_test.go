@@ -153,7 +153,7 @@ func newLineRig(tb testing.TB) *lineRig {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	q, err := nfq.Open(delayline.QueueConfig(int(r.net.B.NS), 1))
+	q, err := nfq.Open(delayline.QueueConfig(int(r.net.B.NS), 1, false))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -59,11 +59,15 @@ func (d *Dir) NeedsDelayLine() bool {
 // arrives) and starts the delay line on it, seeded from the run's seed so
 // each direction draws its own loss and jitter and a run repeats exactly.
 func (d *Dir) StartDelayLine(node *topo.NodeNS, num uint16, runSeed uint64) error {
-	line, err := delayline.New(dirSeed(runSeed, d.Name), delayParams(d.Shape))
+	p := delayParams(d.Shape)
+	line, err := delayline.New(dirSeed(runSeed, d.Name), p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Name, err)
 	}
-	q, err := nfq.Open(delayline.QueueConfig(int(node.NS), num))
+	// A trace's loss arrives later, through SetParams: the queue must
+	// segment from the start.
+	perPacket := p.PerPacket() || d.Player != nil && d.Player.Trace.HasLoss
+	q, err := nfq.Open(delayline.QueueConfig(int(node.NS), num, perPacket))
 	if err != nil {
 		return fmt.Errorf("%s: delay line queue %d in %s: %w", d.Name, num, node.NSName, err)
 	}

@@ -32,8 +32,10 @@ type LinkCounters struct {
 // QdiscCounters are the rate limiter's kernel counters: what the HTB class
 // sent (Ethernet frames) and what its bfifo leaf dropped and holds.
 type QdiscCounters struct {
-	Bytes          uint64 `json:"bytes"`
-	Packets        uint64 `json:"packets"`
+	Bytes   uint64 `json:"bytes"`
+	Packets uint64 `json:"packets"` // a GSO super-packet as its segments
+	// Drops counts a GSO super-packet once (the kernel's count), so a
+	// drop of a sender's super-packet loses several packets.
 	Drops          uint64 `json:"drops"`
 	BacklogBytes   uint64 `json:"backlog_bytes"`
 	BacklogPackets uint64 `json:"backlog_packets"`

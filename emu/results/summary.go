@@ -85,7 +85,9 @@ type LinkResult struct {
 	CapacityMbps   float64 `json:"capacity_mbps"`
 	ThroughputMbps float64 `json:"throughput_mbps"`
 	Utilization    float64 `json:"utilization"`
-	Drops          uint64  `json:"queue_drops"`
+	// Drops are the queue's drops at its limit: a GSO super-packet once
+	// (docs/results.md).
+	Drops uint64 `json:"queue_drops"`
 	// QueueDelayMs is how long bytes waited in the rate limiter's queue,
 	// measured from its counters as QueueDelayMethod says (N: the
 	// readings); QueueDelayDerivedMs is backlog ÷ rate at each reading,
