@@ -10,6 +10,8 @@ const (
 	QlogDir  = "qlog"
 	TLSDir   = "tls"
 	PcapDir  = "pcap"
+	// LogsDir holds the endpoint processes' stdout and stderr.
+	LogsDir = "logs"
 )
 
 // RecvLogFile is a flow's receive log (t_s,bytes).

@@ -5,25 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/dc-emu/emu/emu/config"
-)
-
-// Files and directories of a sweep directory (docs/results.md).
-const (
-	PlanFile   = "plan.json"
-	RunsDir    = "runs"
-	CSVFile    = "sweep.csv"
-	FiguresDir = "figures"
-	ReportFile = "report.html"
-	// DegradedDir keeps the attempts of each run that came back degraded
-	// and was run again: the first in degraded/<run id>/, attempt k ≥ 2 in
-	// degraded/<run id>.<k>/ (run directories; runs/ holds the latest).
-	DegradedDir = "degraded"
 )
 
 // FileSlug makes a sweep key or metric name part of a figure's file name
@@ -177,20 +162,6 @@ func JoinSorted(m map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// ReadPlan reads dir/plan.json.
-func ReadPlan(dir string) (*Plan, error) {
-	path := filepath.Join(dir, PlanFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParsePlan(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
-}
-
 // ParsePlan decodes and checks a plan.json: its version, that ids are
 // unique directory names and that every run's point exists.
 func ParsePlan(b []byte) (*Plan, error) {
@@ -202,11 +173,6 @@ func ParsePlan(b []byte) (*Plan, error) {
 		return nil, err
 	}
 	return &p, nil
-}
-
-// WritePlan writes dir/plan.json atomically.
-func WritePlan(dir string, p *Plan) error {
-	return WriteJSON(filepath.Join(dir, PlanFile), p)
 }
 
 // check validates a plan read from a file: ids are directory names and

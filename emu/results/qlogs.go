@@ -161,26 +161,31 @@ func compress(name string) (int64, error) {
 		return 0, err
 	}
 	defer in.Close()
-	dst := name + gzSuffix
-	tmp := dst + ".tmp"
-	out, err := os.Create(tmp)
+	out, err := Create(name + gzSuffix)
 	if err != nil {
-		return 0, err
-	}
-	zw, _ := gzip.NewWriterLevel(out, gzip.BestSpeed) // a valid level: no error
-	_, err = io.Copy(zw, in)
-	err = errors.Join(err, zw.Close())
-	var n int64
-	if st, serr := out.Stat(); serr == nil {
-		n = st.Size()
-	}
-	err = errors.Join(err, out.Close())
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return 0, fmt.Errorf("compress %s: %w", name, err)
 	}
-	return n, os.Remove(name)
+	count := &countingWriter{w: out}
+	zw, _ := gzip.NewWriterLevel(count, gzip.BestSpeed) // a valid level: no error
+	_, err = io.Copy(zw, in)
+	if err = errors.Join(err, zw.Close()); err == nil {
+		err = out.Commit()
+	}
+	if err != nil {
+		out.Discard()
+		return 0, fmt.Errorf("compress %s: %w", name, err)
+	}
+	return count.n, os.Remove(name)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

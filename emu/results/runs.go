@@ -11,13 +11,6 @@ import (
 	"strings"
 )
 
-// RunsFile is a sweep's runs.csv: every run of its plan with what became
-// of it and the metrics the aggregation read from it. It is the sweep's
-// record: with it and plan.json a sweep aggregates, judges and resumes
-// even when the run directories are gone (deleted to save space, or lost
-// with the machine a long reproduction began on).
-const RunsFile = "runs.csv"
-
 // runsColumns are runs.csv's first columns; one column per metric
 // follows.
 var runsColumns = []string{"run", "point", "repeat", "seed", "status", "attempts", "duration_s", "reason"}

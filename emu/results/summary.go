@@ -1,10 +1,6 @@
 package results
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
@@ -95,69 +91,6 @@ type LinkResult struct {
 	QueueDelayMs        *DelayStats `json:"queue_delay_ms,omitempty"`
 	QueueDelayMethod    string      `json:"queue_delay_method,omitempty"`
 	QueueDelayDerivedMs *DelayStats `json:"queue_delay_derived_ms,omitempty"`
-}
-
-// Files of a run directory (docs/results.md).
-const (
-	SummaryFile    = "summary.json"
-	ConfigFile     = "config.json"
-	CountersFile   = "counters.json"
-	TimeseriesFile = "timeseries.csv"
-)
-
-// ReadSummary reads a run directory's summary.json. Syntax and type errors
-// name the file, line and column.
-func ReadSummary(dir string) (*Summary, error) {
-	path := filepath.Join(dir, SummaryFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var s Summary
-	if err := DecodeJSON(b, path, &s); err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// WriteJSON writes v as indented JSON to path atomically: a reader sees the
-// old file or the whole new one, never half of it. Every JSON file emu
-// writes goes through it.
-func WriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return WriteFile(path, append(b, '\n'))
-}
-
-// WriteFile writes b to path atomically, through a temporary file in the
-// same directory that is renamed over path (and removed if anything fails).
-func WriteFile(path string, b []byte) error {
-	return writeVia(path, b, os.Rename)
-}
-
-// writeVia writes b to a temporary file beside path and puts it in place
-// with put (rename: replace; link: only if path is absent); the temporary
-// name is removed in any case.
-func writeVia(path string, b []byte, put func(tmp, path string) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return put(tmp.Name(), path)
 }
 
 // Versions records what produced a result, so every figure can be traced to
