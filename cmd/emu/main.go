@@ -10,14 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/dc-emu/emu/cmd/emu/cli"
 )
-
-// needsRoot lists the subcommands that change the kernel's networking.
-var needsRoot = []string{"up", "down", "exec", "run", "sweep", "calibrate", "clean", "doctor"}
 
 func main() {
 	elevate(os.Args[1:])
@@ -27,12 +24,19 @@ func main() {
 	os.Exit(code)
 }
 
-// elevate re-runs emu through sudo when a subcommand needs root and the user
-// is not root, so `./emu run` works the same for users and for root (where
-// sudo may not even be installed). The absolute path of this binary is
-// passed, so sudo's reset PATH does not matter.
+// elevate re-runs emu through sudo when the command needs root (its
+// annotation, read by cli.NeedsRoot) and the user is not root, so that
+// `bin/emu run` works the same for users and for root (where sudo may not
+// even be installed). The absolute path of this binary is passed, so
+// sudo's reset PATH does not matter; sudo keeps the working directory, so
+// relative paths mean what they meant to the user. Under sudo, emu opens
+// the paths the user named with the user's permissions (internal/invoker).
 func elevate(args []string) {
-	if os.Geteuid() == 0 || len(args) == 0 || !slices.Contains(needsRoot, args[0]) || os.Getenv("EMU_NO_SUDO") != "" {
+	if os.Geteuid() == 0 || os.Getenv("EMU_NO_SUDO") != "" {
+		return
+	}
+	cmd, need := cli.NeedsRoot(args)
+	if !need {
 		return
 	}
 	sudo, err := exec.LookPath("sudo")
@@ -43,9 +47,14 @@ func elevate(args []string) {
 	if err != nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "emu: %s needs root; running it through sudo\n", args[0])
-	argv := append([]string{"sudo", "--preserve-env=EMU_NO_SUDO,QLOGDIR", "--", self}, args...)
-	err = syscall.Exec(sudo, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "emu: %s needs root; running it through sudo: sudo %s\n", cmd, strings.Join(append([]string{self}, args...), " "))
+	err = syscall.Exec(sudo, sudoArgv(self, args), os.Environ())
 	fmt.Fprintf(os.Stderr, "emu: sudo: %v\n", err)
 	os.Exit(1)
+}
+
+// sudoArgv is the command line that re-runs self with args through sudo,
+// keeping the environment variables emu reads.
+func sudoArgv(self string, args []string) []string {
+	return append([]string{"sudo", "--preserve-env=EMU_NO_SUDO,QLOGDIR", "--", self}, args...)
 }

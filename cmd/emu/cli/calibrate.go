@@ -18,8 +18,9 @@ func newCalibrateCmd(e *env) *cobra.Command {
 	var o emu.CalibrateOptions
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "calibrate",
-		Short: "Measure what the PDCP proxies cost on this machine (the paper's Table 2)",
+		Use:         "calibrate",
+		Annotations: needsRoot(),
+		Short:       "Measure what the PDCP proxies cost on this machine (the paper's Table 2)",
 		Long: `calibrate measures RTT and throughput over the default link (20 Mbit/s,
 10 ms one-way delay with 10% coefficient of variation) without and with the
 two PDCP proxies in the path, N times each, and prints mean and standard
@@ -37,9 +38,6 @@ degraded: where these start to move is this machine's limit.`,
 			sf.trace = "none"
 			cfg, err := sf.resolve()
 			if err != nil {
-				return err
-			}
-			if err := requireRoot("calibrate"); err != nil {
 				return err
 			}
 			if o.Out == "" {

@@ -11,17 +11,15 @@ import (
 func newCleanCmd(e *env) *cobra.Command {
 	var all bool
 	c := &cobra.Command{
-		Use:   "clean",
-		Short: "Remove what crashed or killed runs left behind",
+		Use:         "clean",
+		Annotations: needsRoot(),
+		Short:       "Remove what crashed or killed runs left behind",
 		Long: `clean deletes the namespaces (and with them every veth, qdisc, queue rule
 and process inside) and the state files of runs whose emu process is gone.
 Running emulations are left alone, and so is anything that is not emu's.
 With --all it also removes emu-* namespaces that have no state file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireRoot("clean"); err != nil {
-				return err
-			}
 			rep, err := runstate.Clean(all)
 			for _, ns := range rep.Namespaces {
 				fmt.Fprintf(e.stdout, "removed namespace %s\n", ns)

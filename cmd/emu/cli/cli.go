@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,26 +67,8 @@ var commands = []func(*env) *cobra.Command{
 // Run executes emu with args (without the program name) and returns the
 // process exit status: 0 on success, 1 when the work failed, 2 for bad usage.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	e := &env{ctx: ctx, stdout: stdout, stderr: stderr}
-	root := &cobra.Command{
-		Use:   "emu",
-		Short: "Trace-driven network emulator for QUIC and TCP over Dual Connectivity",
-		Long: `emu builds, on one Linux host, the network a Dual Connectivity experiment
-needs (two shaped links, PDCP proxies, QUIC and TCP endpoints), runs
-downloads over it and analyses what happened.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root := newRoot(&env{ctx: ctx, stdout: stdout, stderr: stderr})
 	root.SetArgs(args)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
-	})
-	for _, newCmd := range commands {
-		root.AddCommand(newCmd(e))
-	}
-	markArgErrors(root)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
@@ -96,6 +79,34 @@ downloads over it and analyses what happened.`,
 		return 2
 	}
 	return 1
+}
+
+// newRoot builds the emu command with every subcommand, writing to e's
+// writers. A command that needs root (its annotation, root.go) is refused
+// before it runs when emu is not root.
+func newRoot(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "emu",
+		Short: "Trace-driven network emulator for QUIC and TCP over Dual Connectivity",
+		Long: `emu builds, on one Linux host, the network a Dual Connectivity experiment
+needs (two shaped links, PDCP proxies, QUIC and TCP endpoints), runs
+downloads over it and analyses what happened.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return checkRoot(c, os.Geteuid())
+		},
+	}
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w", c.CommandPath(), err)}
+	})
+	for _, newCmd := range commands {
+		root.AddCommand(newCmd(e))
+	}
+	markArgErrors(root)
+	return root
 }
 
 // markArgErrors makes every command's argument-count errors usage errors

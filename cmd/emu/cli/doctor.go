@@ -14,8 +14,9 @@ import (
 func newDoctorCmd(e *env) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "doctor",
-		Short: "Probe what this kernel and machine can do, and which backend emu will use",
+		Use:         "doctor",
+		Annotations: needsRoot(),
+		Short:       "Probe what this kernel and machine can do, and which backend emu will use",
 		Long: `doctor probes, inside a scratch network namespace, everything emu needs:
 root, namespaces, veth, each qdisc (htb, tbf, netem, fq, fq_codel), NFQUEUE
 rules and how they can be installed, policy routing, MPTCP with its path

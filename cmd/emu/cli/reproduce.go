@@ -32,8 +32,9 @@ type reproduceFlags struct {
 func reproduceCommand(e *env, newRunner sweepRunner) *cobra.Command {
 	var f reproduceFlags
 	c := &cobra.Command{
-		Use:   "reproduce",
-		Short: "Run the paper's figures as sweeps and judge its findings in one report",
+		Use:         "reproduce",
+		Annotations: needsRoot("dry-run"),
+		Short:       "Run the paper's figures as sweeps and judge its findings in one report",
 		Long: `reproduce runs the presets that reproduce "QUIC Throughput and Fairness over
 Dual Connectivity" (docs/reproduce.md) as sweeps, one after the other, each
 in its own directory under --out, then judges every finding of the paper

@@ -1,16 +1,72 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
-// requireRoot fails with a hint when a command that changes the kernel's
-// networking runs without root.
-func requireRoot(cmd string) error {
-	if os.Geteuid() == 0 {
+// Which commands need root is said once, by an annotation on each command:
+// main's re-run through sudo (NeedsRoot) and the refusal before a command
+// runs without root (checkRoot) both read it, so the two cannot disagree,
+// and a new command that changes the kernel's networking is re-run through
+// sudo as soon as it says so.
+
+// rootAnnotation marks a command that needs root. Its value lists the
+// boolean flags that, when set, make the command need none (a dry run, a
+// listing), separated by commas.
+const rootAnnotation = "emu.needs-root"
+
+// needsRoot is the Annotations of a command that needs root unless one of
+// the flags named is set.
+func needsRoot(unless ...string) map[string]string {
+	return map[string]string{rootAnnotation: strings.Join(unless, ",")}
+}
+
+// rootNeeded reports whether c, with the flags it has parsed, needs root.
+func rootNeeded(c *cobra.Command) bool {
+	unless, ok := c.Annotations[rootAnnotation]
+	if !ok {
+		return false
+	}
+	for _, name := range strings.Split(unless, ",") {
+		if f := c.Flags().Lookup(name); name != "" && f != nil && f.Value.String() == "true" {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRoot fails, naming the command, when c needs root and euid is not
+// root: emu was not re-run through sudo (no sudo, EMU_NO_SUDO set).
+func checkRoot(c *cobra.Command, euid int) error {
+	if euid == 0 || !rootNeeded(c) {
 		return nil
 	}
-	exe, _ := os.Executable()
-	return fmt.Errorf("emu %s needs root (network namespaces, qdiscs, NFQUEUE); run: sudo %s %s …", cmd, exe, cmd)
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "emu"
+	}
+	sub := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+	return fmt.Errorf("%s needs root (network namespaces, qdiscs, NFQUEUE); run: sudo %s %s …", c.CommandPath(), exe, sub)
+}
+
+// NeedsRoot reports whether the command that args (without the program
+// name) run needs root, and that command's path ("emu reproduce") for
+// messages. Arguments that do not parse need no root: the command reports
+// them as a usage error, without a password prompt first.
+func NeedsRoot(args []string) (path string, need bool) {
+	root := newRoot(&env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard})
+	c, rest, err := root.Find(args)
+	if err != nil || c == root {
+		return "", false
+	}
+	if err := c.ParseFlags(rest); err != nil {
+		return c.CommandPath(), false
+	}
+	return c.CommandPath(), rootNeeded(c)
 }

@@ -16,8 +16,9 @@ func newRunCmd(e *env) *cobra.Command {
 	var out string
 	var asJSON, quiet bool
 	c := &cobra.Command{
-		Use:   "run",
-		Short: "Run the scenario's downloads over the emulated network and report what happened",
+		Use:         "run",
+		Annotations: needsRoot(),
+		Short:       "Run the scenario's downloads over the emulated network and report what happened",
 		Long: `run builds the network (two links shaped by a bandwidth trace or constant
 rates, delay lines, PDCP proxies), runs the scenario's flows (QUIC or TCP
 downloads, each endpoint its own process), writes a results directory and
@@ -32,9 +33,6 @@ and the PDCP repairs.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := sf.resolve()
 			if err != nil {
-				return err
-			}
-			if err := requireRoot("run"); err != nil {
 				return err
 			}
 			if out == "" {

@@ -29,9 +29,6 @@ func newSweepCmd(e *env) *cobra.Command { return sweepCommand(e, emuRunner) }
 // emuRunner runs each point with emu.Run. Warnings (and, with --verbose,
 // the live status lines) go to stderr prefixed with the run's id.
 func emuRunner(e *env, verbose bool) (sweep.Runner, error) {
-	if err := requireRoot("sweep"); err != nil {
-		return nil, err
-	}
 	return func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		log := &prefixWriter{w: e.stderr, prefix: "  " + filepath.Base(out) + ": "}
 		defer log.Flush()
@@ -62,8 +59,9 @@ type sweepFlags struct {
 func sweepCommand(e *env, newRunner sweepRunner) *cobra.Command {
 	var f sweepFlags
 	c := &cobra.Command{
-		Use:   "sweep",
-		Short: "Vary parameters, repeat each point, aggregate mean, sd and 95 % CI",
+		Use:         "sweep",
+		Annotations: needsRoot("dry-run", "list-presets"),
+		Short:       "Vary parameters, repeat each point, aggregate mean, sd and 95 % CI",
 		Long: `sweep runs one experiment many times. By default each --vary key's values are
 tried in turn while every other parameter stays at the base configuration
 (the paper's method; points that resolve to the same configuration are run

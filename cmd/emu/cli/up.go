@@ -17,8 +17,9 @@ func newUpCmd(e *env) *cobra.Command {
 	var sf scenarioFlags
 	var asJSON, dryRun bool
 	c := &cobra.Command{
-		Use:   "up",
-		Short: "Build the emulated network and keep it up until Ctrl-C or emu down",
+		Use:         "up",
+		Annotations: needsRoot("dry-run"),
+		Short:       "Build the emulated network and keep it up until Ctrl-C or emu down",
 		Long: `up builds the scenario's network (namespaces, two shaped links, delay lines,
 PDCP proxies, trace replay), prints every node and stays up until Ctrl-C or
 emu down. Run any tool inside a node with emu exec, e.g.
@@ -36,9 +37,6 @@ emu down. Run any tool inside a node with emu exec, e.g.
 					fmt.Fprintln(e.stdout, op)
 				}
 				return nil
-			}
-			if err := requireRoot("up"); err != nil {
-				return err
 			}
 			em, err := emu.Start(e.ctx, cfg, emu.StartOptions{Command: "up", Log: e.stderr})
 			if err != nil {
@@ -101,8 +99,9 @@ func printNodes(e *env, id string, nodes []runstate.NodeInfo) {
 func newExecCmd(e *env) *cobra.Command {
 	var run string
 	c := &cobra.Command{
-		Use:   "exec NODE -- CMD [ARGS…]",
-		Short: "Run a command inside a node's network namespace",
+		Use:         "exec NODE -- CMD [ARGS…]",
+		Annotations: needsRoot(),
+		Short:       "Run a command inside a node's network namespace",
 		Long: `exec runs CMD inside NODE's network namespace (srv, gws, gwc, cli, cli1,
 cli2, or a full namespace name) and exits with its status.`,
 		Args: cobra.MinimumNArgs(1),
@@ -110,9 +109,6 @@ cli2, or a full namespace name) and exits with its status.`,
 			dash := cmd.ArgsLenAtDash()
 			if dash != 1 || len(args) < 2 {
 				return usagef("usage: emu exec NODE -- CMD [ARGS…]")
-			}
-			if err := requireRoot("exec"); err != nil {
-				return err
 			}
 			_, node, err := runstate.FindNode(args[0], run)
 			if err != nil {
@@ -152,13 +148,11 @@ func newAddrCmd(e *env) *cobra.Command {
 func newDownCmd(e *env) *cobra.Command {
 	var run string
 	c := &cobra.Command{
-		Use:   "down",
-		Short: "Stop the emulations emu up keeps up (or the run given with --run)",
-		Args:  cobra.NoArgs,
+		Use:         "down",
+		Annotations: needsRoot(),
+		Short:       "Stop the emulations emu up keeps up (or the run given with --run)",
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := requireRoot("down"); err != nil {
-				return err
-			}
 			stopped, err := runstate.Down(e.ctx, run)
 			for _, id := range stopped {
 				fmt.Fprintf(e.stdout, "stopped %s\n", id)
