@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The per-packet path must not allocate (style.md §2.7).
+// The per-packet path must not allocate (docs/design.md, PDCP proxies).
 
 func TestSendAllocs(t *testing.T) {
 	pkt := ipv4Packet(protoUDP, 0, make([]byte, 1200))

@@ -3,7 +3,7 @@
 // path schedulers that choose link 0, link 1 or both for every PDU) and the
 // receive side (TS 38.323 reordering with t-Reordering, duplicate and
 // out-of-window discard, SN wrap-around), see
-// shared/docs/pdcp-reordering.md.
+// docs/pdcp-reordering.md.
 //
 // The package is pure: it touches no kernel, socket or timer, and never
 // reads the clock. Every call that depends on time takes now (any monotonic

@@ -1,7 +1,7 @@
-// Package delayline is the userspace replacement for sch_netem on kernels
-// without it: it holds packets queued to an NFQUEUE until their due time and
-// drops the lost ones, with delay, jitter and loss drawn from a seeded
-// generator.
+// Package delayline is emu's one delay model, used on every kernel in place
+// of sch_netem (whose jitter reorders packets; docs/design.md says why): it
+// holds packets queued to an NFQUEUE until their due time and drops the
+// lost ones, with delay, jitter and loss drawn from a seeded generator.
 //
 // The package has two halves. Line is pure: it takes arrival times ("now")
 // and packet ids, decides loss and due times, holds the packets in a FIFO

@@ -4,7 +4,7 @@ import "github.com/dc-emu/emu/emu/results"
 
 // The presets of the flow kinds (rr, cbr, objects, uploads, resumption,
 // per-flow steering): studies outside the paper, each reproducing the set-up
-// of one of the neighbouring studies (shared docs, related-studies.md).
+// of a neighbouring study, which its Figure and Notes name.
 
 // interactive flows of the latency presets: a latency probe (Flent's
 // RRUL pings, here 100-byte HTTP transactions every 100 ms) and a VoIP-like
