@@ -72,7 +72,7 @@ func (r *runner) startCaptures() error {
 	if err != nil || len(targets) == 0 {
 		return err
 	}
-	if err := os.MkdirAll(r.file(results.PcapDir), 0o755); err != nil {
+	if err := results.MkdirAll(r.file(results.PcapDir)); err != nil {
 		return fmt.Errorf("run.pcap: %w", err)
 	}
 	snaplen := r.cfg.Observe.PcapSnaplen

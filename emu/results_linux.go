@@ -96,10 +96,13 @@ func flowCC(f config.Flow) string {
 	return "newreno"
 }
 
-// writeResults writes summary.json, timeseries.csv and counters.json.
+// writeResults writes summary.json, timeseries.csv and counters.json, and
+// hands the run directory, with what the endpoints wrote into it, to the
+// user who ran emu through sudo.
 func (r *runner) writeResults(s *results.Summary) error {
 	var errs []error
-	if err := results.WriteJSON(filepath.Join(r.o.Out, "summary.json"), s); err != nil {
+	dir := results.RunDir(r.o.Out)
+	if err := dir.WriteSummary(s); err != nil {
 		errs = append(errs, err)
 	}
 	if err := r.writeSeries(); err != nil {
@@ -114,8 +117,11 @@ func (r *runner) writeResults(s *results.Summary) error {
 		counters.GC = append(counters.GC, results.GCCollection{TS: results.Round3(c.Start.Sub(r.em.Epoch).Seconds()),
 			TookMs: results.Round3(float64(c.Took) / 1e6), Demoted: c.Demoted})
 	}
-	if err := results.WriteJSON(filepath.Join(r.o.Out, "counters.json"), counters); err != nil {
+	if err := dir.WriteCounters(&counters); err != nil {
 		errs = append(errs, err)
+	}
+	if err := results.HandOver(r.o.Out); err != nil {
+		errs = append(errs, fmt.Errorf("hand the run directory to its user: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -129,7 +135,7 @@ func (r *runner) writeSeries() error {
 	logs := make([][]results.FlowSample, len(r.cfg.Flows))
 	for i, f := range r.cfg.Flows {
 		t.Header = append(t.Header, "flow."+f.Name+".goodput_mbps")
-		fl, err := readLog(filepath.Join(r.o.Out, "flows", f.Name+".csv"), results.ReadFlowSamples)
+		fl, err := readLog(results.RunDir(r.o.Out).File(results.RecvLogFile(f.Name)), results.ReadFlowSamples)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
@@ -188,15 +194,7 @@ func (r *runner) writeSeries() error {
 	if err := r.workColumns(t); err != nil {
 		return err
 	}
-	f, err := os.Create(filepath.Join(r.o.Out, "timeseries.csv"))
-	if err != nil {
-		return err
-	}
-	if err := t.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return results.RunDir(r.o.Out).WriteTimeseries(t)
 }
 
 // readLog reads the log at path with read, which names it by its path in

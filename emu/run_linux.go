@@ -60,10 +60,8 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summa
 		}
 		o.Binary = exe
 	}
-	for _, d := range []string{"", "flows", "qlog", "logs", "tls"} {
-		if err := os.MkdirAll(filepath.Join(o.Out, d), 0o755); err != nil {
-			return nil, fmt.Errorf("run: %w", err)
-		}
+	if err := results.RunDir(o.Out).Create(); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
 	}
 	// Endpoints keep scratch files (ngtcp2's document root and downloads)
 	// in their own TMPDIR, removed here even if they were killed.
@@ -116,7 +114,7 @@ type runner struct {
 }
 
 func (r *runner) run(ctx context.Context) (*results.Summary, error) {
-	if err := results.WriteJSON(filepath.Join(r.o.Out, "config.json"), r.configRecord()); err != nil {
+	if err := results.RunDir(r.o.Out).WriteConfig(r.configRecord()); err != nil {
 		return nil, err
 	}
 	cert, key, err := endpoint.WriteSelfSigned(filepath.Join(r.o.Out, "tls"), topo.ServerAddr)

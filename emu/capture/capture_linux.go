@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/nsthread"
 )
 
@@ -102,7 +103,7 @@ func Start(ctx context.Context, netnsFD int, iface string, snaplen int, path str
 		c.release()
 		return nil, fmt.Errorf("capture %s: eventfd: %w", iface, err)
 	}
-	if c.file, err = os.Create(path); err != nil {
+	if c.file, err = results.CreateStream(path); err != nil {
 		c.release()
 		return nil, fmt.Errorf("capture %s: %w", iface, err)
 	}

@@ -89,7 +89,7 @@ func keepDegraded(dir, id string, k int) error {
 	if err := os.RemoveAll(to); err != nil {
 		return fmt.Errorf("sweep: keep degraded attempt %d of run %s: %w", k, id, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := results.MkdirAll(filepath.Dir(to)); err != nil {
 		return fmt.Errorf("sweep: keep degraded attempt %d of run %s: %w", k, id, err)
 	}
 	if err := os.Rename(filepath.Join(dir, results.RunsDir, id), to); err != nil {
@@ -107,7 +107,7 @@ func restoreKept(dir, id string, k int) error {
 	if err := os.RemoveAll(runDir); err != nil {
 		return fmt.Errorf("sweep: restore degraded attempt %d of run %s: %w", k, id, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(runDir), 0o755); err != nil {
+	if err := results.MkdirAll(filepath.Dir(runDir)); err != nil {
 		return fmt.Errorf("sweep: restore degraded attempt %d of run %s: %w", k, id, err)
 	}
 	if err := os.Rename(keptDir(dir, id, k), runDir); err != nil {

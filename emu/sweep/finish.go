@@ -43,7 +43,7 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 		return nil, err
 	}
 	figDir := filepath.Join(dir, results.FiguresDir)
-	if err := os.MkdirAll(figDir, 0o755); err != nil {
+	if err := results.MkdirAll(figDir); err != nil {
 		return nil, err
 	}
 	keep := map[string]bool{}

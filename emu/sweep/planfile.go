@@ -29,7 +29,7 @@ var ErrPlanChanged = errors.New("the directory holds a different sweep")
 // resumes the sweep: plan.json takes them, the runs already done keep
 // their verdicts, and note says which thresholds changed ("" when none).
 func Prepare(dir string, p *results.Plan, force bool) (note string, err error) {
-	if err := os.MkdirAll(filepath.Join(dir, results.RunsDir), 0o755); err != nil {
+	if err := results.SweepDir(dir).Create(); err != nil {
 		return "", fmt.Errorf("sweep directory: %w", err)
 	}
 	old, err := results.ReadPlan(dir)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
@@ -39,13 +37,13 @@ func outcomeOf(ctx context.Context, sum *results.Summary, err error) (status, ms
 // that contradicts the error it returned, a summary with the status and
 // error is written.
 func record(runDir string, r results.Run, cfg *config.Config, sum *results.Summary, status, msg string, started time.Time, took time.Duration) error {
-	path := filepath.Join(runDir, "summary.json")
-	onDisk, err := results.ReadSummary(runDir)
+	dir := results.RunDir(runDir)
+	onDisk, err := dir.ReadSummary()
 	if err == nil && onDisk.Status == status {
 		return nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		msg = fmt.Sprintf("%s (and its summary.json is unreadable: %v)", msg, err)
+		msg = fmt.Sprintf("%s (and its %s is unreadable: %v)", msg, results.SummaryFile, err)
 	}
 	rec := results.Summary{}
 	if sum != nil {
@@ -66,10 +64,10 @@ func record(runDir string, r results.Run, cfg *config.Config, sum *results.Summa
 	}
 	rec.Seed = r.Seed
 	rec.Status, rec.Error = status, msg
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
+	if err := dir.WriteSummary(&rec); err != nil {
 		return fmt.Errorf("sweep: record run %s: %w", r.ID, err)
 	}
-	return results.WriteJSON(path, &rec)
+	return nil
 }
 
 // okRun reads the run directory runDir and reports whether it holds run r
