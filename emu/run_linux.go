@@ -17,6 +17,7 @@ import (
 	"github.com/dc-emu/emu/emu/host"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
+	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -64,10 +65,14 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summa
 		return nil, fmt.Errorf("run: %w", err)
 	}
 	// Endpoints keep scratch files (ngtcp2's document root and downloads)
-	// in their own TMPDIR, removed here even if they were killed.
-	scratch, err := os.MkdirTemp("", "emu-run-")
-	if err != nil {
-		return nil, err
+	// in their own TMPDIR, removed here even if they were killed, and by
+	// emu clean if this process is: the state file names it first.
+	scratch := runstate.ScratchDir(em.ID)
+	if err := runstate.RecordScratch(em.ID, scratch); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		return nil, fmt.Errorf("run: scratch: %w", err)
 	}
 	defer os.RemoveAll(scratch)
 	r := &runner{em: em, cfg: em.Config, o: o, started: time.Now(), scratch: scratch}

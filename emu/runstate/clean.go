@@ -6,6 +6,7 @@ import "strings"
 type CleanReport struct {
 	Runs       []string // run ids whose leftovers were removed
 	Namespaces []string // namespaces deleted
+	Scratch    []string // scratch directories removed
 	Skipped    []string // emu-looking namespaces left alone, and why
 }
 

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/dc-emu/emu/emu/results"
 )
 
 // StateDir holds one file per live run. A run writes its file before it
@@ -31,6 +29,9 @@ type RunState struct {
 	Command string     `json:"command"`   // up, run, sweep, calibrate
 	Started time.Time  `json:"started"`
 	Nodes   []NodeInfo `json:"nodes"`
+	// Scratch is the run's scratch directory (ScratchDir), recorded
+	// before it is made so that emu clean removes it after a crash.
+	Scratch string `json:"scratch,omitempty"`
 }
 
 // NodeInfo describes a node for users: `emu up` prints it, `emu exec`
@@ -70,29 +71,76 @@ func ClaimState(s RunState) error {
 	return writeStateIn(StateDir, s, true)
 }
 
-// writeStateIn writes dir/<id>.json whole (results' atomic writer); to
-// claim the id, only if no such file exists (of two claims of one id
-// exactly one succeeds).
+// writeStateIn writes dir/<id>.json whole; to claim the id, only if no
+// such file exists (of two claims of one id exactly one succeeds).
 func writeStateIn(dir string, s RunState, claim bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	s.PID = os.Getpid()
 	s.PIDTime = procStartTime(s.PID)
-	path := filepath.Join(dir, s.ID+".json")
-	if claim {
-		if err := results.CreateJSON(path, s); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				return fmt.Errorf("state: %s: %w", s.ID, ErrIDInUse)
-			}
-			return fmt.Errorf("state: %w", err)
-		}
-		return nil
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
 	}
-	if err := results.WriteJSON(path, s); err != nil {
+	put := os.Rename
+	if claim {
+		put = os.Link // fails if the name exists; a rename would replace it
+	}
+	if err := writeRootFile(filepath.Join(dir, s.ID+".json"), append(b, '\n'), put); err != nil {
+		if claim && errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("state: %s: %w", s.ID, ErrIDInUse)
+		}
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil
+}
+
+// writeRootFile writes b to a temporary file beside path and puts it in
+// place with put, so readers see the old file or the whole new one. The
+// file stays root's, readable by all (emu addr needs no root): unlike what
+// the results writer writes, it is not handed to the user behind sudo —
+// emu clean deletes the namespaces and the directory a state file names,
+// so a user who could edit one could make root delete anything.
+func writeRootFile(path string, b []byte, put func(tmp, path string) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // fails harmlessly once renamed; a link leaves it
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return put(f.Name(), path)
+}
+
+// ScratchDir is where run id keeps its scratch files (the endpoints'
+// TMPDIR: ngtcp2's document root and downloads, up to a download's size).
+// The name follows from the id, so emu clean finds it even when the
+// state file was cut short.
+func ScratchDir(id string) string { return filepath.Join(os.TempDir(), "emu-run-"+id) }
+
+// RecordScratch records dir as run id's scratch directory in its state
+// file. The run calls it before it makes the directory: from then on emu
+// clean removes the directory once the run is gone.
+func RecordScratch(id, dir string) error {
+	b, err := os.ReadFile(statePath(id))
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	var s RunState
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("state: %s: %w", statePath(id), err)
+	}
+	s.Scratch = dir
+	return WriteState(s)
 }
 
 // RemoveState forgets a run.

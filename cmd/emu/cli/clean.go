@@ -15,7 +15,9 @@ func newCleanCmd(e *env) *cobra.Command {
 		Annotations: needsRoot(),
 		Short:       "Remove what crashed or killed runs left behind",
 		Long: `clean deletes the namespaces (and with them every veth, qdisc, queue rule
-and process inside) and the state files of runs whose emu process is gone.
+and process inside), the scratch directories (/tmp/emu-run-<id>, where
+ngtcp2 keeps its downloads) and the state files of runs whose emu process
+is gone.
 Running emulations are left alone, and so is anything that is not emu's.
 With --all it also removes emu-* namespaces that have no state file.`,
 		Args: cobra.NoArgs,
@@ -23,6 +25,9 @@ With --all it also removes emu-* namespaces that have no state file.`,
 			rep, err := runstate.Clean(all)
 			for _, ns := range rep.Namespaces {
 				fmt.Fprintf(e.stdout, "removed namespace %s\n", ns)
+			}
+			for _, dir := range rep.Scratch {
+				fmt.Fprintf(e.stdout, "removed scratch directory %s\n", dir)
 			}
 			for _, id := range rep.Runs {
 				fmt.Fprintf(e.stdout, "removed state of run %s\n", id)
