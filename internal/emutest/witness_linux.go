@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,9 +56,11 @@ const (
 
 // Mono reads CLOCK_MONOTONIC, the clock the witness logs on: time.Now's
 // monotonic reading cannot be compared across processes.
+// It reads the clock in a raw system call, which never gives up the
+// thread's P (see serveWitness).
 func Mono() time.Duration {
 	var ts unix.Timespec
-	_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
 }
 
@@ -72,7 +75,18 @@ func ServeWitness() {
 
 func serveWitness(in io.Reader, out io.Writer) int {
 	debug.SetGCPercent(-1)
+	// The sleeping loop keeps its P throughout (raw system calls, below);
+	// the goroutine that reads in needs another.
+	runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0)))
 	runtime.LockOSThread()
+	// Any CPU: a process inherits the affinity of the thread that started
+	// it, and a witness pinned to one CPU would miss the others' stalls.
+	// (runtime.NumCPU counts only the inherited set's CPUs.)
+	var all unix.CPUSet
+	for i := range len(all) * 64 {
+		all.Set(i)
+	}
+	_ = unix.SchedSetaffinity(0, &all)
 	if err := unix.SchedSetAttr(0, &unix.SchedAttr{Policy: unix.SCHED_FIFO, Priority: witnessPrio}, 0); err != nil {
 		fmt.Fprintf(out, "error SCHED_FIFO %d: %v\n", witnessPrio, err)
 		return 1
@@ -87,7 +101,14 @@ func serveWitness(in io.Reader, out io.Writer) int {
 	ts := unix.NsecToTimespec(int64(witnessStep))
 	for !stop.Load() {
 		t0 := Mono()
-		_ = unix.Nanosleep(&ts, nil)
+		// A raw system call: the runtime's own (entersyscall) lets the
+		// scheduler hand the P away while the thread sleeps, and a thread
+		// that wakes without one waits for an ordinary thread of the
+		// runtime to give it one back; with real-time threads spinning on
+		// every CPU that wait lasted the whole 200 ms of
+		// TestWitnessSeesTheMachineOnly, once in five runs on a busy
+		// machine.
+		unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 		t1 := Mono()
 		if t1-t0-witnessStep > witnessLate && len(stalls) < cap(stalls) {
 			stalls = append(stalls, Stall{t0 + witnessStep, t1})
