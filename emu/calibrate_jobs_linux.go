@@ -16,6 +16,7 @@ import (
 	fid "github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/internal/procstat"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/pdcp"
 )
 
 // CalibrateJobs measures what running 1, 2, …, o.Jobs emulations of base
@@ -37,7 +38,7 @@ func CalibrateJobs(ctx context.Context, base config.Config, o CalibrateOptions) 
 	cfg.Flows = append([]config.Flow(nil), base.Flows[:1]...)
 	cfg.Flows[0].Size, cfg.Flows[0].Duration, cfg.Flows[0].Path = 0, o.Duration, config.PathDC
 	cfg.Links[0].Trace, cfg.Links[1].Trace = "", ""
-	cfg.DC.Enabled, cfg.DC.Scheduler, cfg.DC.Split = true, "batch", "1:0"
+	cfg.DC.Enabled, cfg.DC.Sched.Kind, cfg.DC.Sched.Split = true, pdcp.KindBatch, pdcp.Split{1, 0}
 	c := &results.JobsCalibration{Cores: runtime.NumCPU(), Method: results.JobsMethod}
 	for n := 1; n <= o.Jobs; n++ {
 		lvl, err := calibrateLevel(ctx, cfg, o, n)

@@ -10,6 +10,7 @@ import (
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/pdcp"
 )
 
 // Calibrate measures the PDCP proxies' own cost (see results.Calibration).
@@ -35,7 +36,7 @@ func Calibrate(ctx context.Context, base config.Config, o CalibrateOptions) (*re
 			cfg.Links[0].Trace, cfg.Links[1].Trace = "", ""
 			cfg.Seed = o.Seed + uint64(i)
 			cfg.DC.Enabled = withPDCP
-			cfg.DC.Scheduler, cfg.DC.Split = "batch", "1:0"
+			cfg.DC.Sched.Kind, cfg.DC.Sched.Split = pdcp.KindBatch, pdcp.Split{1, 0}
 			name := fmt.Sprintf("%s-%02d", map[bool]string{false: "without-pdcp", true: "with-pdcp"}[withPDCP], i)
 			r, t, err := calibrateOnce(ctx, cfg, o, filepath.Join(o.Out, name))
 			if err != nil {

@@ -49,14 +49,14 @@ type proxyPair struct {
 func (e *Emulation) openProxyPair(dir string, tx, rx *gatewayPlan, iif string, dst []netip.Prefix, clock dcproxy.Clock) error {
 	p := &proxyPair{dir: dir}
 	var err error
-	if p.tx, err = dcproxy.OpenTx(tx.node, queuePDCPTx, e.Config.DC, clock); err != nil {
+	if p.tx, err = dcproxy.OpenTx(tx.node, queuePDCPTx, e.set.pdcp, clock); err != nil {
 		return err
 	}
 	e.proxies = append(e.proxies, p)
-	if p.rx, err = dcproxy.OpenRx(rx.node, queuePDCPRx, e.Config.DC, clock); err != nil {
+	if p.rx, err = dcproxy.OpenRx(rx.node, queuePDCPRx, e.set.pdcp, clock); err != nil {
 		return err
 	}
-	if err := steer(p, e.Config); err != nil {
+	if err := e.steer(p); err != nil {
 		return err
 	}
 	tx.chains = appendRule(tx.chains, "pdcp", prioPDCP,
@@ -117,7 +117,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 			}
 		}
 		e.warnWindow(o)
-		e.Backends["pdcp"] = fmt.Sprintf("nfqueue proxies (%d-bit SN, %s scheduler)", e.Config.DC.SNBits, e.Config.DC.Scheduler)
+		e.Backends["pdcp"] = fmt.Sprintf("nfqueue proxies (%d-bit SN, %s scheduler)", e.set.pdcp.SNBits, e.set.pdcp.Sched.Kind)
 	}
 
 	// Rules go in after the queues are bound, so no packet is queued to a
@@ -152,7 +152,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
 		<-pp.rx.Started()
 	}
 	e.updateSchedulers()
-	if len(e.proxies) > 0 && queueAware(e.Config) {
+	if len(e.proxies) > 0 && e.set.usesScheduler(pdcp.KindSmallestDelay) {
 		e.goLoop("pdcp queue state", e.trackQueues)
 	}
 	e.loopPs = e.packetLoops() + 1 // and a run's link sampler (link.Sampler)
@@ -237,7 +237,7 @@ func (e *Emulation) warnWindow(o StartOptions) {
 		}
 		peak += r
 	}
-	if msg, warn := pdcp.WindowWarning(peak, e.Config.DC.TReordering, e.Config.DC.SNBits, 1500); warn {
+	if msg, warn := pdcp.WindowWarning(peak, e.set.pdcp.TReordering, e.set.pdcp.SNBits, 1500); warn {
 		e.Warnings = append(e.Warnings, msg)
 		fmt.Fprintln(o.Log, "emu: warning:", msg)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -24,7 +25,7 @@ const prioDup = prioPDCP + 50
 // queue can drop it. Such PDUs carry topo.MarkBoth, so mark and protocol
 // pick exactly them, whatever other flows' schedulers do.
 func (e *Emulation) planDup(p *gatewayPlan, iif string) error {
-	if !duplicates(e.Config) {
+	if !e.set.usesScheduler(pdcp.KindDuplicate) {
 		return nil
 	}
 	const dev = "l2"

@@ -25,6 +25,9 @@ type Emulation struct {
 	// Warnings are configuration warnings recorded in results.
 	Warnings []string
 
+	// set is Config compiled into the components' settings.
+	set compiled
+
 	machinery
 }
 

@@ -73,7 +73,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 			return nil, err
 		}
 	}
-	e := &Emulation{Config: cfg, ID: o.ID, Backends: map[string]string{"rate": "htb"}, machinery: machinery{failed: make(chan error, 1), log: o.Log}}
+	e := &Emulation{Config: cfg, set: compile(&cfg), ID: o.ID, Backends: map[string]string{"rate": "htb"}, machinery: machinery{failed: make(chan error, 1), log: o.Log}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.Net, err = topo.Build(ctx, spec)
 	if err != nil {

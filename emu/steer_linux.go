@@ -5,33 +5,25 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/pdcp"
 )
 
 // steerRules are the flows with a PDCP scheduler of their own: each gets
 // its own entity in the proxies, found by its server's port.
-func steerRules(cfg config.Config) ([]dcproxy.SteerRule, error) {
+func (e *Emulation) steerRules() []dcproxy.SteerRule {
 	var rules []dcproxy.SteerRule
-	for i, f := range cfg.Flows {
-		if f.Path != config.PathDC || !f.Steered() {
-			continue
-		}
-		sc, err := config.FlowScheduler(cfg.DC, f.Workload)
-		if err != nil {
-			return nil, fmt.Errorf("flows.%d.scheduler: %w", i, err)
-		}
-		rules = append(rules, dcproxy.SteerRule{Port: serverPort(f, i), Sched: sc})
+	for _, f := range e.set.steered {
+		rules = append(rules, dcproxy.SteerRule{Port: serverPort(e.Config.Flows[f.flow], f.flow), Sched: f.sched})
 	}
-	return rules, nil
+	return rules
 }
 
 // steer gives both proxies of a direction the run's steered flows.
-func steer(pp *proxyPair, cfg config.Config) error {
-	rules, err := steerRules(cfg)
-	if err != nil || len(rules) == 0 {
-		return err
+func (e *Emulation) steer(pp *proxyPair) error {
+	rules := e.steerRules()
+	if len(rules) == 0 {
+		return nil
 	}
 	if err := pp.tx.Steer(rules); err != nil {
 		return fmt.Errorf("pdcp %s: %w", pp.dir, err)
@@ -40,28 +32,6 @@ func steer(pp *proxyPair, cfg config.Config) error {
 		return fmt.Errorf("pdcp %s: %w", pp.dir, err)
 	}
 	return nil
-}
-
-// duplicates reports whether a scheduler of the run sends PDUs on both
-// links.
-func duplicates(cfg config.Config) bool { return usesScheduler(cfg, pdcp.KindDuplicate) }
-
-// queueAware reports whether a scheduler of the run chooses by the links'
-// queues (smallest-delay), so the proxies must be told them.
-func queueAware(cfg config.Config) bool { return usesScheduler(cfg, pdcp.KindSmallestDelay) }
-
-// usesScheduler reports whether the run's DC scheduler, or that of a flow
-// steered over DC, is kind.
-func usesScheduler(cfg config.Config, kind string) bool {
-	if cfg.DC.Scheduler == kind {
-		return true
-	}
-	for _, f := range cfg.Flows {
-		if f.Path == config.PathDC && f.Scheduler == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // queuePeriod is how often the transmit proxies learn the links' queues.

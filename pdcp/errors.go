@@ -1,6 +1,9 @@
 package pdcp
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors of Encap and Decap. They are sentinel values so the proxies can
 // count them and apply the rule in the package documentation:
@@ -44,3 +47,25 @@ var (
 func IsForeign(err error) bool {
 	return errors.Is(err, ErrNotIP) || errors.Is(err, ErrNotPDCP)
 }
+
+// FieldError is a configuration value out of its range. Field is the Go
+// name of the field or parameter (SchedulerConfig's "Batch", NewReceiver's
+// "TReordering"), not a user-facing key: pdcp knows nothing of keys, and
+// whoever maps settings onto its configuration (emu/config) names its own
+// key for the field. Value is the value as text.
+type FieldError struct {
+	Field, Value string
+	Err          error
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("pdcp: %s: %v (got %s)", e.Field, e.Err, e.Value)
+}
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// snBitsRange is what CheckSNBits says of a length: the range, as a
+// configuration check says it, and ErrSNBits to errors.Is.
+type snBitsRange struct{}
+
+func (snBitsRange) Error() string        { return "must be 12 or 18" }
+func (snBitsRange) Is(target error) bool { return target == ErrSNBits }

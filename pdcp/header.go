@@ -1,6 +1,6 @@
 package pdcp
 
-import "fmt"
+import "strconv"
 
 // SN lengths the package supports: 12 bits (LTE DC, one of NR's two
 // options) and 18 bits (NR). Both sides of a DC path must use the same one;
@@ -14,11 +14,11 @@ const (
 // packet carrying the PDCP shim between its IP header and its payload.
 const protoShim = 253
 
-// CheckSNBits reports whether bits is a supported SN length, as an error
-// naming the user-facing key dc.sn_bits.
+// CheckSNBits reports whether bits is a supported SN length, as a
+// *FieldError for the field SNBits that is ErrSNBits to errors.Is.
 func CheckSNBits(bits int) error {
 	if bits != SNBits12 && bits != SNBits18 {
-		return fmt.Errorf("dc.sn_bits: %d: %w", bits, ErrSNBits)
+		return &FieldError{Field: "SNBits", Value: strconv.Itoa(bits), Err: snBitsRange{}}
 	}
 	return nil
 }

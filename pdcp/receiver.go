@@ -1,6 +1,7 @@
 package pdcp
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -112,13 +113,13 @@ type slot struct {
 
 // NewReceiver returns a Receiver for SNs of bits bits (12 or 18) and the
 // given t-Reordering (0 gives up a hole at the next Expire or Receive call).
-// Errors name the dc. key.
+// Errors are *FieldErrors naming SNBits or TReordering.
 func NewReceiver(bits int, tReordering time.Duration) (*Receiver, error) {
 	if err := CheckSNBits(bits); err != nil {
 		return nil, err
 	}
 	if tReordering < 0 {
-		return nil, fmt.Errorf("dc.t_reordering: %v: must not be negative", tReordering)
+		return nil, &FieldError{Field: "TReordering", Value: tReordering.String(), Err: errors.New("must not be negative")}
 	}
 	w := Window(bits)
 	return &Receiver{

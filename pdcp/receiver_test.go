@@ -286,10 +286,10 @@ func TestReceiverZeroTReordering(t *testing.T) {
 }
 
 func TestNewReceiverErrors(t *testing.T) {
-	if _, err := NewReceiver(16, 200*ms); err == nil || err.Error() != "dc.sn_bits: 16: pdcp: SN length must be 12 or 18 bits" {
+	if _, err := NewReceiver(16, 200*ms); err == nil || err.Error() != "pdcp: SNBits: must be 12 or 18 (got 16)" {
 		t.Errorf("bits 16: %v", err)
 	}
-	if _, err := NewReceiver(12, -ms); err == nil || err.Error() != "dc.t_reordering: -1ms: must not be negative" {
+	if _, err := NewReceiver(12, -ms); err == nil || err.Error() != "pdcp: TReordering: must not be negative (got -1ms)" {
 		t.Errorf("negative t-Reordering: %v", err)
 	}
 }

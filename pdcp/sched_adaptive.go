@@ -21,7 +21,7 @@ func (s *adaptive) SetLinkState(i int, st LinkState) { s.links[i] = st }
 func (s *adaptive) Pick(count uint64, _ int, _ time.Duration) Links {
 	if id := count/s.n + 1; id != s.batchID {
 		s.batchID = id
-		s.n0 = batchCut(id-1, float64(s.n)*s.share0())
+		s.n0 = batchCut(id-1, float64(s.n)*s.Share0())
 	}
 	i := 1
 	if count%s.n < s.n0 {
@@ -33,12 +33,12 @@ func (s *adaptive) Pick(count uint64, _ int, _ time.Duration) Links {
 	return linkOf(i)
 }
 
-// share0 is link 0's share of the current rates, or of the configured split
+// Share0 is link 0's share of the current rates, or of the configured split
 // while no rate is known.
-func (s *adaptive) share0() float64 {
+func (s *adaptive) Share0() float64 {
 	r0, r1 := max(s.links[0].RateBps, 0), max(s.links[1].RateBps, 0)
 	if sh := r0 / (r0 + r1); sh >= 0 && sh <= 1 { // not NaN: a rate is known and finite
 		return sh
 	}
-	return s.fallback.share0()
+	return s.fallback.Share0()
 }

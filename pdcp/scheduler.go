@@ -1,7 +1,10 @@
 package pdcp
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,7 +21,7 @@ type Scheduler interface {
 	SetLinkState(i int, s LinkState)
 }
 
-// Scheduler kinds (dc.scheduler).
+// Scheduler kinds.
 const (
 	KindBatch         = "batch"          // batches of N split a:b (the paper's)
 	KindDuplicate     = "duplicate"      // every PDU on both links
@@ -28,7 +31,9 @@ const (
 	KindAdaptive      = "adaptive"       // batches of N split by the links' current rates
 )
 
-// SchedulerKinds lists the valid dc.scheduler values, default first.
+// SchedulerKinds lists the valid SchedulerConfig.Kind values, default
+// first. It is the one list: the configuration's key table and its
+// documentation take it from here.
 func SchedulerKinds() []string {
 	return []string{KindBatch, KindDuplicate, KindWeighted, KindSmallestDelay, KindActiveStandby, KindAdaptive}
 }
@@ -40,24 +45,30 @@ const (
 	DefaultTReordering = 200 * time.Millisecond
 )
 
-// SchedulerConfig configures a Scheduler. Field comments give the
-// user-facing key, the default for the zero value and the valid range.
+// SchedulerConfig configures a Scheduler. Field comments give the default
+// for the zero value and the valid range; WithDefaults fills the defaults
+// and Validate checks the ranges, each in one place (as quic-go's
+// populateConfig and validateConfig).
 type SchedulerConfig struct {
-	// Kind is dc.scheduler, one of SchedulerKinds(); "" means batch.
+	// Kind is one of SchedulerKinds(); "" means batch.
 	Kind string
-	// Batch is dc.batch, the batch size N in PDUs for batch and adaptive;
-	// 0 means 100; otherwise at least 1.
+	// Batch is the batch size N in PDUs for batch and adaptive; 0 means
+	// DefaultBatch; otherwise at least 1.
 	Batch int
-	// Split is dc.split, the ratio a:b of PDUs on link 0 and link 1 for
-	// batch and weighted, and adaptive's ratio until a link rate is known;
-	// the zero value means 1:1. See ParseSplit.
+	// Split is the ratio a:b of PDUs on link 0 and link 1 for batch and
+	// weighted, and adaptive's ratio until a link rate is known; the zero
+	// value means 1:1. See ParseSplit.
 	Split Split
-	// Active is dc.active, the link active-standby prefers: 0 (default) or 1.
+	// Active is the link active-standby prefers: 0 (default) or 1.
 	Active int
 }
 
-// withDefaults fills the zero values.
-func (c SchedulerConfig) withDefaults() SchedulerConfig {
+// DefaultSchedulerConfig is the paper's scheduler: batches of DefaultBatch
+// split 1:1.
+func DefaultSchedulerConfig() SchedulerConfig { return SchedulerConfig{}.WithDefaults() }
+
+// WithDefaults returns c with its zero fields set to their defaults.
+func (c SchedulerConfig) WithDefaults() SchedulerConfig {
 	if c.Kind == "" {
 		c.Kind = KindBatch
 	}
@@ -70,35 +81,34 @@ func (c SchedulerConfig) withDefaults() SchedulerConfig {
 	return c
 }
 
-// Validate reports the first invalid field, naming its dc. key.
+// Validate reports the first field of c out of its range, as a
+// *FieldError. It checks c as it is, zero fields included: NewScheduler
+// validates WithDefaults' result, a configuration that holds every value
+// explicitly (emu/config) validates its own.
 func (c SchedulerConfig) Validate() error {
-	c = c.withDefaults()
-	valid := false
-	for _, k := range SchedulerKinds() {
-		valid = valid || c.Kind == k
-	}
-	if !valid {
-		return fmt.Errorf("dc.scheduler: %q: unknown scheduler (want one of %s)", c.Kind, strings.Join(SchedulerKinds(), ", "))
+	if !slices.Contains(SchedulerKinds(), c.Kind) {
+		return &FieldError{Field: "Kind", Value: strconv.Quote(c.Kind),
+			Err: fmt.Errorf("unknown scheduler (want one of %s)", strings.Join(SchedulerKinds(), ", "))}
 	}
 	if c.Batch < 1 {
-		return fmt.Errorf("dc.batch: %d: must be at least 1", c.Batch)
+		return &FieldError{Field: "Batch", Value: strconv.Itoa(c.Batch), Err: errors.New("must be at least 1")}
 	}
 	if err := c.Split.check(); err != nil {
-		return fmt.Errorf("dc.split: %s: %w", c.Split, err)
+		return &FieldError{Field: "Split", Value: c.Split.String(), Err: err}
 	}
 	if c.Active != 0 && c.Active != 1 {
-		return fmt.Errorf("dc.active: %d: must be 0 or 1", c.Active)
+		return &FieldError{Field: "Active", Value: strconv.Itoa(c.Active), Err: errors.New("must be 0 or 1")}
 	}
 	return nil
 }
 
-// NewScheduler returns the scheduler cfg describes, or the error Validate
-// reports.
+// NewScheduler returns the scheduler cfg describes with its zero fields
+// defaulted, or the error Validate reports.
 func NewScheduler(cfg SchedulerConfig) (Scheduler, error) {
+	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
 	switch cfg.Kind {
 	case KindDuplicate:
 		return duplicate{}, nil
@@ -111,5 +121,5 @@ func NewScheduler(cfg SchedulerConfig) (Scheduler, error) {
 	case KindAdaptive:
 		return &adaptive{n: uint64(cfg.Batch), fallback: cfg.Split}, nil
 	}
-	return &batch{n: uint64(cfg.Batch), q0: float64(cfg.Batch) * cfg.Split.share0()}, nil
+	return &batch{n: uint64(cfg.Batch), q0: float64(cfg.Batch) * cfg.Split.Share0()}, nil
 }

@@ -1,6 +1,7 @@
 package pdcp
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -237,16 +238,25 @@ func TestSchedulerConfigErrors(t *testing.T) {
 		cfg  SchedulerConfig
 		want string
 	}{
-		{SchedulerConfig{Kind: "round-robin"}, `dc.scheduler: "round-robin": unknown scheduler (want one of batch, duplicate,`},
-		{SchedulerConfig{Batch: -1}, "dc.batch: -1: must be at least 1"},
-		{SchedulerConfig{Split: Split{-1, 1}}, "dc.split: -1:1: weights must be finite and non-negative"},
-		{SchedulerConfig{Kind: KindActiveStandby, Active: 2}, "dc.active: 2: must be 0 or 1"},
+		{SchedulerConfig{Kind: "round-robin"}, `pdcp: Kind: unknown scheduler (want one of batch, duplicate,`},
+		{SchedulerConfig{Batch: -1}, "pdcp: Batch: must be at least 1 (got -1)"},
+		{SchedulerConfig{Split: Split{-1, 1}}, "pdcp: Split: weights must be finite and non-negative (got -1:1)"},
+		{SchedulerConfig{Kind: KindActiveStandby, Active: 2}, "pdcp: Active: must be 0 or 1 (got 2)"},
 	}
 	for _, tc := range cases {
 		_, err := NewScheduler(tc.cfg)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("NewScheduler(%+v) error %v, want %q", tc.cfg, err, tc.want)
+		var fe *FieldError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.As(err, &fe) {
+			t.Errorf("NewScheduler(%+v) error %v, want a *FieldError %q", tc.cfg, err, tc.want)
 		}
+	}
+	// Validate checks a configuration as it is: a zero batch is out of
+	// range there, and only NewScheduler reads it as the default.
+	if err := (SchedulerConfig{Kind: KindBatch, Split: Split{1, 1}}).Validate(); err == nil || !strings.Contains(err.Error(), "Batch: must be at least 1 (got 0)") {
+		t.Errorf("Validate with batch 0: %v", err)
+	}
+	if err := DefaultSchedulerConfig().Validate(); err != nil {
+		t.Errorf("the default scheduler configuration: %v", err)
 	}
 	for _, k := range append(SchedulerKinds(), "") {
 		if _, err := NewScheduler(SchedulerConfig{Kind: k}); err != nil {

@@ -7,28 +7,29 @@ import (
 	"strings"
 )
 
-// Split is the ratio a:b of PDUs sent on link 0 and link 1 (dc.split). The
+// Split is the ratio a:b of PDUs sent on link 0 and link 1. The
 // zero value means "unset" and stands for the default 1:1; ParseSplit never
 // returns it.
 type Split [2]float64
 
 // ParseSplit parses "a:b" with a and b non-negative integers or decimals
-// ("1:1", "9:1", "0.3:0.7", "1:0"), not both zero. Errors name dc.split.
+// ("1:1", "9:1", "0.3:0.7", "1:0"), not both zero. Errors say what is
+// wrong with s and leave naming the setting to the caller.
 func ParseSplit(s string) (Split, error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
-		return Split{}, fmt.Errorf("dc.split: %q: want a:b, e.g. 1:1 or 9:1", s)
+		return Split{}, fmt.Errorf("%q: want a:b, e.g. 1:1 or 9:1", s)
 	}
 	var sp Split
 	for i, part := range [2]string{a, b} {
 		v, err := parseWeight(part)
 		if err != nil {
-			return Split{}, fmt.Errorf("dc.split: %q: %w", s, err)
+			return Split{}, fmt.Errorf("%q: %w", s, err)
 		}
 		sp[i] = v
 	}
 	if err := sp.check(); err != nil {
-		return Split{}, fmt.Errorf("dc.split: %q: %w", s, err)
+		return Split{}, fmt.Errorf("%q: %w", s, err)
 	}
 	return sp, nil
 }
@@ -78,5 +79,5 @@ func (sp Split) String() string {
 	return strconv.FormatFloat(sp[0], 'f', -1, 64) + ":" + strconv.FormatFloat(sp[1], 'f', -1, 64)
 }
 
-// share0 returns link 0's fraction of the PDUs.
-func (sp Split) share0() float64 { return sp[0] / (sp[0] + sp[1]) }
+// Share0 is the fraction of the PDUs link 0 carries.
+func (sp Split) Share0() float64 { return sp[0] / (sp[0] + sp[1]) }

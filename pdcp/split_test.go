@@ -2,6 +2,7 @@ package pdcp
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,11 +29,11 @@ func TestParseSplit(t *testing.T) {
 		}
 	}
 	bad := []struct{ in, want string }{
-		{"3:x", `dc.split: "3:x": "x" is not a non-negative decimal number`},
-		{"0:0", `dc.split: "0:0": at least one weight must be positive`},
+		{"3:x", `"3:x": "x" is not a non-negative decimal number`},
+		{"0:0", `"0:0": at least one weight must be positive`},
 		{"-1:1", `"-1" is not a non-negative decimal number`},
-		{"1", `dc.split: "1": want a:b`},
-		{"", `dc.split: "": want a:b`},
+		{"1", `"1": want a:b`},
+		{"", `"": want a:b`},
 		{"1:1:1", `"1:1" is not`},
 		{" 1:1", `" 1" is not`},
 		{"inf:1", `"inf" is not`},
@@ -54,8 +55,8 @@ func FuzzParseSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		sp, err := ParseSplit(s)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "dc.split: ") {
-				t.Fatalf("error does not name dc.split: %v", err)
+			if !strings.HasPrefix(err.Error(), strconv.Quote(s)+": ") {
+				t.Fatalf("error does not quote the split: %v", err)
 			}
 			return
 		}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
-	"github.com/dc-emu/emu/pdcp"
 )
 
 // Config is one experiment, fully resolved: what every dotted key of
@@ -153,20 +152,6 @@ type TraceOptions struct {
 	Format string
 }
 
-// DC configures Dual Connectivity: the network-side proxy numbers and
-// splits downlink packets over the two links, the device-side proxy puts
-// them back in order.
-type DC struct {
-	Enabled     bool
-	Scheduler   string        // batch, duplicate, weighted, smallest-delay, active-standby, adaptive
-	Batch       int           // packets per batch (batch, adaptive)
-	Split       string        // ratio link1:link2, e.g. "1:1", "9:1"
-	TReordering time.Duration // PDCP t-Reordering
-	SNBits      int           // 12 (LTE DC) or 18 (NR)
-	Uplink      string        // link1, link2 or split
-	Active      string        // link1 or link2: the active link of active-standby
-}
-
 // Flow is one download from a server behind the network-side gateway to a
 // client on a path.
 type Flow struct {
@@ -213,11 +198,8 @@ func DefaultConfig(scenario string) (Config, error) {
 			{Down: shape, Up: shape, Trace: DefaultTrace},
 			{Down: shape, Up: shape, Trace: DefaultTrace},
 		},
-		Trace: TraceOptions{TimeScale: 1, RateScale: 1, Loop: true, Window: 10 * time.Millisecond},
-		DC: DC{
-			Enabled: true, Scheduler: "batch", Batch: 100, Split: "1:1",
-			TReordering: 200 * time.Millisecond, SNBits: 12, Uplink: PathLink1, Active: PathLink1,
-		},
+		Trace:    TraceOptions{TimeScale: 1, RateScale: 1, Loop: true, Window: 10 * time.Millisecond},
+		DC:       defaultDC(),
 		MPTCP:    DefaultMPTCP(),
 		Grace:    30 * time.Second,
 		Fidelity: fidelity.Defaults(),
@@ -279,31 +261,7 @@ func (c *Config) Validate() error {
 	if c.Trace.Window <= 0 {
 		bad("trace.window", "must be positive")
 	}
-	switch c.DC.Scheduler {
-	case "batch", "duplicate", "weighted", "smallest-delay", "active-standby", "adaptive":
-	default:
-		bad("dc.scheduler", "unknown scheduler %q (want batch, duplicate, weighted, smallest-delay, active-standby or adaptive)", c.DC.Scheduler)
-	}
-	if c.DC.Batch < 1 {
-		bad("dc.batch", "must be at least 1 (got %d)", c.DC.Batch)
-	}
-	if _, err := pdcp.ParseSplit(c.DC.Split); err != nil {
-		errs = append(errs, err) // names dc.split itself
-	}
-	if c.DC.SNBits != 12 && c.DC.SNBits != 18 {
-		bad("dc.sn_bits", "must be 12 or 18 (got %d)", c.DC.SNBits)
-	}
-	if c.DC.TReordering > 10*time.Second {
-		bad("dc.t_reordering", "%v is beyond NR's largest value (3 s) by far", c.DC.TReordering)
-	}
-	if c.DC.Active != PathLink1 && c.DC.Active != PathLink2 {
-		bad("dc.active", "want link1 or link2 (got %q)", c.DC.Active)
-	}
-	switch c.DC.Uplink {
-	case PathLink1, PathLink2, "split":
-	default:
-		bad("dc.uplink", "want link1, link2 or split (got %q)", c.DC.Uplink)
-	}
+	c.validateDC(bad)
 	errs = append(errs, c.Observe.validate()...)
 	if len(c.Flows) == 0 {
 		bad("flows", "a run needs at least one flow")
@@ -351,7 +309,7 @@ func (c *Config) Validate() error {
 		default:
 			bad(k+"proto", "want quic, tcp or udp (got %q)", f.Proto)
 		}
-		c.validateWorkload(k, f, bad)
+		c.validateWorkload(i, f, bad)
 		if f.Kind == KindBulk && f.Size <= 0 && f.Duration <= 0 {
 			bad(k+"size", "a flow needs a size or a duration")
 		}

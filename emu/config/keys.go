@@ -74,22 +74,7 @@ func Params(c *Config) []Param {
 		func(c *Config) *time.Duration { return &c.Trace.Window }))
 	add(stringParam("trace.format", "force the trace format (raca, mahimahi, csv, cooked); empty = detect",
 		func(c *Config) *string { return &c.Trace.Format }))
-	add(boolParam("dc.enabled", "run the PDCP proxies for DC clients (off: DC clients use link1 only)",
-		func(c *Config) *bool { return &c.DC.Enabled }))
-	add(stringParam("dc.scheduler", "path scheduler: batch, duplicate, weighted, smallest-delay, active-standby, adaptive",
-		func(c *Config) *string { return &c.DC.Scheduler }))
-	add(intParam("dc.batch", "packets", "packets per batch before switching links (batch, adaptive)",
-		func(c *Config) *int { return &c.DC.Batch }))
-	add(stringParam("dc.split", "ratio of packets on link1:link2 within a batch (batch, weighted)",
-		func(c *Config) *string { return &c.DC.Split }))
-	add(durationParam("dc.t_reordering", "PDCP t-Reordering timer of the device-side proxy",
-		func(c *Config) *time.Duration { return &c.DC.TReordering }))
-	add(intParam("dc.sn_bits", "bits", "PDCP sequence number length: 12 (LTE DC) or 18 (NR)",
-		func(c *Config) *int { return &c.DC.SNBits }))
-	add(stringParam("dc.active", "active link of the active-standby scheduler: link1 or link2",
-		func(c *Config) *string { return &c.DC.Active }))
-	add(stringParam("dc.uplink", "uplink of DC clients: link1, link2 or split (through the proxies too)",
-		func(c *Config) *string { return &c.DC.Uplink }))
+	ps = append(ps, dcParams()...)
 	ps = append(ps, mptcpParams()...)
 	for i := range c.Flows {
 		for _, f := range slices.Concat(flowFields, workloadFields) {

@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/dc-emu/emu/pdcp"
 )
 
 // Flow kinds (flows.N.kind).
@@ -65,14 +67,15 @@ type Workload struct {
 	// Resume is ResumeOff, Resume1RTT or Resume0RTT.
 	Resume string
 	// Scheduler, Batch, Split and Active steer this flow's packets through
-	// the PDCP transmit proxy by their own scheduler; "" and 0 take
-	// dc.scheduler, dc.batch, dc.split and dc.active. A flow with its own
-	// scheduler is its own PDCP entity (docs/design.md, "Per-flow
-	// steering").
+	// the PDCP transmit proxy by their own scheduler; "", 0 and the zero
+	// Split take dc.scheduler, dc.batch, dc.split and dc.active. Active is
+	// a link number, 1 or 2. A flow with its own scheduler is its own PDCP
+	// entity (docs/design.md, "Per-flow steering"); Config.FlowScheduler
+	// is its pdcp configuration.
 	Scheduler string
 	Batch     int
-	Split     string
-	Active    string
+	Split     pdcp.Split
+	Active    int
 }
 
 // DefaultWorkload is the workload of a default flow: a bulk download, and
@@ -91,7 +94,7 @@ const DefaultCBRInterval = 20 * time.Millisecond
 
 // Steered reports whether the flow has its own PDCP scheduler.
 func (w Workload) Steered() bool {
-	return w.Scheduler != "" || w.Batch != 0 || w.Split != "" || w.Active != ""
+	return w.Scheduler != "" || w.Batch != 0 || w.Split != (pdcp.Split{}) || w.Active != 0
 }
 
 // CBRInterval is the time between a cbr flow's datagrams: the time one
@@ -154,8 +157,9 @@ var workloadFields = []flowField{
 		func(f *Flow) *string { return &f.Scheduler }),
 	intField("batch", "packets", "DC flows with their own scheduler: batch size (0 = dc.batch)",
 		func(f *Flow) *int { return &f.Batch }),
-	stringField("split", "", "DC flows with their own scheduler: link1:link2 ratio (empty = dc.split)",
-		func(f *Flow) *string { return &f.Split }),
-	stringField("active", "", "DC flows with their own scheduler: active link of active-standby (empty = dc.active)",
-		func(f *Flow) *string { return &f.Active }),
+	splitField("split", "DC flows with their own scheduler: link1:link2 ratio (empty = dc.split)",
+		func(f *Flow) *pdcp.Split { return &f.Split }),
+	{"active", "", "DC flows with their own scheduler: active link of active-standby (empty = dc.active)",
+		func(f *Flow) string { return linkName(f.Active) },
+		func(f *Flow, v string) (err error) { f.Active, err = parseLink(v); return }},
 }

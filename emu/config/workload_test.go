@@ -69,10 +69,11 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=2rtt"}, `flows.0.resume: want off, 1rtt or 0rtt (got "2rtt")`},
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.server_impl=ngtcp2"}, "flows.0.kind: objects (resume off) needs emu's own endpoints"},
 		{[]string{"flow.direction=up", "flow.client_impl=ngtcp2"}, "flows.0.kind: bulk up (resume off) needs emu's own endpoints"},
-		{[]string{"flow.scheduler=sometimes"}, `flows.0.scheduler: dc.scheduler: "sometimes": unknown scheduler`},
+		{[]string{"flow.scheduler=sometimes"}, `flows.0.scheduler: unknown scheduler (want one of batch, duplicate, weighted, smallest-delay, active-standby, adaptive) (got "sometimes")`},
 		{[]string{"flow.path=link1", "flow.scheduler=batch"}, "flows.0.scheduler: only DC flows cross the PDCP proxies (path link1"},
-		{[]string{"flow.batch=-3"}, "flows.0.scheduler: dc.batch: -3: must be at least 1"},
-		{[]string{"flow.active=link3"}, `flows.0.scheduler: active link "link3"`},
+		{[]string{"flow.batch=-3"}, "flows.0.batch: must be at least 1 (got -3)"},
+		{[]string{"dc.batch=0", "flow.split=2:1"}, "dc.batch: must be at least 1 (got 0)"},
+		{[]string{"flow.active=link3"}, `flow.active=link3: want link1 or link2 (got "link3")`},
 		{[]string{"flow.path=mptcp", "flow.proto=tcp", "flow.direction=up"}, "flows.0.kind: over path mptcp emu runs bulk downloads only"},
 	} {
 		_, err := Resolve("throughput", settings(t, tc.set...))

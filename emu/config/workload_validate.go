@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/dc-emu/emu/pdcp"
 )
 
 // Bounds of the workload parameters.
@@ -24,9 +22,9 @@ const (
 )
 
 // validateWorkload reports what is wrong with flow i's kind and its
-// parameters; k is the flow's key prefix ("flows.i.").
-func (c *Config) validateWorkload(k string, f Flow, bad func(key, format string, args ...any)) {
-	w := f.Workload
+// parameters.
+func (c *Config) validateWorkload(i int, f Flow, bad func(key, format string, args ...any)) {
+	k, w := fmt.Sprintf("flows.%d.", i), f.Workload
 	if !slices.Contains([]string{KindBulk, KindRR, KindCBR, KindObjects}, w.Kind) {
 		bad(k+"kind", "want bulk, rr, cbr or objects (got %q)", w.Kind)
 		return
@@ -128,40 +126,6 @@ func (c *Config) validateWorkload(k string, f Flow, bad func(key, format string,
 			bad(k+"scheduler", "only DC flows cross the PDCP proxies (path %s, dc.enabled=%v)", f.Path, c.DC.Enabled)
 			return
 		}
-		if _, err := FlowScheduler(c.DC, w); err != nil {
-			bad(k+"scheduler", "%v", err)
-		}
+		c.validateFlowScheduler(i, bad)
 	}
-}
-
-// FlowScheduler is the PDCP scheduler configuration of a flow: dc's,
-// with what the flow sets itself in place.
-func FlowScheduler(dc DC, w Workload) (pdcp.SchedulerConfig, error) {
-	kind, batch, split, active := dc.Scheduler, dc.Batch, dc.Split, dc.Active
-	if w.Scheduler != "" {
-		kind = w.Scheduler
-	}
-	if w.Batch != 0 {
-		batch = w.Batch
-	}
-	if w.Split != "" {
-		split = w.Split
-	}
-	if w.Active != "" {
-		active = w.Active
-	}
-	sp, err := pdcp.ParseSplit(split)
-	if err != nil {
-		return pdcp.SchedulerConfig{}, err
-	}
-	a := 0
-	switch active {
-	case PathLink1:
-	case PathLink2:
-		a = 1
-	default:
-		return pdcp.SchedulerConfig{}, fmt.Errorf("active link %q: want link1 or link2", active)
-	}
-	sc := pdcp.SchedulerConfig{Kind: kind, Batch: batch, Split: sp, Active: a}
-	return sc, sc.Validate()
 }

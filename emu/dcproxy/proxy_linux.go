@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/procstat"
 	"github.com/dc-emu/emu/pdcp"
@@ -127,28 +126,16 @@ func (r *Rx) SetThreadName(name string) { r.thread.name = name }
 // TID is the id of the OS thread Run locked; 0 before Run has locked it.
 func (r *Rx) TID() int { return int(r.thread.tid.Load()) }
 
-func newScheduler(dc config.DC) (pdcp.Scheduler, error) {
-	split, err := pdcp.ParseSplit(dc.Split)
-	if err != nil {
-		return nil, err
-	}
-	active := 0
-	if dc.Active == config.PathLink2 {
-		active = 1
-	}
-	return pdcp.NewScheduler(pdcp.SchedulerConfig{Kind: dc.Scheduler, Batch: dc.Batch, Split: split, Active: active})
-}
-
 // OpenTx opens the transmit proxy's queue in node. A PDU a scheduler puts
 // on both links (duplicate) gets topo.MarkBoth, which routes it over
 // link1; the copy for link2 is made by the kernel after the verdict
 // (DupRule on that mark, installed by package emu).
-func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, error) {
-	sched, err := newScheduler(dc)
+func OpenTx(node *topo.NodeNS, num uint16, cfg Config, clock Clock) (*Tx, error) {
+	sched, err := pdcp.NewScheduler(cfg.Sched)
 	if err != nil {
 		return nil, err
 	}
-	sender, err := pdcp.NewSender(dc.SNBits, sched)
+	sender, err := pdcp.NewSender(cfg.SNBits, sched)
 	if err != nil {
 		return nil, err
 	}
@@ -157,13 +144,13 @@ func OpenTx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Tx, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
-	return &Tx{q: q, senders: []*pdcp.Sender{sender}, scheds: []pdcp.Scheduler{sched}, bits: dc.SNBits,
+	return &Tx{q: q, senders: []*pdcp.Sender{sender}, scheds: []pdcp.Scheduler{sched}, bits: cfg.SNBits,
 		clock: clock, buf: make([]byte, 0, 1<<16), thread: newLoopThread()}, nil
 }
 
 // OpenRx opens the receive proxy's queue in node.
-func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, error) {
-	recv, err := pdcp.NewReceiver(dc.SNBits, dc.TReordering)
+func OpenRx(node *topo.NodeNS, num uint16, cfg Config, clock Clock) (*Rx, error) {
+	recv, err := pdcp.NewReceiver(cfg.SNBits, cfg.TReordering)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +158,7 @@ func OpenRx(node *topo.NodeNS, num uint16, dc config.DC, clock Clock) (*Rx, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
 	}
-	return &Rx{q: q, recvs: []*pdcp.Receiver{recv}, tReordering: dc.TReordering, bits: dc.SNBits, clock: clock, thread: newLoopThread()}, nil
+	return &Rx{q: q, recvs: []*pdcp.Receiver{recv}, tReordering: cfg.TReordering, bits: cfg.SNBits, clock: clock, thread: newLoopThread()}, nil
 }
 
 // setLink updates what the scheduler knows of link i (rate changes of a

@@ -16,7 +16,7 @@ import (
 func newFake() *sweeptest.Runner {
 	return &sweeptest.Runner{
 		Goodput: func(cfg config.Config, i int) float64 {
-			return 10 - float64(cfg.DC.Batch)/100 + float64(cfg.Seed%97)/97 + float64(i)
+			return 10 - float64(cfg.DC.Sched.Batch)/100 + float64(cfg.Seed%97)/97 + float64(i)
 		},
 		DurationS: 60,
 		Links: func(cfg config.Config) []results.LinkResult {

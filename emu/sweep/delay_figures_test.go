@@ -19,7 +19,7 @@ import (
 // with the batch size and vary with the seed. The last flow has no
 // one-way delays (as an ngtcp2 client).
 func fakeDelays(cfg config.Config, i int) (rtt, owd float64) {
-	rtt = 20 + float64(cfg.DC.Batch)/10 + float64(cfg.Seed%89)/8.9 + float64(i)
+	rtt = 20 + float64(cfg.DC.Sched.Batch)/10 + float64(cfg.Seed%89)/8.9 + float64(i)
 	return rtt, rtt / 2
 }
 

@@ -206,20 +206,11 @@ func pathRTTLoss(cfg config.Config, f config.Flow, up bool) (time.Duration, floa
 	case f.Path == config.PathMPTCP:
 		share = 0.5
 	case f.Path != config.PathDC || !cfg.DC.Enabled:
-	case cfg.DC.Scheduler == "duplicate":
-		return max(rtt[0], rtt[1]), loss[0] * loss[1]
-	case cfg.DC.Scheduler == "active-standby":
-		if cfg.DC.Active == config.PathLink2 {
-			share = 0
+	default:
+		var dup bool
+		if share, dup, _ = dcShare(cfg.DC.Sched); dup {
+			return max(rtt[0], rtt[1]), loss[0] * loss[1]
 		}
-	case cfg.DC.Scheduler == "batch", cfg.DC.Scheduler == "weighted", cfg.DC.Scheduler == "":
-		if sp, err := pdcp.ParseSplit(cfg.DC.Split); err == nil {
-			share = sp[0] / (sp[0] + sp[1])
-		} else {
-			share = 0.5
-		}
-	default: // adaptive, smallest-delay: both links
-		share = 0.5
 	}
 	switch share {
 	case 0:
@@ -261,7 +252,7 @@ func pathsRate(cfg config.Config, r [2]float64, used map[string]bool) float64 {
 		if !cfg.DC.Enabled {
 			onLink[0] = true
 		} else {
-			total += dcRate(cfg.DC, r)
+			total += dcRate(cfg.DC.Sched, r)
 			// A single-link client beside the DC one shares its link.
 			onLink = [2]bool{}
 		}
@@ -277,30 +268,35 @@ func pathsRate(cfg config.Config, r [2]float64, used map[string]bool) float64 {
 	return total
 }
 
-func dcRate(dc config.DC, r [2]float64) float64 {
-	switch dc.Scheduler {
-	case "duplicate":
+func dcRate(sc pdcp.SchedulerConfig, r [2]float64) float64 {
+	share, dup, free := dcShare(sc)
+	switch {
+	case dup:
 		return min(r[0], r[1])
-	case "active-standby":
-		if dc.Active == config.PathLink2 {
-			return r[1]
-		}
+	case free:
+		return r[0] + r[1] // as much as both links take
+	case share == 0:
+		return r[1]
+	case share == 1:
 		return r[0]
-	case "batch", "weighted", "":
-		sp, err := pdcp.ParseSplit(dc.Split)
-		if err != nil {
-			sp = pdcp.Split{1, 1}
-		}
-		share := sp[0] / (sp[0] + sp[1])
-		switch share {
-		case 0:
-			return r[1]
-		case 1:
-			return r[0]
-		}
-		return min(r[0]/share, r[1]/(1-share))
 	}
-	return r[0] + r[1] // adaptive, smallest-delay: as much as both links take
+	return min(r[0]/share, r[1]/(1-share))
+}
+
+// dcShare is the share of a DC client's packets the scheduler sc puts on
+// link1; dup when it sends every packet on both links, free when it
+// follows the links' state (adaptive, smallest-delay: share 0.5).
+func dcShare(sc pdcp.SchedulerConfig) (share float64, dup, free bool) {
+	sc = sc.WithDefaults()
+	switch sc.Kind {
+	case pdcp.KindDuplicate:
+		return 1, true, false
+	case pdcp.KindActiveStandby:
+		return float64(1 - sc.Active), false, false
+	case pdcp.KindBatch, pdcp.KindWeighted:
+		return sc.Split.Share0(), false, false
+	}
+	return 0.5, false, true
 }
 
 // makespan is when the last of queued ends if they start in order, each

@@ -88,7 +88,7 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 	dir := prepared(t, p)
 	// Runs of batch 500 fail; a runner that returns no summary at all is
 	// covered by p01-r2 failing before it writes anything.
-	f := &sweeptest.Runner{Fail: func(c config.Config, _ string) bool { return c.DC.Batch == 500 }}
+	f := &sweeptest.Runner{Fail: func(c config.Config, _ string) bool { return c.DC.Sched.Batch == 500 }}
 	runner := func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
 		if filepath.Base(out) == "p01-r2" {
 			return nil, errors.New("network: add veth: file exists")

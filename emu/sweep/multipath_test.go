@@ -74,8 +74,8 @@ func TestMultipathGridPlan(t *testing.T) {
 		if c.Flows[0].Path != pt.Labels[MultipathAxis] || c.Flows[0].Name != pt.Labels[MultipathAxis] {
 			t.Errorf("%s: flow %s on %s", pt.ID, c.Flows[0].Name, c.Flows[0].Path)
 		}
-		if c.Flows[0].Path == config.PathDC && c.DC.Split != pt.Labels["capacity_ratio"] {
-			t.Errorf("%s: DC split %s, want the capacity ratio %s", pt.ID, c.DC.Split, pt.Labels["capacity_ratio"])
+		if c.Flows[0].Path == config.PathDC && c.DC.Sched.Split.String() != pt.Labels["capacity_ratio"] {
+			t.Errorf("%s: DC split %s, want the capacity ratio %s", pt.ID, c.DC.Sched.Split.String(), pt.Labels["capacity_ratio"])
 		}
 	}
 }

@@ -82,7 +82,7 @@ func TestOneAtATime(t *testing.T) {
 		if !maps.Equal(pt.Labels, w.labels) || !maps.Equal(pt.Params, w.params) {
 			t.Errorf("point %d = labels %v params %v, want %v %v", i, pt.Labels, pt.Params, w.labels, w.params)
 		}
-		if pt.Config.DC.Batch == 0 {
+		if pt.Config.DC.Sched.Batch == 0 {
 			t.Errorf("point %d has no resolved configuration", i)
 		}
 	}
@@ -113,8 +113,8 @@ func TestGrid(t *testing.T) {
 			t.Errorf("%s labels %v, want both axes", pt.ID, pt.Labels)
 		}
 		seen[pt.Labels["dc.batch"]+" "+pt.Labels["dc.split"]] = true
-		if pt.Config.DC.Split != pt.Labels["dc.split"] || pt.Params["dc.split"] != pt.Labels["dc.split"] && pt.Labels["dc.split"] != "1:1" {
-			t.Errorf("%s: config split %s params %v labels %v", pt.ID, pt.Config.DC.Split, pt.Params, pt.Labels)
+		if pt.Config.DC.Sched.Split.String() != pt.Labels["dc.split"] || pt.Params["dc.split"] != pt.Labels["dc.split"] && pt.Labels["dc.split"] != "1:1" {
+			t.Errorf("%s: config split %s params %v labels %v", pt.ID, pt.Config.DC.Sched.Split.String(), pt.Params, pt.Labels)
 		}
 	}
 	if len(seen) != 6 {

@@ -9,7 +9,6 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
-	"github.com/dc-emu/emu/pdcp"
 )
 
 // Every point of every preset resolves, so a preset never fails after
@@ -78,10 +77,10 @@ func TestPresetContents(t *testing.T) {
 	// Matching split: each point's split equals its bandwidth ratio.
 	for _, pt := range namedPresetPlan(t, "bw-ratio-matched").Points {
 		r1, r2 := pt.Config.Links[0].Down.Rate, pt.Config.Links[1].Down.Rate
-		sp, err := pdcp.ParseSplit(pt.Config.DC.Split)
+		sp := pt.Config.DC.Sched.Split
 		a, c := sp[0], sp[1]
-		if err != nil || (r1/r2)-(a/c) > 1e-9 || (a/c)-(r1/r2) > 1e-9 {
-			t.Errorf("point %s: rates %v:%v, split %s", pt.ID, r1, r2, pt.Config.DC.Split)
+		if (r1/r2)-(a/c) > 1e-9 || (a/c)-(r1/r2) > 1e-9 {
+			t.Errorf("point %s: rates %v:%v, split %s", pt.ID, r1, r2, pt.Config.DC.Sched.Split.String())
 		}
 		if r1+r2 != 40e6 {
 			t.Errorf("point %s: rates %v + %v, want a mean of 20 Mbit/s", pt.ID, r1, r2)
@@ -282,12 +281,12 @@ func TestQueuePreset(t *testing.T) {
 		}
 		switch pt.Labels["case"] {
 		case "ratio5-even", "ratio5-matched":
-			if r := c.Links[0].Down.Rate / c.Links[1].Down.Rate; r < 4.999 || r > 5.001 || (c.DC.Split == "5:1") != (pt.Labels["case"] == "ratio5-matched") {
-				t.Errorf("%s: rates %v/%v split %s", pt.ID, c.Links[0].Down.Rate, c.Links[1].Down.Rate, c.DC.Split)
+			if r := c.Links[0].Down.Rate / c.Links[1].Down.Rate; r < 4.999 || r > 5.001 || (c.DC.Sched.Split.String() == "5:1") != (pt.Labels["case"] == "ratio5-matched") {
+				t.Errorf("%s: rates %v/%v split %s", pt.ID, c.Links[0].Down.Rate, c.Links[1].Down.Rate, c.DC.Sched.Split.String())
 			}
 		case "dup-loss0", "dup-loss2":
-			if c.DC.Scheduler != "duplicate" || (c.Links[0].Down.Loss > 0) != (pt.Labels["case"] == "dup-loss2") {
-				t.Errorf("%s: scheduler %s loss %v", pt.ID, c.DC.Scheduler, c.Links[0].Down.Loss)
+			if c.DC.Sched.Kind != "duplicate" || (c.Links[0].Down.Loss > 0) != (pt.Labels["case"] == "dup-loss2") {
+				t.Errorf("%s: scheduler %s loss %v", pt.ID, c.DC.Sched.Kind, c.Links[0].Down.Loss)
 			}
 		default:
 			t.Errorf("%s: case %q", pt.ID, pt.Labels["case"])

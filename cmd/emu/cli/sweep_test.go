@@ -64,7 +64,7 @@ func runCommandWith(ctx context.Context, newCmd func(e *env) *cobra.Command, arg
 func newFakeRun(fail string) *sweeptest.Runner {
 	return &sweeptest.Runner{
 		Goodput: func(cfg config.Config, _ int) float64 {
-			return 40 - float64(cfg.DC.Batch)/20 + float64(cfg.Seed%100)/50
+			return 40 - float64(cfg.DC.Sched.Batch)/20 + float64(cfg.Seed%100)/50
 		},
 		Links: func(cfg config.Config) []results.LinkResult {
 			var ls []results.LinkResult

@@ -121,7 +121,7 @@ func (f *Runner) Calls() []string {
 // Goodput is the default goodput of flow i in a run of cfg: it falls with
 // the batch size and varies with the seed.
 func Goodput(cfg config.Config, i int) float64 {
-	return 40 - float64(cfg.DC.Batch)/25 + float64(cfg.Seed%997)/99.7 - float64(i)*3
+	return 40 - float64(cfg.DC.Sched.Batch)/25 + float64(cfg.Seed%997)/99.7 - float64(i)*3
 }
 
 // Capacities are the default link results: each link's configured rate,
