@@ -17,8 +17,11 @@
 // analysis of its complete records plus an error wrapping ErrTruncated;
 // other damage is an error naming the file, line, byte offset and field.
 //
-// The package is pure: it reads through io.Reader and io/fs.FS and writes
-// through io.Writer, so it runs anywhere (macOS included) and tests use
-// in-memory file systems. It must not import netlink, nfqueue, os/exec or
-// syscall; the cmd/emu/cli "analyze" command does the file handling.
+// The package is pure: the analysis reads through io.Reader and io/fs.FS
+// and writes through io.Writer, so it runs anywhere (macOS included) and
+// tests use in-memory file systems. It must not import netlink, nfqueue,
+// os/exec or syscall. What emu analyze writes — analysis.json, the
+// figures, report.html, qvis copies — files.go writes through emu/results'
+// one writer (RunDir, atomic, the invoking user's under sudo); the
+// cmd/emu/cli "analyze" command only maps flags and prints.
 package analysis

@@ -44,7 +44,7 @@ func (ra *RunAnalysis) latencyFigures(try func(*Figure, error) error) error {
 func DelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	flows := ts.Flows()
 	if !hasFinite(ts, flows, ".rtt_ms") && !hasFinite(ts, flows, ".owd_ms") {
-		return nil, fmt.Errorf("delay: %w: timeseries.csv has no flow.<name>.rtt_ms or owd_ms values", errNoData)
+		return nil, fmt.Errorf("delay: %w: %s has no flow.<name>.rtt_ms or owd_ms values", errNoData, results.TimeseriesFile)
 	}
 	good := newPlot(titled("Goodput, RTT and one-way delay per flow", run), "", "goodput (Mbit/s)")
 	rtt := newPlot("", "", "RTT (ms)")
@@ -108,7 +108,7 @@ func linkColumnFigure(ts *results.Timeseries, name, what, column, title, ylabel 
 		k++
 	}
 	if len(ss) == 0 {
-		return nil, fmt.Errorf("%s: %w: timeseries.csv has no link<N>.<dir>.%s above 0", what, errNoData, column)
+		return nil, fmt.Errorf("%s: %w: %s has no link<N>.<dir>.%s above 0", what, errNoData, results.TimeseriesFile, column)
 	}
 	if err := addSeries(p, ss...); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

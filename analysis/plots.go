@@ -27,7 +27,7 @@ const maxPlotPoints = 4000
 func ThroughputFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	flows := ts.Flows()
 	if len(flows) == 0 {
-		return nil, fmt.Errorf("throughput: %w: timeseries.csv has no flow.<name>.goodput_mbps column", errNoData)
+		return nil, fmt.Errorf("throughput: %w: %s has no flow.<name>.goodput_mbps column", errNoData, results.TimeseriesFile)
 	}
 	p := newPlot(titled("Goodput per flow and link capacity", run), "time since run start (s)", "rate (Mbit/s)")
 	var ss []series
@@ -88,7 +88,7 @@ func UtilizationFigure(ts *results.Timeseries, run string) (*Figure, error) {
 		ss = append(ss, series{label: l, xy: xyFinite(ts.T, u, 100), color: colorAt(palette, i)})
 	}
 	if len(ss) == 0 {
-		return nil, fmt.Errorf("utilization: %w: timeseries.csv has no link<N>.<dir>.capacity_mbps and throughput_mbps columns", errNoData)
+		return nil, fmt.Errorf("utilization: %w: %s has no link<N>.<dir>.capacity_mbps and throughput_mbps columns", errNoData, results.TimeseriesFile)
 	}
 	if downLinks > 1 {
 		all := make([]float64, len(sumCap))
@@ -230,7 +230,7 @@ func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 			return nil, nil, err
 		}
 	} else {
-		notes = append(notes, "throughput and utilization: no timeseries.csv")
+		notes = append(notes, "throughput and utilization: no "+results.TimeseriesFile)
 	}
 	senders := map[string]bool{}
 	for _, f := range ra.Flows {

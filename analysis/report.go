@@ -12,9 +12,6 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// ReportFile is the name emu analyze gives a run's report.
-const ReportFile = "report.html"
-
 // WriteRunReport writes a run's report.html: one self-contained page (the
 // figures inlined as SVG data, the styles inline, no external resource)
 // with the run's configuration, the tables emu analyze prints, every
@@ -23,7 +20,7 @@ const ReportFile = "report.html"
 // the run directory; the page is meant to be written into it.
 func WriteRunReport(w io.Writer, fsys fs.FS, ra *RunAnalysis, figs []*Figure, notes []string) error {
 	d := runReport{RA: ra, Notes: notes, Title: "Run " + orDash(ra.Run)}
-	sum, err := readJSONIfExists[results.Summary](fsys, summaryFile)
+	sum, err := readJSONIfExists[results.Summary](fsys, results.SummaryFile)
 	if err != nil {
 		return err
 	}
@@ -66,11 +63,11 @@ func FigureCaption(name string) string {
 	case name == "utilization":
 		return "Throughput ÷ capacity of each link direction per 100 ms bin, from the rate limiters' byte counters, and of all downlinks together."
 	case name == "delay":
-		return "Per 100 ms bin (timeseries.csv): goodput; RTT, the sender's smoothed RTT (TCP: TCP_INFO samples every run.tcpinfo_interval; QUIC: the qlog's smoothed_rtt read at the same interval); one-way delay, the client's read time minus the server's send stamp, per 64 KiB stamp."
+		return "Per 100 ms bin (" + results.TimeseriesFile + "): goodput; RTT, the sender's smoothed RTT (TCP: TCP_INFO samples every run.tcpinfo_interval; QUIC: the qlog's smoothed_rtt read at the same interval); one-way delay, the client's read time minus the server's send stamp, per 64 KiB stamp."
 	case name == "queue-delay":
-		return "How long packets waited in each link direction's rate limiter queue (timeseries.csv link<N>.<dir>.queue_delay_ms); directions that never queued are left out."
+		return "How long packets waited in each link direction's rate limiter queue (" + results.TimeseriesFile + " link<N>.<dir>.queue_delay_ms); directions that never queued are left out."
 	case name == "late":
-		return "Each delay line's longest release lateness per 100 ms bin (timeseries.csv link<N>.<dir>.late_max_ms): when in the run the emulation fell behind its schedule, and by how much; the fidelity verdict's delay_line.late_max is the run's largest."
+		return "Each delay line's longest release lateness per 100 ms bin (" + results.TimeseriesFile + " link<N>.<dir>.late_max_ms): when in the run the emulation fell behind its schedule, and by how much; the fidelity verdict's delay_line.late_max is the run's largest."
 	case name == "owd-cdf":
 		return "Distribution of each flow's one-way delay over its send stamps (flows/<flow>.owd.csv): the fraction of stamps read within x ms of being written."
 	case strings.HasPrefix(name, "congestion-") && strings.HasSuffix(name, "-tcpinfo"):
@@ -200,7 +197,7 @@ var runReportTemplate = template.Must(template.New("run").Funcs(template.FuncMap
 {{range .RA.Links}}<tr><td>{{.Name}} {{.Dir}}</td><td class="num">{{num .CapacityMbps 2}}</td><td class="num">{{num .ThroughputMbps 2}}</td><td class="num">{{pct .Utilization}}</td></tr>
 {{end}}</table>{{end}}
 {{with .Summary}}{{if .Links}}<h2>Queueing delay per link direction</h2>
-<p>How long bytes waited in each rate limiter's queue (summary.json <code>queue_delay_ms</code>; measured from the rate limiters' counters, the derived figure is backlog ÷ rate). Milliseconds.</p>
+<p>How long bytes waited in each rate limiter's queue (` + results.SummaryFile + ` <code>queue_delay_ms</code>; measured from the rate limiters' counters, the derived figure is backlog ÷ rate). Milliseconds.</p>
 <table><tr><th>link</th><th>p50</th><th>p95</th><th>p99</th><th>max</th><th>derived p95</th><th>method</th></tr>
 {{range .Links}}<tr><td>{{.Name}} {{.Dir}}</td><td class="num">{{ms .QueueDelayMs "p50"}}</td><td class="num">{{ms .QueueDelayMs "p95"}}</td><td class="num">{{ms .QueueDelayMs "p99"}}</td><td class="num">{{ms .QueueDelayMs "max"}}</td><td class="num">{{ms .QueueDelayDerivedMs "p95"}}</td><td>{{.QueueDelayMethod}}</td></tr>
 {{end}}</table>{{end}}{{end}}

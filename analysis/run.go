@@ -127,18 +127,9 @@ type PDCPSummary struct {
 	Source  string `json:"source"` // summary | counters
 }
 
-// Run directory layout (docs/results.md).
-const (
-	summaryFile    = "summary.json"
-	countersFile   = "counters.json"
-	timeseriesFile = "timeseries.csv"
-	flowsDir       = "flows"
-	qlogDir        = "qlog"
-)
-
 // IsRunDir reports whether fsys looks like a run directory.
 func IsRunDir(fsys fs.FS) bool {
-	for _, name := range []string{summaryFile, timeseriesFile, qlogDir} {
+	for _, name := range []string{results.SummaryFile, results.TimeseriesFile, results.QlogDir} {
 		if _, err := fs.Stat(fsys, name); err == nil {
 			return true
 		}
@@ -151,7 +142,7 @@ func IsRunDir(fsys fs.FS) bool {
 // files become Warnings; malformed files are errors naming file and line.
 func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 	if !IsRunDir(fsys) {
-		return nil, fmt.Errorf("not a run directory: no %s, %s or %s/", summaryFile, timeseriesFile, qlogDir)
+		return nil, fmt.Errorf("not a run directory: no %s, %s or %s/", results.SummaryFile, results.TimeseriesFile, results.QlogDir)
 	}
 	ra := &RunAnalysis{
 		DurationS:   unknown(),
@@ -164,12 +155,12 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 	}
 	ra.ActiveWindowS = [2]NullFloat{unknown(), unknown()}
 
-	sum, err := readJSONIfExists[results.Summary](fsys, summaryFile)
+	sum, err := readJSONIfExists[results.Summary](fsys, results.SummaryFile)
 	if err != nil {
 		return nil, err
 	}
 	if sum == nil {
-		ra.warn("no %s: the run did not finish writing; figures come from the other files", summaryFile)
+		ra.warn("no %s: the run did not finish writing; figures come from the other files", results.SummaryFile)
 	} else {
 		ra.Run, ra.Scenario, ra.Status, ra.Error = sum.Run, sum.Scenario, sum.Status, sum.Error
 		ra.Fidelity = sum.Fidelity
@@ -182,13 +173,13 @@ func AnalyzeRun(fsys fs.FS, opt RunOptions) (*RunAnalysis, error) {
 		}
 	}
 
-	if ts, ok, err := readFSIfExists(fsys, timeseriesFile, results.ReadTimeseries); err != nil {
+	if ts, ok, err := readFSIfExists(fsys, results.TimeseriesFile, results.ReadTimeseries); err != nil {
 		return nil, err
 	} else if ok {
 		ra.Timeseries = ts
 	}
 
-	counters, err := readJSONIfExists[results.Counters](fsys, countersFile)
+	counters, err := readJSONIfExists[results.Counters](fsys, results.CountersFile)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +306,7 @@ func qlogRole(base, vantage string) (flow, side string) {
 }
 
 func readFlowFiles(fsys fs.FS) (map[string][]results.FlowSample, error) {
-	files, err := fs.Glob(fsys, flowsDir+"/*.csv")
+	files, err := fs.Glob(fsys, results.FlowsDir+"/*.csv")
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func (ra *RunAnalysis) computeFairness() {
 	}
 	first, last := ActiveBins(ts)
 	if first < 0 {
-		ra.warn("no %s bin has all %d flows active; jfi_active left out", timeseriesFile, len(flows))
+		ra.warn("no %s bin has all %d flows active; jfi_active left out", results.TimeseriesFile, len(flows))
 		return
 	}
 	means := make([]float64, len(flows))

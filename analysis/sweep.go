@@ -1,15 +1,14 @@
 package analysis
 
-import "io/fs"
+import (
+	"io/fs"
 
-const (
-	planFile = "plan.json"
-	runsDir  = "runs"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // IsSweepDir reports whether fsys looks like a sweep directory.
 func IsSweepDir(fsys fs.FS) bool {
-	for _, name := range []string{planFile, runsDir} {
+	for _, name := range []string{results.PlanFile, results.RunsDir} {
 		if _, err := fs.Stat(fsys, name); err == nil {
 			return true
 		}

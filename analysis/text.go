@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // Table cells: "-" for unknown values.
@@ -44,7 +45,7 @@ func anPercent(v NullFloat) string {
 func WriteRun(w io.Writer, ra *RunAnalysis) {
 	name := ra.Run
 	if name == "" {
-		name = "(no summary.json)"
+		name = "(no " + results.SummaryFile + ")"
 	}
 	fmt.Fprintf(w, "run %s: scenario %s, status %s, seed %s, %s s\n\n", name, orDash(ra.Scenario), orDash(ra.Status), orDash(ra.Seed), anFloat(ra.DurationS, 1))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"path"
 	"text/tabwriter"
 
 	"gonum.org/v1/plot"
@@ -45,7 +44,7 @@ func (ra *RunAnalysis) readWorkloads(fsys fs.FS, sum *results.Summary) error {
 			continue
 		}
 		wa := WorkloadAnalysis{Name: f.Name, Kind: f.Kind, Objects: f.Objects}
-		name := path.Join(flowsDir, f.Name+"."+f.Kind+".csv")
+		name := results.KindLogFile(f.Name, f.Kind)
 		err := ifExists(fsys, name, func() error {
 			file, err := fsys.Open(name)
 			if err != nil {

@@ -17,6 +17,10 @@ const (
 // RecvLogFile is a flow's receive log (t_s,bytes).
 func RecvLogFile(flow string) string { return path.Join(FlowsDir, flow+".csv") }
 
+// KindLogFile is the log of a flow of kind rr, cbr or objects
+// (RRHeader, CBRHeader, ObjectsHeader), written by the side that keeps it.
+func KindLogFile(flow, kind string) string { return path.Join(FlowsDir, flow+"."+kind+".csv") }
+
 // TCPInfoFile is a TCP flow's TCP_INFO log (TCPInfoHeader), written by its
 // server.
 func TCPInfoFile(flow string) string { return path.Join(FlowsDir, flow+".tcpinfo.csv") }
