@@ -14,7 +14,8 @@
 // so rerunning with the same directory resumes each where it stopped;
 // WriteReport aggregates every preset directory there is, adapts each
 // sweep table to a findings.Sweep, draws the figures with sweep.Figures
-// and writes report.html and reproduce.json.
+// and writes report.html and reproduce.json. Job is these stages as a
+// sweep.Job, which a sweep.Session runs as it runs a sweep.
 //
 // The package is pure: the Runner that does a run comes from the caller
 // (the CLI passes emu.Run), as for sweeps. It does not decide what the

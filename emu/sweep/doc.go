@@ -13,6 +13,12 @@
 // is. A sweep directory is described in docs/results.md; how to spread one
 // over machines in docs/sweeps.md.
 //
+// A Session drives a Job in its directory for `emu sweep` and `emu
+// reproduce` alike: prepare the directory, say where it writes and how to
+// resume, execute, report from whatever is done (after a stop too), and
+// end with an error that says how the runs ended. PlanJob is one sweep as
+// a Job; package reproduce has the other.
+//
 // The package does not build networks itself: a Runner does one run (the
 // CLI passes emu.Run), which keeps the planning, resuming and statistics
 // testable without root.

@@ -44,13 +44,3 @@ func (f *execFlags) options(dir string) (sweep.Options, error) {
 		FreeSpace: func() (uint64, error) { return host.FreeSpace(dir) },
 	}, nil
 }
-
-// diskLine is the expected disk use of est (an estimate by qlog policy)
-// beside the free space where dir is.
-func diskLine(est func(results.QlogPolicy) float64, q results.QlogPolicy, dir string) string {
-	free := int64(-1)
-	if b, err := host.FreeSpace(dir); err == nil {
-		free = int64(b)
-	}
-	return sweep.DiskText(est, q, free)
-}

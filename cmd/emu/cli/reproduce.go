@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu/host"
 	"github.com/dc-emu/emu/emu/reproduce"
-	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -78,13 +73,11 @@ the others are held, and the report judges them from what is done.`,
 			if err != nil {
 				return err
 			}
-			if f.dryRun {
-				return writeReproducePlan(e.stdout, plan, out, o)
+			job := &reproduce.Job{Plan: plan}
+			if !f.dryRun {
+				job.EmuVersion = host.CollectVersions().Emu // asks dpkg too
 			}
-			if o.Runner, err = newRunner(e, f.verbose); err != nil {
-				return err
-			}
-			return runReproduce(e, plan, out, o)
+			return drive(e, sweep.Session{Name: "reproduce", Dir: out, Options: o}, job, f.dryRun, newRunner, f.verbose)
 		},
 	}
 	c.Flags().StringVar(&f.scale, "scale", "quick", "quick (3 repeats, 60 s, 20 MB) or paper (10 repeats, 180 s, 100 MB)")
@@ -95,64 +88,4 @@ the others are held, and the report judges them from what is done.`,
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
 	f.exec.register(c, "runs at once: a number, or auto (from the cores and the CPU a run uses; lowered when runs come back degraded)")
 	return c
-}
-
-// runReproduce prints the plan, runs the presets' sweeps in out and writes
-// the report, also after a stop, from whatever is done.
-func runReproduce(e *env, plan *reproduce.Plan, out string, o sweep.Options) error {
-	if err := writeReproducePlan(e.stderr, plan, out, o); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stderr, "reproduce: writing to %s (the same command with --out %s resumes it)\n", out, out)
-	stop, runCtx, release := twoStageInterrupt(e, "reproduce")
-	defer release()
-	start := time.Now()
-	o.Progress, o.Stop = e.stderr, stop
-	outcome, execErr := reproduce.Execute(runCtx, out, plan, o)
-	if errors.Is(execErr, sweep.ErrPlanChanged) {
-		return usageError{fmt.Errorf("%w (a reproduction at another scale, or made by another emu? use another --out)", execErr)}
-	}
-	rep, repErr := reproduce.WriteReport(out, plan, reproduce.ReportOptions{
-		Session: time.Since(start), EmuVersion: host.CollectVersions().Emu, Made: time.Now().UTC(),
-	})
-	if rep != nil {
-		if err := reproduce.WriteVerdicts(e.stdout, rep); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "\nreport: %s, %s\n", filepath.Join(out, reproduce.ReportFile), filepath.Join(out, reproduce.JSONFile))
-	}
-	if execErr != nil || repErr != nil {
-		return errors.Join(execErr, repErr)
-	}
-	switch {
-	case outcome.GaveUp != "":
-		return fmt.Errorf("gave up: %s", outcome.GaveUp)
-	case outcome.DiskFull != "":
-		return fmt.Errorf("stopped: %s; free some space and the same command with --out %s resumes", outcome.DiskFull, out)
-	case outcome.Stopped || outcome.Interrupted:
-		return fmt.Errorf("stopped; the same command with --out %s resumes", out)
-	case outcome.Failures() > 0:
-		return fmt.Errorf("%d runs failed and are left out of the statistics; the same command with --out %s retries them", outcome.Failures(), out)
-	}
-	return nil
-}
-
-// writeReproducePlan prints the plan with its wall time and disk use.
-func writeReproducePlan(w io.Writer, plan *reproduce.Plan, out string, o sweep.Options) error {
-	if err := reproduce.WritePlan(w, plan, out, estimateJobs(o.Jobs)); err != nil {
-		return err
-	}
-	est := func(q results.QlogPolicy) float64 { return plan.EstimateDisk(out, q) }
-	_, err := fmt.Fprintln(w, diskLine(est, o.Qlogs, out))
-	return err
-}
-
-// estimateJobs is how many runs at once an estimate assumes: the number
-// given, or for auto one per core (what auto starts from on a quiet
-// machine before it measures a run).
-func estimateJobs(j sweep.Jobs) int {
-	if j.Auto {
-		return runtime.NumCPU()
-	}
-	return j.N
 }

@@ -1,44 +1,17 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
-// sweepRunner gives the sweep its runner: emu.Run for the command, a fake
-// in the command's tests.
-type sweepRunner func(e *env, verbose bool) (sweep.Runner, error)
-
 func newSweepCmd(e *env) *cobra.Command { return sweepCommand(e, emuRunner) }
-
-// emuRunner runs each point with emu.Run. Warnings (and, with --verbose,
-// the live status lines) go to stderr prefixed with the run's id.
-func emuRunner(e *env, verbose bool) (sweep.Runner, error) {
-	return func(ctx context.Context, cfg config.Config, out string) (*results.Summary, error) {
-		log := &prefixWriter{w: e.stderr, prefix: "  " + filepath.Base(out) + ": "}
-		defer log.Flush()
-		o := emu.RunOptions{Out: out, Log: log}
-		if verbose {
-			o.Status = log
-		}
-		return emu.Run(ctx, cfg, o)
-	}, nil
-}
 
 type sweepFlags struct {
 	sf          scenarioFlags
@@ -121,25 +94,15 @@ recorded and left out of the statistics.`,
 			}
 			out := f.out
 			if out == "" {
-				out = filepath.Join("results", "sweep-"+outStamp()+"-"+sweepName(plan))
+				out = filepath.Join("results", "sweep-"+outStamp()+"-"+sweep.DirName(plan))
 			}
 			o, err := f.exec.options(out)
 			if err != nil {
 				return err
 			}
-			if f.dryRun {
-				if err := sweep.WritePlan(e.stdout, plan, shard); err != nil {
-					return err
-				}
-				writeEstimate(e.stdout, plan, shard, o.Jobs)
-				fmt.Fprintln(e.stdout, sweepDiskLine(plan, shard, o.Qlogs, out))
-				return nil
-			}
-			if o.Runner, err = newRunner(e, f.verbose); err != nil {
-				return err
-			}
 			o.Shard = shard
-			return runSweep(e, plan, out, o, sweepRunOptions{force: f.force, keepDegraded: f.keepDeg})
+			job := &sweep.PlanJob{Plan: plan, Force: f.force, Aggregate: sweep.AggregateOptions{KeepDegraded: f.keepDeg}}
+			return drive(e, sweep.Session{Name: "sweep", Dir: out, Options: o}, job, f.dryRun, newRunner, f.verbose)
 		},
 	}
 	f.sf.register(c, true)
@@ -207,198 +170,4 @@ func (f *sweepFlags) plan(cmd *cobra.Command) (*results.Plan, error) {
 		return nil, usageError{err}
 	}
 	return p, nil
-}
-
-// sweepName names the default output directory: the preset, else the
-// varied keys.
-func sweepName(p *results.Plan) string {
-	if p.Preset != "" {
-		return p.Preset
-	}
-	var keys []string
-	for _, a := range p.Vary {
-		keys = append(keys, a.Key)
-	}
-	if len(keys) == 0 {
-		return "repeat"
-	}
-	return strings.NewReplacer("+", "_", "/", "_").Replace(strings.Join(keys, "_"))
-}
-
-// writeEstimate prints the dry run's expected wall time.
-func writeEstimate(w io.Writer, plan *results.Plan, shard sweep.Shard, jobs sweep.Jobs) {
-	runs := shard.Runs(plan)
-	if jobs.Auto {
-		fmt.Fprintf(w, "expected wall time (--jobs auto decides after the first run, on %d cores): %s\n",
-			runtime.NumCPU(), sweep.WallTimes(plan, runs, runtime.NumCPU()))
-	} else {
-		at := "1 run at once"
-		if jobs.N > 1 {
-			at = fmt.Sprintf("%d runs at once", jobs.N)
-		}
-		fmt.Fprintf(w, "expected wall time: %s (%s)\n", sweep.EstimateWall(plan, runs, sweep.Schedule{Jobs: jobs.N}).Round(time.Second), at)
-	}
-	fmt.Fprintf(w, "(%s)\n", sweep.ModelText())
-}
-
-// sweepDiskLine is the expected disk use of the shard's runs that out does
-// not hold done yet.
-func sweepDiskLine(plan *results.Plan, shard sweep.Shard, q results.QlogPolicy, out string) string {
-	left := sweep.Remaining(out, plan, shard.Runs(plan))
-	return diskLine(func(q results.QlogPolicy) float64 { return sweep.EstimateDisk(plan, left, q) }, q, out)
-}
-
-// sweepRunOptions are the flags of runSweep beyond the sweep's options.
-type sweepRunOptions struct {
-	force        bool
-	keepDegraded bool
-}
-
-// runSweep executes the plan (or its shard) in out and aggregates it. The
-// first interrupt (which also cancels e.ctx) lets the running runs finish;
-// a second one interrupts them.
-func runSweep(e *env, plan *results.Plan, out string, so sweep.Options, o sweepRunOptions) error {
-	note, err := sweep.Prepare(out, plan, o.force)
-	if err != nil {
-		if errors.Is(err, sweep.ErrPlanChanged) {
-			return usageError{err}
-		}
-		return err
-	}
-	fmt.Fprintf(e.stderr, "sweep: writing to %s (the same command with --out %s resumes it)\n", out, out)
-	if note != "" {
-		fmt.Fprintf(e.stderr, "sweep: %s\n", note)
-	}
-	fmt.Fprintf(e.stderr, "sweep: %s\n", sweepDiskLine(plan, so.Shard, so.Qlogs, out))
-	stop, runCtx, release := twoStageInterrupt(e, "sweep")
-	defer release()
-	so.Progress, so.Stop = e.stderr, stop
-	outcome, execErr := sweep.Execute(runCtx, out, plan, so)
-	table, finErr := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: o.keepDegraded})
-	if table != nil {
-		sweep.WriteSummary(e.stdout, table)
-		fmt.Fprintf(e.stdout, "\nresults: %s, %s, %s/\n", filepath.Join(out, results.CSVFile), filepath.Join(out, results.ReportFile), filepath.Join(out, results.FiguresDir))
-	}
-	if execErr != nil {
-		return errors.Join(execErr, finErr)
-	}
-	if finErr != nil {
-		return fmt.Errorf("aggregate %s: %w", out, finErr)
-	}
-	for _, fl := range outcome.Failures {
-		fmt.Fprintf(e.stderr, "sweep: run %s %s: %s\n", fl.Run, fl.Status, fl.Error)
-	}
-	if n := len(outcome.Degraded); n > 0 {
-		what := "left out of the statistics (--keep-degraded keeps them)"
-		if o.keepDegraded {
-			what = "kept in the statistics (--keep-degraded)"
-		}
-		fmt.Fprintf(e.stderr, "sweep: %d runs were degraded in every attempt (1 + --reruns %d), %s: %s\n", n, *so.Reruns, what, abbreviate(outcome.Degraded, 12))
-	}
-	done := outcome.Skipped + outcome.OK + len(outcome.Failures)
-	switch {
-	case outcome.GaveUp != "":
-		return fmt.Errorf("gave up: %s", outcome.GaveUp)
-	case outcome.DiskFull != "":
-		return fmt.Errorf("stopped after %d of %d runs: %s; free some space and the same command with --out %s resumes", done, outcome.Runs, outcome.DiskFull, out)
-	case outcome.Stopped || outcome.Interrupted:
-		return fmt.Errorf("stopped after %d of %d runs; the same command with --out %s resumes", done, outcome.Runs, out)
-	case len(outcome.Failures) > 0:
-		return fmt.Errorf("%d of %d runs failed and are left out of the statistics; the same command with --out %s retries them", len(outcome.Failures), outcome.Runs, out)
-	}
-	return nil
-}
-
-func newSweepMergeCmd(e *env) *cobra.Command {
-	var out string
-	var force, keepDegraded bool
-	c := &cobra.Command{
-		Use:   "merge DIR... --out DIR",
-		Short: "Gather the shards of a sweep and aggregate them",
-		Long: `merge checks that the sweep directories hold the same plan (the shards of one
-sweep, run with --shard on different machines), copies each run from the
-first directory that completed it into --out (hard links where possible),
-and writes sweep.csv, runs.csv, figures/ and report.html there (shards'
-records are not merged: only their run directories). --out may be one of
-the inputs. Runs that no shard has done yet are reported; merge again when
-they are. Fails if any run failed.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, dirs []string) error {
-			if out == "" {
-				return usagef("sweep merge: --out is required")
-			}
-			res, err := sweep.Merge(out, dirs, force)
-			if err != nil {
-				if errors.Is(err, sweep.ErrPlanChanged) {
-					return usageError{err}
-				}
-				return err
-			}
-			fmt.Fprintf(e.stderr, "merge: %d runs copied, %d already in %s\n", res.Copied, res.Present, out)
-			for _, n := range res.Notes {
-				fmt.Fprintf(e.stderr, "merge: %s\n", n)
-			}
-			if len(res.Duplicates) > 0 {
-				fmt.Fprintf(e.stderr, "merge: %d runs were done by more than one shard (took the first): %s\n", len(res.Duplicates), strings.Join(res.Duplicates, " "))
-			}
-			if len(res.Missing) > 0 {
-				fmt.Fprintf(e.stderr, "merge: %d runs not done by any shard yet: %s\n", len(res.Missing), abbreviate(res.Missing, 12))
-			}
-			t, err := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: keepDegraded})
-			if err != nil {
-				return fmt.Errorf("aggregate %s: %w", out, err)
-			}
-			sweep.WriteSummary(e.stdout, t)
-			fmt.Fprintf(e.stdout, "\nresults: %s, %s\n", filepath.Join(out, results.CSVFile), filepath.Join(out, results.ReportFile))
-			if len(res.Failed) > 0 {
-				return fmt.Errorf("%d runs failed in every shard that did them: %s", len(res.Failed), abbreviate(res.Failed, 12))
-			}
-			return nil
-		},
-	}
-	c.Flags().StringVar(&out, "out", "", "sweep directory to merge into (required)")
-	c.Flags().BoolVar(&force, "force", false, "replace a different plan in --out")
-	c.Flags().BoolVar(&keepDegraded, "keep-degraded", false, "count runs whose emulation was degraded in the statistics")
-	return c
-}
-
-// prefixWriter writes complete lines to w, each with a prefix.
-type prefixWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	prefix string
-	buf    bytes.Buffer
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf.Write(b)
-	for {
-		line, err := p.buf.ReadBytes('\n')
-		if err != nil {
-			p.buf.Write(line) // incomplete: keep for the next write
-			return len(b), nil
-		}
-		if _, err := fmt.Fprintf(p.w, "%s%s", p.prefix, line); err != nil {
-			return len(b), err
-		}
-	}
-}
-
-// Flush writes a last incomplete line.
-func (p *prefixWriter) Flush() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.buf.Len() > 0 {
-		fmt.Fprintf(p.w, "%s%s\n", p.prefix, p.buf.String())
-		p.buf.Reset()
-	}
-}
-
-func abbreviate(ids []string, n int) string {
-	if len(ids) <= n {
-		return strings.Join(ids, " ")
-	}
-	return strings.Join(ids[:n], " ") + fmt.Sprintf(" … (%d more)", len(ids)-n)
 }
