@@ -14,13 +14,17 @@ var (
 	// mdPath is a cited document: docs/results.md, metrics.md §5,
 	// traces/PROVENANCE.md.
 	mdPath = regexp.MustCompile(`(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-]+\.md\b`)
+	// goFile is a Go file a Markdown document names by its path from the
+	// repository root: `emu/datapath_linux.go`.
+	goFile = regexp.MustCompile("`((?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+\\.go)`")
 	// url is left out of the citations: a page elsewhere is not a file here.
 	url = regexp.MustCompile(`[a-z]+://\S+`)
 )
 
 // TestCitedDocsExist: every Markdown document named in a Go comment or in
 // one of the repository's own Markdown files is in the repository, so that
-// what the code points a reader to can be read from a clone. A path is
+// what the code points a reader to can be read from a clone; so is every
+// Go file a Markdown document names by its path (`emu/datapath_linux.go`). A path is
 // looked for relative to the citing file, to the repository root and to
 // docs/ (comments say "metrics.md §5" for docs/metrics.md); a bare name
 // may also be a document of that name anywhere in the repository
@@ -29,7 +33,7 @@ var (
 func TestCitedDocsExist(t *testing.T) {
 	root := repoRoot(t)
 	type cite struct{ file, ref string }
-	var cites []cite
+	var cites, goCites []cite
 	docs := map[string]bool{} // base names of the repository's .md files
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -58,6 +62,9 @@ func TestCitedDocsExist(t *testing.T) {
 				return err
 			}
 			texts = append(texts, string(b))
+			for _, m := range goFile.FindAllStringSubmatch(string(b), -1) {
+				goCites = append(goCites, cite{path, m[1]})
+			}
 		}
 		for _, text := range texts {
 			for _, ref := range mdPath.FindAllString(url.ReplaceAllString(text, ""), -1) {
@@ -79,6 +86,12 @@ func TestCitedDocsExist(t *testing.T) {
 		}
 		_, err = os.Stat(p)
 		return err == nil
+	}
+	for _, c := range goCites {
+		if !inRepo(filepath.Join(root, filepath.FromSlash(c.ref))) {
+			rel, _ := filepath.Rel(root, c.file)
+			t.Errorf("%s names %s, which is not in the repository", rel, c.ref)
+		}
 	}
 	for _, c := range cites {
 		found := !strings.Contains(c.ref, "/") && docs[c.ref]
