@@ -1,5 +1,7 @@
 package findings
 
+import "github.com/dc-emu/emu/emu/results"
+
 // Metric names, as sweep.csv spells them (docs/results.md). The first
 // three and FlowGoodput are in every sweep; the others (NeededMetrics)
 // emu/sweep computes from each run's summary.json and timeseries.csv
@@ -44,11 +46,11 @@ func LinkUtilizationP99(link string) string { return link + ".down.utilization_p
 // with what each is computed from.
 func NeededMetrics() [][2]string {
 	return [][2]string{
-		{MetricLinksDown, "Σ summary.json links[dir=down].throughput_mbps"},
-		{MetricUnderused, "timeseries.csv: fraction of 100 ms bins with a downlink below half its capacity"},
-		{MetricJFI1s, "timeseries.csv flow columns: mean JFI over 1 s windows"},
-		{MetricJFI10s, "timeseries.csv flow columns: mean JFI over 10 s windows"},
-		{LinkUtilizationP99("link1"), "timeseries.csv: p99 over 100 ms bins of link1.down throughput / capacity"},
-		{LinkUtilizationP99("link2"), "timeseries.csv: p99 over 100 ms bins of link2.down throughput / capacity"},
+		{MetricLinksDown, "Σ " + results.SummaryFile + " links[dir=down].throughput_mbps"},
+		{MetricUnderused, results.TimeseriesFile + ": fraction of 100 ms bins with a downlink below half its capacity"},
+		{MetricJFI1s, results.TimeseriesFile + " flow columns: mean JFI over 1 s windows"},
+		{MetricJFI10s, results.TimeseriesFile + " flow columns: mean JFI over 10 s windows"},
+		{LinkUtilizationP99("link1"), results.TimeseriesFile + ": p99 over 100 ms bins of link1.down throughput / capacity"},
+		{LinkUtilizationP99("link2"), results.TimeseriesFile + ": p99 over 100 ms bins of link2.down throughput / capacity"},
 	}
 }

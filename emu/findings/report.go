@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
-// JSONFile is the verdict file's name; HTMLFile the report page's.
+// JSONFile is the verdict file's name; HTMLFile the report page's, named
+// as every report emu writes.
 const (
 	JSONFile = "reproduce.json"
-	HTMLFile = "report.html"
+	HTMLFile = results.ReportFile
 )
 
 // Meta is what a reproduction was made with; the caller fills it.

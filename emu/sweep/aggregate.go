@@ -120,10 +120,10 @@ func aggregateRun(dir string, p *results.Plan, r results.Run, rec runsRecord, o 
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		res.Status, res.Error = results.StatusMissing, "no summary.json in "+filepath.Join(results.RunsDir, r.ID)
+		res.Status, res.Error = results.StatusMissing, "no "+results.SummaryFile+" in "+filepath.Join(results.RunsDir, r.ID)
 		return res, nil
 	case err != nil:
-		res.Status, res.Error = results.StatusFailed, "unreadable summary.json: "+err.Error()
+		res.Status, res.Error = results.StatusFailed, "unreadable "+results.SummaryFile+": "+err.Error()
 		return res, nil
 	case sum.Seed != r.Seed || !configMatches(p, r, sum.Config):
 		res.Status, res.Error = results.StatusMissing, "the run directory holds a run of another plan"

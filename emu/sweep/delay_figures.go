@@ -110,7 +110,7 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 	p.Y.Min, p.Y.Max = 0, math.Max(yhi*1.15, 1)
 	return encodeFigure(name, title,
 		"Pantheon's view: each point (each flow, when points have several) at its mean goodput against its mean "+what+
-			" over the point's runs that ended ok; error bars ±1 standard deviation; the delay axis is reversed. sweep.csv has the 95 % confidence intervals.",
+			" over the point's runs that ended ok; error bars ±1 standard deviation; the delay axis is reversed. "+results.CSVFile+" has the 95 % confidence intervals.",
 		p, 5*vg.Inch)
 }
 

@@ -236,7 +236,7 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 	}
 	p.Y.Max *= 1.08 + 0.06*float64(entries)
 	return encodeFigure(s.name, s.title,
-		"Mean over the point's runs that ended ok; error bars ±1 standard deviation (sweep.csv has the 95 % confidence intervals).",
+		"Mean over the point's runs that ended ok; error bars ±1 standard deviation ("+results.CSVFile+" has the 95 % confidence intervals).",
 		p, 4.5*vg.Inch)
 }
 

@@ -64,7 +64,7 @@ func multipathPreset() Preset {
 			"link1 stays at 20 Mbit/s and 10 ms one-way (10 % jitter), link2 has 1/1, 1/2, 1/5 and 1/10 of its capacity (capacity_ratio link1:link2) and 1, 2, 5 and 10 times its delay (delay_ratio), both directions; " +
 			"a 100 ms queue at every link's rate. Each grid point downloads 20 MB with kernel TCP CUBIC three ways (the multipath axis): single path on link1, the better link at every point; MPTCP (in-kernel path manager, default scheduler, a subflow per link); " +
 			"and DC (PDCP batch 100, split matched to the capacity ratio). relative_goodput is a run's goodput ÷ the mean goodput of the single path; " +
-			"the figure relative-goodput-capacity_ratio-delay_ratio shows it for MPTCP and DC side by side. The single path does not use link2, so its runs are one point (labels * in sweep.csv). " +
+			"the figure relative-goodput-capacity_ratio-delay_ratio shows it for MPTCP and DC side by side. The single path does not use link2, so its runs are one point (labels * in " + results.CSVFile + "). " +
 			"Other congestion controls: --set flow.cc=bbr; the MPTCP path manager: the mptcp.* keys.",
 	}
 }

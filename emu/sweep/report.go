@@ -78,7 +78,7 @@ func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 	d.Base = results.SortedPairs(t.Plan.Base)
 	var b bytes.Buffer
 	if err := reportTemplate.Execute(&b, d); err != nil {
-		return nil, fmt.Errorf("report.html: %w", err)
+		return nil, fmt.Errorf("%s: %w", results.ReportFile, err)
 	}
 	return b.Bytes(), nil
 }
@@ -143,7 +143,7 @@ varied {{.Method}}; base seed {{.Plan.Seed}}.</p>
 {{range .FailedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Status}}</td><td>{{.Error}}</td></tr>
 {{end}}</table>{{end}}
 {{if .DegradedRuns}}<h2>Runs whose emulation was degraded</h2>
-<p>These runs ended ok, but the emulation fell behind what it was asked to do (the fidelity checks of their summary.json), in every attempt the sweep allowed (--reruns): their figures may be the host's rather than the network's. {{if .KeptDegraded}}They are in the statistics (--keep-degraded).{{else}}They are left out of the statistics; --keep-degraded keeps them.{{end}} Every degraded attempt that was run again is kept: the first in degraded/&lt;run&gt;, attempt k in degraded/&lt;run&gt;.&lt;k&gt;.</p>
+<p>These runs ended ok, but the emulation fell behind what it was asked to do (the fidelity checks of their ` + results.SummaryFile + `), in every attempt the sweep allowed (--reruns): their figures may be the host's rather than the network's. {{if .KeptDegraded}}They are in the statistics (--keep-degraded).{{else}}They are left out of the statistics; --keep-degraded keeps them.{{end}} Every degraded attempt that was run again is kept: the first in degraded/&lt;run&gt;, attempt k in degraded/&lt;run&gt;.&lt;k&gt;.</p>
 <table><tr><th>run</th><th>failed checks</th></tr>
 {{range .DegradedRuns}}<tr><td>{{.ID}}</td><td class="bad">{{.Error}}</td></tr>
 {{end}}</table>{{end}}
@@ -151,7 +151,7 @@ varied {{.Method}}; base seed {{.Plan.Seed}}.</p>
 {{range .Figures}}<figure><img src="{{.Src}}" alt="{{.Title}}"><figcaption>{{.Title}} (figures/{{.File}}.svg, .png). {{.Caption}}</figcaption></figure>
 {{end}}{{end}}
 <h2>Results per point</h2>
-<p>Each cell: mean ± half-width of the 95 % confidence interval (Student's t), then standard deviation and n, over the point's runs that ended ok{{if not .KeptDegraded}} with an emulation that kept up{{end}}. The same numbers are in sweep.csv.</p>
+<p>Each cell: mean ± half-width of the 95 % confidence interval (Student's t), then standard deviation and n, over the point's runs that ended ok{{if not .KeptDegraded}} with an emulation that kept up{{end}}. The same numbers are in ` + results.CSVFile + `.</p>
 <div class="wide"><table>
 <tr><th>point</th>{{range .Axes}}<th>{{.}}</th>{{end}}<th>runs ok / degraded / failed / missing</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{.ID}}</td>{{range .Labels}}<td>{{.}}</td>{{end}}<td class="num">{{.OK}} / {{if .Degraded}}<span class="bad">{{.Degraded}}</span>{{else}}0{{end}} / {{.Failed}} / {{.Missing}}</td>{{range .Cells}}<td class="num">{{if .N}}{{.Mean}}{{if .CI}} ± {{.CI}}<br><small>sd {{.SD}}, n {{.N}}</small>{{else}}<br><small>n {{.N}}</small>{{end}}{{else}}–{{end}}</td>{{end}}</tr>

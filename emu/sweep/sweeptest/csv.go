@@ -36,7 +36,7 @@ func Column(tb testing.TB, header []string, name string) int {
 	tb.Helper()
 	i := slices.Index(header, name)
 	if i < 0 {
-		tb.Fatalf("sweep.csv has no column %s: %v", name, header)
+		tb.Fatalf("%s has no column %s: %v", results.CSVFile, name, header)
 	}
 	return i
 }
