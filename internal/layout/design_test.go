@@ -180,7 +180,10 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("%s imports the test helper %s outside its tests", rel, dep)
 			}
 			if by, ruled := importedOnlyBy[dep]; ruled && by != rel {
-				t.Errorf("%s imports %s, which design.md says only %q imports", rel, dep, by)
+				if by == "" {
+					by = "nothing"
+				}
+				t.Errorf("%s imports %s, which design.md says only %s imports", rel, dep, by)
 			}
 		}
 		if !isPure(kind) {
