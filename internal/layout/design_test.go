@@ -180,10 +180,11 @@ func TestImportRules(t *testing.T) {
 				t.Errorf("%s imports the test helper %s outside its tests", rel, dep)
 			}
 			if by, ruled := importedOnlyBy[dep]; ruled && by != rel {
+				who := "only " + by
 				if by == "" {
-					by = "nothing"
+					who = "nothing"
 				}
-				t.Errorf("%s imports %s, which design.md says only %s imports", rel, dep, by)
+				t.Errorf("%s imports %s, which design.md says %s imports", rel, dep, who)
 			}
 		}
 		if !isPure(kind) {
