@@ -13,6 +13,7 @@ import (
 	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/runstate"
+	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -46,7 +47,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()>>1 | 1
 	}
-	players, err := replay.Players(&cfg)
+	players, err := replay.PlayersFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // Flow kinds in a run: what each kind's server and client are told, where
@@ -100,7 +101,7 @@ func checkWorkloads(cfg config.Config) error {
 		if err != nil || spec.Dist != config.DistCSV {
 			continue // Validate reported it
 		}
-		data, err := os.ReadFile(spec.File)
+		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
 		if err == nil {
 			_, err = config.ParseSizesCSV(spec.File, data)
 		}

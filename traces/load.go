@@ -12,6 +12,20 @@ import (
 	"github.com/dc-emu/emu/tracefmt"
 )
 
+// Disk is where Load finds the trace files named by path: OSDisk opens
+// them as this process may; emu's runs pass internal/asuser's, so that
+// root, under sudo, reads no trace the user could not.
+type Disk interface {
+	Open(name string) (fs.File, error)
+	Stat(name string) (fs.FileInfo, error)
+}
+
+// OSDisk is the Disk of the os package.
+type OSDisk struct{}
+
+func (OSDisk) Open(name string) (fs.File, error)     { return os.Open(name) }
+func (OSDisk) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
 // Load reads a trace named on a command line or in a run configuration: a
 // file that exists on disk wins, otherwise a shipped trace (see Lookup).
 // The error for a name that is neither lists the shipped traces and wraps
@@ -21,7 +35,12 @@ import (
 // sibling ".up" (on disk next to it, or shipped), unless o already names an
 // uplink. o.UpPath may itself be a path or a shipped name.
 func Load(nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trace, error) {
-	r, name, onDisk, err := open(nameOrPath)
+	return LoadFrom(OSDisk{}, nameOrPath, o)
+}
+
+// LoadFrom is Load with the files on disk found on d.
+func LoadFrom(d Disk, nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trace, error) {
+	r, name, onDisk, err := open(d, nameOrPath)
 	if err != nil {
 		return nil, err
 	}
@@ -36,12 +55,12 @@ func Load(nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trace, error) {
 
 	if o.Up == nil && o.UpPath == "" && strings.HasSuffix(strings.ToLower(name), ".down") && isMahimahi(o.Format, head) {
 		sibling := name[:len(name)-len(".down")] + ".up"
-		if exists(sibling, onDisk) {
+		if exists(d, sibling, onDisk) {
 			o.UpPath = sibling
 		}
 	}
 	if o.Up == nil && o.UpPath != "" {
-		up, upName, _, err := open(o.UpPath)
+		up, upName, _, err := open(d, o.UpPath)
 		if err != nil {
 			return nil, fmt.Errorf("uplink trace: %w", err)
 		}
@@ -53,13 +72,13 @@ func Load(nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trace, error) {
 
 // open finds nameOrPath on disk or among the shipped traces and returns its
 // content, the name to report it by and whether it is a file on disk.
-func open(nameOrPath string) (r io.ReadCloser, name string, onDisk bool, err error) {
-	fi, err := os.Stat(nameOrPath)
+func open(d Disk, nameOrPath string) (r io.ReadCloser, name string, onDisk bool, err error) {
+	fi, err := d.Stat(nameOrPath)
 	switch {
 	case err == nil && fi.IsDir():
 		return nil, "", false, fmt.Errorf("trace %s is a directory", nameOrPath)
 	case err == nil:
-		f, err := os.Open(nameOrPath)
+		f, err := d.Open(nameOrPath)
 		if err != nil {
 			return nil, "", false, err
 		}
@@ -73,9 +92,9 @@ func open(nameOrPath string) (r io.ReadCloser, name string, onDisk bool, err err
 
 // exists reports whether a sibling file is there: on disk for a trace read
 // from disk, among the shipped ones for a shipped trace.
-func exists(name string, onDisk bool) bool {
+func exists(d Disk, name string, onDisk bool) bool {
 	if onDisk {
-		fi, err := os.Stat(name)
+		fi, err := d.Stat(name)
 		return err == nil && !fi.IsDir()
 	}
 	_, err := files.Open(name)

@@ -6,12 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // Objects. An objects client fetches GET /bytes/N for each object N of its
@@ -44,7 +44,7 @@ func newObjectSchedule(w *Workload, duration time.Duration) (*objectSchedule, er
 	s := &objectSchedule{spec: spec, arrivals: arrivals, count: w.Count,
 		rng: rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15))}
 	if spec.Dist == config.DistCSV {
-		data, err := os.ReadFile(spec.File)
+		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
 		if err != nil {
 			return nil, fmt.Errorf("objects: %w", err)
 		}

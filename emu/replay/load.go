@@ -11,6 +11,11 @@ import (
 // LoadTrace reads a trace named in a configuration (shipped name or path)
 // and applies the configuration's trace options.
 func LoadTrace(name string, o config.TraceOptions) (*tracefmt.Trace, error) {
+	return LoadTraceFrom(traces.OSDisk{}, name, o)
+}
+
+// LoadTraceFrom is LoadTrace with trace files found on d.
+func LoadTraceFrom(d traces.Disk, name string, o config.TraceOptions) (*tracefmt.Trace, error) {
 	ro := tracefmt.ReadOptions{Timestamps: o.Timestamps, Window: o.Window}
 	if o.Format != "" {
 		f, err := tracefmt.ParseFormat(o.Format)
@@ -19,7 +24,7 @@ func LoadTrace(name string, o config.TraceOptions) (*tracefmt.Trace, error) {
 		}
 		ro.Format = f
 	}
-	tr, err := traces.Load(name, ro)
+	tr, err := traces.LoadFrom(d, name, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +39,12 @@ func LoadTrace(name string, o config.TraceOptions) (*tracefmt.Trace, error) {
 // a player per link and direction ([link][0] down, [link][1] up; nil where
 // the rate is constant).
 func Players(c *config.Config) ([2][2]*Player, error) {
+	return PlayersFrom(traces.OSDisk{}, c)
+}
+
+// PlayersFrom is Players with trace files found on d (emu's runs: as the
+// user behind sudo).
+func PlayersFrom(d traces.Disk, c *config.Config) ([2][2]*Player, error) {
 	var players [2][2]*Player
 	loaded := map[string]*tracefmt.Trace{}
 	for i, l := range c.Links {
@@ -43,7 +54,7 @@ func Players(c *config.Config) ([2][2]*Player, error) {
 		tr, ok := loaded[l.Trace]
 		if !ok {
 			var err error
-			if tr, err = LoadTrace(l.Trace, c.Trace); err != nil {
+			if tr, err = LoadTraceFrom(d, l.Trace, c.Trace); err != nil {
 				return players, fmt.Errorf("link%d.trace: %w", i+1, err)
 			}
 			loaded[l.Trace] = tr

@@ -82,6 +82,16 @@ func MkdirAll(dir string, perm fs.FileMode) error {
 	})
 }
 
+// Disk opens trace files as the user behind sudo (a traces.Disk: package
+// traces, pure, cannot switch identities itself and is handed one).
+type Disk struct{}
+
+// Open is Open.
+func (Disk) Open(name string) (fs.File, error) { return Open(name) }
+
+// Stat is Stat.
+func (Disk) Stat(name string) (fs.FileInfo, error) { return Stat(name) }
+
 // asInvoker runs f, which may only make filesystem calls on its own
 // goroutine, with the filesystem identity of the user behind sudo, or
 // simply runs it when there is none.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -43,7 +42,7 @@ degraded: where these start to move is this machine's limit.`,
 			if o.Out == "" {
 				o.Out = filepath.Join("results", outStamp()+"-calibrate")
 			}
-			if err := os.MkdirAll(o.Out, 0o755); err != nil {
+			if err := userOut(o.Out); err != nil {
 				return err
 			}
 			o.Seed = sf.seed

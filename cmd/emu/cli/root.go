@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // Which commands need root is said once, by an annotation on each command:
@@ -53,6 +55,17 @@ func checkRoot(c *cobra.Command, euid int) error {
 	}
 	sub := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
 	return fmt.Errorf("%s needs root (network namespaces, qdiscs, NFQUEUE); run: sudo %s %s …", c.CommandPath(), exe, sub)
+}
+
+// userOut makes the output directory a command that runs as root was
+// given (or its default under the working directory) as the user behind
+// sudo, and fails unless that user may write there: root writes results
+// only where the user could have.
+func userOut(dir string) error {
+	if err := invoker.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
 }
 
 // NeedsRoot reports whether the command that args (without the program

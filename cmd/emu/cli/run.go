@@ -38,6 +38,9 @@ and the PDCP repairs.
 			if out == "" {
 				out = filepath.Join("results", outStamp()+"-"+cfg.Scenario)
 			}
+			if err := userOut(out); err != nil {
+				return err
+			}
 			o := emu.RunOptions{Out: out, Log: e.stderr}
 			if !quiet {
 				o.Status = e.stderr
