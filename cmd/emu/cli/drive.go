@@ -36,12 +36,16 @@ func emuRunner(e *env, verbose bool) (sweep.Runner, error) {
 // drive is what emu sweep and emu reproduce do once their flags are
 // mapped to s and j: a dry run prints the plan to stdout; otherwise the
 // session runs with newRunner's runner, progress on stderr and Ctrl-C in
-// two stages (twoStageInterrupt). A directory that holds another plan is
-// a usage error.
+// two stages (twoStageInterrupt), in a directory the user behind sudo may
+// write to (userOut). A directory that holds another plan is a usage
+// error.
 func drive(e *env, s sweep.Session, j sweep.Job, dryRun bool, newRunner sweepRunner, verbose bool) error {
 	s.Out = e.stdout
 	if dryRun {
 		return s.DryRun(j)
+	}
+	if err := userOut(s.Dir); err != nil {
+		return err
 	}
 	var err error
 	if s.Options.Runner, err = newRunner(e, verbose); err != nil {

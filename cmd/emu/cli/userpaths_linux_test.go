@@ -9,7 +9,8 @@ import (
 
 // TestUserPathsAsInvoker runs emu run as root under sudo for uid 4242
 // (SUDO_UID/SUDO_GID set) naming a file only root may read: as a trace, as
-// an object-size CSV, and directories the user may not write as --out.
+// an object-size CSV, and directories the user may not write as --out (of
+// emu sweep and emu reproduce too).
 // Each fails with permission denied naming the path, before anything is
 // built, and no line of the file appears (as root itself, the trace's first
 // line is quoted).
@@ -62,6 +63,15 @@ func TestUserPathsAsInvoker(t *testing.T) {
 		}
 		if strings.Contains(errs, "root:") || strings.Contains(errs, "secret:") {
 			t.Errorf("%s: stderr quotes the file: %q", tc.name, errs)
+		}
+	}
+	for _, args := range [][]string{
+		{"sweep", "--trace", "none", "--vary", "dc.batch=25,50", "--repeat", "1", "--out", filepath.Join(base, "results", "s")},
+		{"reproduce", "--presets", "sc-pairs", "--out", base},
+	} {
+		code, _, errs := runEmu(t, args...)
+		if code == 0 || !strings.Contains(errs, "permission denied") || !strings.Contains(errs, base) {
+			t.Errorf("emu %s: exit %d, stderr %q; want permission denied naming %s", args[0], code, errs, base)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(base, "results")); err == nil {
