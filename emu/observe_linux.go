@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/capture"
@@ -36,7 +35,7 @@ type flowDelays struct {
 }
 
 // file is a run-directory path (results' slash form) under the output.
-func (r *runner) file(rel string) string { return filepath.Join(r.o.Out, filepath.FromSlash(rel)) }
+func (r *runner) file(rel string) string { return results.RunDir(r.o.Out).File(rel) }
 
 // observeServer makes flow i's server write its TLS key log, for TCP its
 // TCP_INFO log with times since the epoch, and for an upload (the server

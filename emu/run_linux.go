@@ -122,7 +122,7 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	if err := results.RunDir(r.o.Out).WriteConfig(r.configRecord()); err != nil {
 		return nil, err
 	}
-	cert, key, err := endpoint.WriteSelfSigned(filepath.Join(r.o.Out, "tls"), topo.ServerAddr)
+	cert, key, err := endpoint.WriteSelfSigned(r.file(results.TLSDir), topo.ServerAddr)
 	if err != nil {
 		return nil, err
 	}
@@ -330,10 +330,10 @@ func (r *runner) startServer(i int) (*process, error) {
 	}
 	if f.Path == config.PathMPTCP {
 		// The per-subflow results come from the server's TCP_INFO log.
-		sc.MPTCP, sc.TCPInfoLog, sc.T0 = true, filepath.Join(r.o.Out, "flows", f.Name+".tcpinfo.csv"), r.em.Epoch
+		sc.MPTCP, sc.TCPInfoLog, sc.T0 = true, r.file(results.TCPInfoFile(f.Name)), r.em.Epoch
 	}
 	r.observeServer(&sc, i)
-	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), filepath.Join(r.o.Out, "logs", f.Name+"-server.log"), r.scratch)
+	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), r.file(results.EndpointLogFile(f.Name, "server")), r.scratch)
 }
 
 // startClient starts flow i's client in the namespace of its path.
@@ -374,7 +374,7 @@ func (r *runner) startClient(i int) (*process, error) {
 		}
 	}
 	r.observeClient(&cc, i)
-	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), filepath.Join(r.o.Out, "logs", f.Name+"-client.log"), r.scratch)
+	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), r.file(results.EndpointLogFile(f.Name, "client")), r.scratch)
 }
 
 var execLookPath = exec.LookPath

@@ -19,7 +19,7 @@ func (r *runner) tcpInfoRows(f config.Flow) ([]results.TCPInfoRow, error) {
 	if f.Path != config.PathMPTCP {
 		return nil, nil
 	}
-	path := filepath.Join(r.o.Out, "flows", f.Name+".tcpinfo.csv")
+	path := r.file(results.TCPInfoFile(f.Name))
 	fh, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -28,7 +28,7 @@ func (r *runner) tcpInfoRows(f config.Flow) ([]results.TCPInfoRow, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	return results.ReadTCPInfo(fh, filepath.Join("flows", f.Name+".tcpinfo.csv"))
+	return results.ReadTCPInfo(fh, filepath.FromSlash(results.TCPInfoFile(f.Name)))
 }
 
 // mptcpLink names the link a subflow from the MPTCP client's address a

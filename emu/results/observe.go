@@ -31,6 +31,10 @@ func OWDFile(flow string) string { return path.Join(FlowsDir, flow+".owd.csv") }
 // QlogFile is the qlog of one side ("client", "server") of a QUIC flow.
 func QlogFile(flow, side string) string { return path.Join(QlogDir, flow+"-"+side+".sqlog") }
 
+// EndpointLogFile is the stderr of one side ("client", "server") of a
+// flow's endpoint process.
+func EndpointLogFile(flow, side string) string { return path.Join(LogsDir, flow+"-"+side+".log") }
+
 // KeyLogFile is the TLS key log (SSLKEYLOGFILE format) of one side of a
 // flow.
 func KeyLogFile(flow, side string) string { return path.Join(TLSDir, flow+"-"+side+".keys") }
