@@ -159,8 +159,10 @@ func killProcsIn(ino uint64) {
 }
 
 // ExecIn replaces the current process with argv running inside the named
-// namespace (`emu exec`). It returns only on failure.
-func ExecIn(name string, argv []string) error {
+// namespace (`emu exec`), with environment env. cred nil keeps root; else
+// the command runs with cred's uid, gid and groups, set for the whole
+// process just before the exec. It returns only on failure.
+func ExecIn(name string, argv, env []string, cred *syscall.Credential) error {
 	if len(argv) == 0 {
 		return errors.New("no command")
 	}
@@ -176,7 +178,23 @@ func ExecIn(name string, argv []string) error {
 	if err := netns.Set(ns); err != nil {
 		return fmt.Errorf("enter netns %s: %w", name, err)
 	}
-	return syscall.Exec(bin, argv, os.Environ())
+	if cred != nil {
+		groups := make([]int, len(cred.Groups))
+		for i, g := range cred.Groups {
+			groups[i] = int(g)
+		}
+		// Groups and gid first: once the uid is not root, neither may change.
+		if err := syscall.Setgroups(groups); err != nil {
+			return fmt.Errorf("setgroups %v: %w", groups, err)
+		}
+		if err := syscall.Setresgid(int(cred.Gid), int(cred.Gid), int(cred.Gid)); err != nil {
+			return fmt.Errorf("setresgid %d: %w", cred.Gid, err)
+		}
+		if err := syscall.Setresuid(int(cred.Uid), int(cred.Uid), int(cred.Uid)); err != nil {
+			return fmt.Errorf("setresuid %d: %w", cred.Uid, err)
+		}
+	}
+	return syscall.Exec(bin, argv, env)
 }
 
 // StartIn starts cmd with its network namespace set to ns. The fork happens

@@ -2,7 +2,10 @@
 
 package topo
 
-import "errors"
+import (
+	"errors"
+	"syscall"
+)
 
 // errUnsupported: namespaces and veths exist only on Linux.
 var errUnsupported = errors.New("network namespaces need Linux")
@@ -14,7 +17,7 @@ type Net struct{ Spec Spec }
 const NetnsDir = "/run/netns"
 
 // ExecIn runs a command inside a node's namespace (Linux only).
-func ExecIn(name string, argv []string) error { return errUnsupported }
+func ExecIn(string, []string, []string, *syscall.Credential) error { return errUnsupported }
 
 // ListNamespaces lists named namespaces (none off Linux).
 func ListNamespaces() ([]string, error) { return nil, nil }

@@ -2,9 +2,7 @@ package invoker
 
 import (
 	"fmt"
-	"os/user"
 	"runtime"
-	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,7 +17,7 @@ import (
 // fails the goroutine ends still locked, and the runtime ends the thread
 // rather than reuse it.
 func (inv Invoker) do(f func() error) error {
-	groups := groupsOf(inv)
+	groups := inv.Groups()
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -79,28 +77,6 @@ func setfsgid(gid int) (prev int, err error) {
 		return prev, fmt.Errorf("setfsgid %d: fsgid is %d", gid, now)
 	}
 	return prev, nil
-}
-
-// groupsOf returns inv's groups as the system's user database has them
-// (its primary group first), or only its primary group for a user the
-// database does not know. Root's groups must not remain: a file readable
-// by group root would stay readable.
-func groupsOf(inv Invoker) []int {
-	groups := []int{inv.GID}
-	u, err := user.LookupId(strconv.Itoa(inv.UID))
-	if err != nil {
-		return groups
-	}
-	ids, err := u.GroupIds()
-	if err != nil {
-		return groups
-	}
-	for _, s := range ids {
-		if g, err := strconv.Atoi(s); err == nil && g != inv.GID {
-			groups = append(groups, g)
-		}
-	}
-	return groups
 }
 
 func firstErr(errs ...error) error {
