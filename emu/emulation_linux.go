@@ -34,12 +34,12 @@ type machinery struct {
 	closeErr  error
 }
 
-// Start builds the network of cfg and starts emulating it. On error nothing
-// is left behind. The caller must Close the emulation.
+// Start builds the network of cfg and starts emulating it. cfg must be
+// valid, as config.Resolve returns it: Start compiles it into the
+// components' settings without checking it again (each component still
+// refuses what it cannot do). On error nothing is left behind. The caller
+// must Close the emulation.
 func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	pickID := o.ID == ""
 	if o.Log == nil {
 		o.Log = io.Discard

@@ -48,7 +48,7 @@ func (r *runner) serverWork(f config.Flow) endpoint.ServerWork {
 func (r *runner) clientWork(f config.Flow, i int) (endpoint.Workload, string, error) {
 	w := endpoint.Workload{
 		Kind: endpoint.Kind(f.Kind), Up: f.Direction == config.DirUp, Request: f.Request, Response: f.Response,
-		Every: f.Interval, Count: f.Count, Packet: f.Packet, Objects: f.Objects, Arrivals: f.Arrivals,
+		Every: f.Interval, Count: f.Count, Packet: f.Packet, Objects: f.Objects.String(), Arrivals: f.Arrivals.String(),
 		NewConns: !f.Reuse, Resume: f.Resume, KindLog: kindLog(r.o.Out, f),
 	}
 	switch f.Kind {
@@ -60,11 +60,7 @@ func (r *runner) clientWork(f config.Flow, i int) (endpoint.Workload, string, er
 	case config.KindObjects:
 		// Drawn sizes follow the run's seed, differently for every flow.
 		w.Seed = r.cfg.Seed ^ uint64(i+1)*0x9e3779b97f4a7c15
-		spec, err := config.ParseObjects(f.Objects)
-		if err != nil {
-			return w, "", err
-		}
-		if spec.Dist == config.DistCSV {
+		if spec := f.Objects; spec.Dist == config.DistCSV {
 			abs, err := filepath.Abs(spec.File)
 			if err != nil {
 				return w, "", err
@@ -97,9 +93,9 @@ func checkWorkloads(cfg config.Config) error {
 		if f.Kind != config.KindObjects {
 			continue
 		}
-		spec, err := config.ParseObjects(f.Objects)
-		if err != nil || spec.Dist != config.DistCSV {
-			continue // Validate reported it
+		spec := f.Objects
+		if spec.Dist != config.DistCSV {
+			continue
 		}
 		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
 		if err == nil {

@@ -35,20 +35,37 @@ const MaxObjectSize = 1e12
 // A CSV file has one size per line in its first column (units as in
 // flow.size, a bare number is bytes), an optional header line "size" or
 // "bytes", and may have blank lines and # comments; ParseSizesCSV reads it.
+//
+// The zero ObjectSpec (Dist "") is no objects: a flow of another kind.
 type ObjectSpec struct {
 	Dist  string
 	Sizes []int64 // DistList
 	Size  int64   // DistFixed: the size; DistExp: the mean; DistLogNormal: the median
 	Sigma float64 // DistLogNormal
 	File  string  // DistCSV
+	// text is the spec as it was written, which String gives back, so
+	// that a run records the value the user set.
+	text string
 }
+
+// String is the spec as ParseObjects read it.
+func (o ObjectSpec) String() string { return o.text }
+
+// ErrNoObjects is ParseObjects' error for an empty spec, which an objects
+// flow cannot have.
+var ErrNoObjects = errors.New("no objects (want a list such as 500kB,1MB, fixed:1MB, exp:1MB, lognormal:1MB:1.5 or csv:FILE)")
 
 // ParseObjects parses flows.N.objects. It does not read a CSV file: the
 // caller reads File and gives it to ParseSizesCSV.
 func ParseObjects(s string) (ObjectSpec, error) {
-	s = strings.TrimSpace(s)
+	spec, err := parseObjects(strings.TrimSpace(s))
+	spec.text = s
+	return spec, err
+}
+
+func parseObjects(s string) (ObjectSpec, error) {
 	if s == "" {
-		return ObjectSpec{}, errors.New("no objects (want a list such as 500kB,1MB, fixed:1MB, exp:1MB, lognormal:1MB:1.5 or csv:FILE)")
+		return ObjectSpec{}, ErrNoObjects
 	}
 	kind, rest, hasKind := strings.Cut(s, ":")
 	switch {
@@ -163,12 +180,21 @@ const (
 type Arrivals struct {
 	Kind string
 	Mean time.Duration // ArrivalsPoisson: mean time between starts
+	text string        // as written, for String
 }
+
+// String is the arrivals as ParseArrivals read them.
+func (a Arrivals) String() string { return a.text }
 
 // ParseArrivals parses "seq", "poisson:500ms" (mean gap) or "poisson:2/s"
 // (starts per second).
 func ParseArrivals(s string) (Arrivals, error) {
-	s = strings.TrimSpace(s)
+	a, err := parseArrivals(strings.TrimSpace(s))
+	a.text = s
+	return a, err
+}
+
+func parseArrivals(s string) (Arrivals, error) {
 	if s == ArrivalsSeq {
 		return Arrivals{Kind: ArrivalsSeq}, nil
 	}

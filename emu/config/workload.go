@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dc-emu/emu/pdcp"
@@ -56,11 +57,13 @@ type Workload struct {
 	// the pace. Only one of the two may be set.
 	Rate float64
 	// Objects is an objects flow's sizes: a list, a distribution or a CSV
-	// file (ParseObjects).
-	Objects string
+	// file, parsed when the key is set (ParseObjects); the zero spec is
+	// none, for flows of other kinds.
+	Objects ObjectSpec
 	// Arrivals is when objects start: seq (each after the previous one
-	// completed) or poisson:MEAN (ParseArrivals).
-	Arrivals string
+	// completed) or poisson:MEAN, parsed when the key is set
+	// (ParseArrivals).
+	Arrivals Arrivals
 	// Reuse fetches every object or transaction over one connection;
 	// false opens a new connection for each.
 	Reuse bool
@@ -84,7 +87,7 @@ type Workload struct {
 func DefaultWorkload() Workload {
 	return Workload{
 		Kind: KindBulk, Direction: DirDown, Request: 100, Response: 100, Packet: 160,
-		Arrivals: ArrivalsSeq, Reuse: true, Resume: ResumeOff,
+		Arrivals: Arrivals{Kind: ArrivalsSeq, text: ArrivalsSeq}, Reuse: true, Resume: ResumeOff,
 	}
 }
 
@@ -145,10 +148,19 @@ var workloadFields = []flowField{
 		}},
 	rateField("rate", "cbr: payload rate (instead of interval; 0 = use interval)",
 		func(f *Flow) *float64 { return &f.Rate }),
-	stringField("objects", "", "objects: sizes as a list (500kB,1MB), fixed:SIZE, exp:MEAN, lognormal:MEDIAN:SIGMA, or a CSV file of sizes (csv:FILE or FILE.csv) drawn at random",
-		func(f *Flow) *string { return &f.Objects }),
-	stringField("arrivals", "", "objects: seq (each after the previous one) or poisson:MEAN (mean time between starts, e.g. poisson:500ms or poisson:2/s)",
-		func(f *Flow) *string { return &f.Arrivals }),
+	{"objects", "", "objects: sizes as a list (500kB,1MB), fixed:SIZE, exp:MEAN, lognormal:MEDIAN:SIGMA, or a CSV file of sizes (csv:FILE or FILE.csv) drawn at random",
+		func(f *Flow) string { return f.Objects.String() },
+		func(f *Flow, v string) (err error) {
+			if strings.TrimSpace(v) == "" {
+				f.Objects = ObjectSpec{} // none; Validate requires some of an objects flow
+				return nil
+			}
+			f.Objects, err = ParseObjects(v)
+			return err
+		}},
+	{"arrivals", "", "objects: seq (each after the previous one) or poisson:MEAN (mean time between starts, e.g. poisson:500ms or poisson:2/s)",
+		func(f *Flow) string { return f.Arrivals.String() },
+		func(f *Flow, v string) (err error) { f.Arrivals, err = ParseArrivals(v); return }},
 	boolField("reuse", "rr, objects: one connection for all (true) or a new connection each (false)",
 		func(f *Flow) *bool { return &f.Reuse }),
 	stringField("resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume) or 0rtt (QUIC 0-RTT; quic-go)",

@@ -60,10 +60,11 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 		{[]string{"flow.kind=cbr", "flow.duration=1s", "flow.packet=1500"}, "flows.0.packet: 1500 B out of range"},
 		{[]string{"flow.kind=cbr", "flow.duration=1s", "flow.rate=1mbit", "flow.interval=20ms"}, "flows.0.rate: give a rate or an interval, not both"},
 		{[]string{"flow.kind=cbr", "flow.duration=1s", "flow.rate=10gbit"}, "flows.0.rate: 160 B datagrams every 128ns: out of range"},
-		{[]string{"flow.kind=objects", "flow.objects=1MB,0"}, `flows.0.objects: object 2 of the list: "0": an object has 1 B to 1TB`},
+		{[]string{"flow.kind=objects", "flow.objects=1MB,0"}, `flow.objects=1MB,0: object 2 of the list: "0": an object has 1 B to 1TB`},
+		{[]string{"flow.kind=objects"}, "flows.0.objects: no objects (want a list"},
 		{[]string{"flow.kind=objects", "flow.objects=exp:1MB"}, "flows.0.count: objects drawn from exp need a count or the flow's duration"},
 		{[]string{"flow.kind=objects", "flow.objects=weibull:1MB"}, `unknown distribution "weibull"`},
-		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.arrivals=poisson:0s"}, "flows.0.arrivals:"},
+		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.arrivals=poisson:0s"}, `flow.arrivals=poisson:0s: "poisson:0s": mean gap 0s out of range`},
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=0rtt", "flow.proto=tcp"}, "flows.0.resume: 0rtt is QUIC's"},
 		{[]string{"flow.resume=1rtt"}, "flows.0.resume: applies to rr and objects flows"},
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=2rtt"}, `flows.0.resume: want off, 1rtt or 0rtt (got "2rtt")`},
@@ -96,7 +97,8 @@ func TestParseObjects(t *testing.T) {
 		{"web.CSV", ObjectSpec{Dist: DistCSV, File: "web.CSV"}},
 	} {
 		got, err := ParseObjects(tc.in)
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
+		tc.want.text = tc.in // what String gives back
+		if err != nil || !reflect.DeepEqual(got, tc.want) || got.String() != tc.in {
 			t.Errorf("ParseObjects(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
 		}
 	}
@@ -128,7 +130,8 @@ func TestParseArrivals(t *testing.T) {
 		"poisson:500ms": {Kind: ArrivalsPoisson, Mean: 500 * time.Millisecond},
 		"poisson:4/s":   {Kind: ArrivalsPoisson, Mean: 250 * time.Millisecond},
 	} {
-		if got, err := ParseArrivals(in); err != nil || got != want {
+		want.text = in
+		if got, err := ParseArrivals(in); err != nil || got != want || got.String() != in {
 			t.Errorf("ParseArrivals(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
 	}

@@ -85,19 +85,14 @@ func (c *Config) validateWorkload(i int, f Flow, bad func(key, format string, ar
 			bad(key, "%d B datagrams every %v: out of range (%v to %v between datagrams)", w.Packet, iv, MinCBRInterval, MaxCBRInterval)
 		}
 	case KindObjects:
-		spec, err := ParseObjects(w.Objects)
-		if err != nil {
-			bad(k+"objects", "%v", err)
+		// The spec and the arrivals were parsed when they were set.
+		if w.Objects.Dist == "" {
+			bad(k+"objects", "%v", ErrNoObjects)
 			break
 		}
-		arr, err := ParseArrivals(w.Arrivals)
-		if err != nil {
-			bad(k+"arrivals", "%v", err)
+		if (w.Objects.Random() || w.Objects.Dist == DistFixed) && w.Count == 0 && f.Duration == 0 {
+			bad(k+"count", "objects drawn from %s need a count or the flow's duration", w.Objects.Dist)
 		}
-		if (spec.Random() || spec.Dist == DistFixed) && w.Count == 0 && f.Duration == 0 {
-			bad(k+"count", "objects drawn from %s need a count or the flow's duration", spec.Dist)
-		}
-		_ = arr
 	}
 	if w.Kind != KindBulk {
 		if w.Count < 0 {

@@ -112,7 +112,7 @@ func TestWorkloadPresets(t *testing.T) {
 	}
 	for _, pt := range namedPresetPlan(t, "satellite").Points {
 		f := pt.Config.Flows[0]
-		if f.Kind != "objects" || f.Objects != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt") {
+		if f.Kind != "objects" || f.Objects.String() != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt") {
 			t.Errorf("satellite %s: %+v", pt.ID, f.Workload)
 		}
 	}
