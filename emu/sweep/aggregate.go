@@ -110,7 +110,7 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 // when dir holds nothing of it.
 func aggregateRun(dir string, p *results.Plan, r results.Run, rec runsRecord, o AggregateOptions) (results.RunResult, error) {
 	res := results.RunResult{Run: r}
-	runDir := filepath.Join(dir, results.RunsDir, r.ID)
+	runDir := string(results.SweepDir(dir).Run(r.ID))
 	sum, err := results.ReadSummary(runDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if row, ok := rec.stands(dir, r); ok {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/dc-emu/emu/emu/results"
 )
@@ -26,11 +25,7 @@ const DefaultReruns = 1
 // keptDir is where attempt k (from 1) of run id is kept once a later
 // attempt replaced it.
 func keptDir(dir, id string, k int) string {
-	name := id
-	if k > 1 {
-		name += "." + strconv.Itoa(k)
-	}
-	return filepath.Join(dir, results.DegradedDir, name)
+	return string(results.SweepDir(dir).Degraded(id, k))
 }
 
 // keptAttempts counts the degraded attempts of run r that dir keeps: 1, 2,
@@ -61,7 +56,7 @@ type runState struct {
 
 func stateOf(dir string, p *results.Plan, r results.Run) runState {
 	st := runState{kept: keptAttempts(dir, p, r)}
-	sum, ok := okRun(filepath.Join(dir, results.RunsDir, r.ID), p, r)
+	sum, ok := okRun(string(results.SweepDir(dir).Run(r.ID)), p, r)
 	if ok {
 		_, st.bad = degraded(sum)
 		st.ok = true
@@ -92,7 +87,7 @@ func keepDegraded(dir, id string, k int) error {
 	if err := results.MkdirAll(filepath.Dir(to)); err != nil {
 		return fmt.Errorf("sweep: keep degraded attempt %d of run %s: %w", k, id, err)
 	}
-	if err := os.Rename(filepath.Join(dir, results.RunsDir, id), to); err != nil {
+	if err := os.Rename(string(results.SweepDir(dir).Run(id)), to); err != nil {
 		return fmt.Errorf("sweep: keep degraded attempt %d of run %s: %w", k, id, err)
 	}
 	return nil
@@ -103,7 +98,7 @@ func keepDegraded(dir, id string, k int) error {
 // replaced by it. A sweep resumed with fewer reruns than the one that
 // made k degraded attempts takes the last of them as final.
 func restoreKept(dir, id string, k int) error {
-	runDir := filepath.Join(dir, results.RunsDir, id)
+	runDir := string(results.SweepDir(dir).Run(id))
 	if err := os.RemoveAll(runDir); err != nil {
 		return fmt.Errorf("sweep: restore degraded attempt %d of run %s: %w", k, id, err)
 	}

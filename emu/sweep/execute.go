@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -343,7 +342,7 @@ func (x *executor) start(ctx context.Context, done chan<- ended) error {
 	if !ok || pt.Config.Scenario == "" {
 		return fmt.Errorf("sweep: run %s: point %s has no resolved configuration (the plan must come from NewPlan)", r.ID, r.Point)
 	}
-	runDir := filepath.Join(x.dir, results.RunsDir, r.ID)
+	runDir := string(results.SweepDir(x.dir).Run(r.ID))
 	if err := os.RemoveAll(runDir); err != nil {
 		return fmt.Errorf("sweep: clear %s: %w", runDir, err)
 	}
@@ -400,7 +399,7 @@ func (x *executor) finish(ctx context.Context, e ended) error {
 	delete(x.running, e.id)
 	r := l.run
 	took := x.now().Sub(l.started)
-	runDir := filepath.Join(x.dir, results.RunsDir, r.ID)
+	runDir := string(results.SweepDir(x.dir).Run(r.ID))
 	status, msg := outcomeOf(ctx, e.sum, e.err)
 	if err := record(runDir, r, &e.cfg, e.sum, status, msg, l.started, took); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,11 +27,8 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	var csv bytes.Buffer
-	if err := results.WriteSweepCSV(&csv, t); err != nil {
-		return nil, err
-	}
-	if err := results.WriteFile(filepath.Join(dir, results.CSVFile), csv.Bytes()); err != nil {
+	sd := results.SweepDir(dir)
+	if err := sd.WriteCSV(t); err != nil {
 		return nil, err
 	}
 	if err := writeRecord(dir, t); err != nil {
@@ -42,8 +38,8 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	figDir := filepath.Join(dir, results.FiguresDir)
-	if err := results.MkdirAll(figDir); err != nil {
+	figDir, err := sd.Figures()
+	if err != nil {
 		return nil, err
 	}
 	keep := map[string]bool{}
@@ -71,7 +67,7 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := results.WriteFile(filepath.Join(dir, results.ReportFile), html); err != nil {
+	if err := sd.WriteReport(html); err != nil {
 		return nil, err
 	}
 	return t, nil

@@ -134,7 +134,7 @@ func holds(dir string, p *results.Plan, r results.Run) int {
 
 // attempted reports whether dir holds a summary of run r (any status).
 func attempted(dir string, r results.Run) bool {
-	s, err := results.ReadSummary(filepath.Join(dir, results.RunsDir, r.ID))
+	s, err := results.SweepDir(dir).Run(r.ID).ReadSummary()
 	return err == nil && s.Seed == r.Seed
 }
 
@@ -148,7 +148,7 @@ func sameDir(a, b string) bool {
 // degraded attempts to keeps of the run with from's (without them the
 // copy would count fewer attempts than were made).
 func copyRun(from, to, id string) error {
-	if err := copyDir(filepath.Join(from, results.RunsDir, id), filepath.Join(to, results.RunsDir, id)); err != nil {
+	if err := copyDir(string(results.SweepDir(from).Run(id)), string(results.SweepDir(to).Run(id))); err != nil {
 		return err
 	}
 	for k := 1; ; k++ {

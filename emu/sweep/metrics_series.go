@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/dc-emu/emu/analysis"
@@ -55,7 +54,7 @@ func runMetrics(runDir string, s *results.Summary) (map[string]float64, error) {
 // readTimeseries reads a run's timeseries.csv; nil without an error when
 // the run has none.
 func readTimeseries(runDir string) (*results.Timeseries, error) {
-	path := filepath.Join(runDir, results.TimeseriesFile)
+	path := results.RunDir(runDir).File(results.TimeseriesFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -49,12 +48,12 @@ func Prepare(dir string, p *results.Plan, force bool) (note string, err error) {
 		}
 		if !force {
 			return "", fmt.Errorf("%w: %s: %s; use another --out, or --force to replace the plan (runs that no longer match it are redone)",
-				ErrPlanChanged, filepath.Join(dir, results.PlanFile), d)
+				ErrPlanChanged, results.SweepDir(dir).File(results.PlanFile), d)
 		}
 	}
 	if err == nil {
 		// The record's rows are runs of the plan being replaced.
-		if err := os.Remove(filepath.Join(dir, results.RunsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(results.SweepDir(dir).File(results.RunsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("sweep directory: %w", err)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/dc-emu/emu/emu/results"
@@ -29,7 +28,7 @@ type runsRecord map[string]results.RunResult
 // seed, are left out: a plan replaced with --force removes the record
 // (Prepare), so they come only from an edited file.
 func readRecord(dir string, p *results.Plan) (runsRecord, error) {
-	path := filepath.Join(dir, results.RunsFile)
+	path := results.SweepDir(dir).File(results.RunsFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return runsRecord{}, nil
@@ -58,7 +57,7 @@ func readRecord(dir string, p *results.Plan) (runsRecord, error) {
 // dir holds nothing of r.
 func (rec runsRecord) stands(dir string, r results.Run) (results.RunResult, bool) {
 	row, ok := rec[r.ID]
-	if !ok || exists(filepath.Join(dir, results.RunsDir, r.ID)) || exists(keptDir(dir, r.ID, 1)) {
+	if !ok || exists(string(results.SweepDir(dir).Run(r.ID))) || exists(keptDir(dir, r.ID, 1)) {
 		return results.RunResult{}, false
 	}
 	return row, true
@@ -95,5 +94,5 @@ func writeRecord(dir string, t *results.SweepTable) error {
 	if err := results.WriteRunsCSV(&b, t.Runs, metrics); err != nil {
 		return err
 	}
-	return results.WriteFile(filepath.Join(dir, results.RunsFile), b.Bytes())
+	return results.WriteFile(results.SweepDir(dir).File(results.RunsFile), b.Bytes())
 }

@@ -3,7 +3,6 @@ package sweeptest
 import (
 	"encoding/csv"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -14,7 +13,7 @@ import (
 // then a row per point. Any error fails tb.
 func ReadCSV(tb testing.TB, dir string) [][]string {
 	tb.Helper()
-	path := filepath.Join(dir, results.CSVFile)
+	path := results.SweepDir(dir).File(results.CSVFile)
 	fh, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)

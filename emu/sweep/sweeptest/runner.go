@@ -104,7 +104,7 @@ func (f *Runner) Run(ctx context.Context, cfg config.Config, out string) (*resul
 	if f.Edit != nil {
 		f.Edit(cfg, s)
 	}
-	if werr := results.WriteJSON(filepath.Join(out, results.SummaryFile), s); werr != nil {
+	if werr := results.RunDir(out).WriteSummary(s); werr != nil {
 		return nil, werr
 	}
 	return s, err
