@@ -91,7 +91,7 @@ var workloadPresets = []Preset{
 		Grid: true, Repeat: 3,
 		Notes: "The satellite study's set-up on one path (link1, DC off): forward 50 Mbit/s, return 10 Mbit/s (its geostationary operating point), no jitter, " +
 			"emu's 1000-packet queue (240 ms at 50 Mbit/s), large QUIC buffers; one object per run on a new connection, its completion time from the connection's start " +
-			"to the last byte and its utilization (goodput ÷ 50 Mbit/s) in summary.json's objects and sweep.csv's flow.<flow>.fct_s.<size> and utilization.<size>. " +
+			"to the last byte and its utilization (goodput ÷ 50 Mbit/s) in " + results.SummaryFile + "'s objects and " + results.CSVFile + "'s flow.<flow>.fct_s.<size> and utilization.<size>. " +
 			"The rtt axis sets each one-way delay to half the RTT (the study: 100–500 ms; 600 ms is emu's high end). resume=0rtt first fetches one byte on a connection " +
 			"that only obtains a session ticket and a token, then the measured connection resumes with the GET in 0-RTT (quic-go; the response comes as 0.5-RTT data). " +
 			"The study used picoquic with BBR; quic-go is NewReno, so slow start and its exit differ and absolute utilizations are quic-go's.",
