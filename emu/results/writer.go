@@ -17,7 +17,8 @@ import (
 // reproduction directories. Two things hold for all of it:
 //
 //   - Atomic: a reader sees the old file or the whole new one, never half
-//     of it (a temporary file beside the target, renamed over it).
+//     of it (a temporary file beside the target, renamed over it) — all
+//     but the packet captures, which CreateStream writes in place.
 //   - The user's: files are created with mode 0666 and directories 0777
 //     less the process's umask (which sudo passes on from the user), and
 //     when emu runs as root through sudo each file and each directory it
@@ -38,26 +39,6 @@ func WriteJSON(path string, v any) error {
 // WriteFile writes b to path atomically, through a temporary file in the
 // same directory that is renamed over path (and removed if anything fails).
 func WriteFile(path string, b []byte) error {
-	return writeVia(path, b, os.Rename)
-}
-
-// CreateJSON writes v as indented JSON to path atomically, as WriteJSON
-// does, but only if path does not exist yet; otherwise it fails with an
-// error matching fs.ErrExist. Of writers racing for one path exactly one
-// succeeds (a run claiming its id with its state file).
-func CreateJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	// A hard link fails if the name exists; a rename would replace it.
-	return writeVia(path, append(b, '\n'), os.Link)
-}
-
-// writeVia writes b to a temporary file beside path and puts it in place
-// with put (rename: replace; link: only if path is absent); the temporary
-// name is removed in any case.
-func writeVia(path string, b []byte, put func(tmp, path string) error) error {
 	f, err := Create(path)
 	if err != nil {
 		return err
@@ -66,7 +47,7 @@ func writeVia(path string, b []byte, put func(tmp, path string) error) error {
 		f.Discard()
 		return err
 	}
-	return f.commit(put)
+	return f.Commit()
 }
 
 // File is a file being written atomically: it is created under a
@@ -109,15 +90,13 @@ func (f *File) Write(b []byte) (int, error) { return f.f.Write(b) }
 
 // Commit closes the file and renames it over its path. On failure the
 // temporary file is removed and path is left as it was.
-func (f *File) Commit() error { return f.commit(os.Rename) }
-
-func (f *File) commit(put func(tmp, path string) error) error {
+func (f *File) Commit() error {
 	tmp := f.f.Name()
 	defer os.Remove(tmp) // fails harmlessly once renamed
 	if err := f.f.Close(); err != nil {
 		return err
 	}
-	return put(tmp, f.path)
+	return os.Rename(tmp, f.path)
 }
 
 // Discard closes and removes the temporary file; path is left as it was.
