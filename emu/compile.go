@@ -3,6 +3,7 @@ package emu
 import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/dcproxy"
+	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -15,6 +16,9 @@ import (
 // their own ranges when they are built, with errors config.Validate has
 // already turned into the keys' names for the user.
 type compiled struct {
+	// links are the two links' directions: links[i][0] is link i+1's
+	// downlink, links[i][1] its uplink.
+	links [2][2]link.Shape
 	// pdcp is the DC client's proxies' configuration.
 	pdcp dcproxy.Config
 	// steered are the flows over DC with a PDCP scheduler of their own.
@@ -31,12 +35,25 @@ type steeredFlow struct {
 // compile turns a validated configuration into the components' settings.
 func compile(cfg *config.Config) compiled {
 	s := compiled{pdcp: dcproxy.Config{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering}}
+	for i, l := range cfg.Links {
+		s.links[i] = [2]link.Shape{linkShape(l.Down), linkShape(l.Up)}
+	}
 	for i, f := range cfg.Flows {
 		if f.Path == config.PathDC && f.Steered() {
 			s.steered = append(s.steered, steeredFlow{flow: i, sched: cfg.FlowScheduler(i)})
 		}
 	}
 	return s
+}
+
+// linkShape is a direction's shape as package link takes it.
+func linkShape(s config.Shape) link.Shape {
+	return link.Shape{
+		Rate:  s.Rate,
+		Queue: link.QueueLimit{Packets: s.Queue.Packets, Bytes: s.Queue.Bytes, Time: s.Queue.Time},
+		Delay: s.Delay, Jitter: s.Jitter.Abs, JitterCV: s.Jitter.CV, JitterCorr: s.JitterCorr,
+		Reorder: s.Reorder, Loss: s.Loss,
+	}
 }
 
 // usesScheduler reports whether the run's DC scheduler, or that of a flow

@@ -100,14 +100,14 @@ func (e *Emulation) setup(ctx context.Context, players [2][2]*replay.Player, o S
 		return err
 	}
 	// Downlink is limited where it leaves gws, uplink where it leaves gwc.
-	for i, l := range e.Config.Links {
+	for i, l := range e.set.links {
 		iface := fmt.Sprintf("l%d", i+1)
-		down, err := link.NewDir(gws, iface, fmt.Sprintf("link%d.down", i+1), i, false, l.Down, players[i][0])
+		down, err := link.NewDir(gws, iface, fmt.Sprintf("link%d.down", i+1), i, false, l[0], players[i][0])
 		if err != nil {
 			return err
 		}
 		e.dirs = append(e.dirs, down)
-		up, err := link.NewDir(gwc, iface, fmt.Sprintf("link%d.up", i+1), i, true, l.Up, players[i][1])
+		up, err := link.NewDir(gwc, iface, fmt.Sprintf("link%d.up", i+1), i, true, l[1], players[i][1])
 		if err != nil {
 			return err
 		}

@@ -73,12 +73,6 @@ type Shape struct {
 	Queue QueueLimit
 }
 
-// HasImpairments reports whether a direction needs a delay line: it delays,
-// jitters or drops packets.
-func (s Shape) HasImpairments() bool {
-	return s.Delay > 0 || s.Jitter.StdDev(s.Delay) > 0 || s.Loss > 0
-}
-
 // Jitter is a standard deviation given either as an absolute duration or as
 // a coefficient of variation of the delay; at most one is non-zero.
 type Jitter struct {
@@ -117,20 +111,6 @@ func (q QueueLimit) String() string {
 		return FormatSize(q.Bytes)
 	default:
 		return q.Time.String()
-	}
-}
-
-// LimitBytes returns the queue limit in bytes at rate (bit/s), assuming
-// full-size packets of mtu bytes for a limit in packets.
-func (q QueueLimit) LimitBytes(rate float64, mtu int) int64 {
-	switch {
-	case q.Packets > 0:
-		return int64(q.Packets) * int64(mtu)
-	case q.Bytes > 0:
-		return q.Bytes
-	default:
-		b := int64(rate / 8 * q.Time.Seconds())
-		return max(b, int64(2*mtu)) // never less than a couple of packets
 	}
 }
 

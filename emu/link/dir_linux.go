@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/replay"
@@ -26,7 +25,7 @@ type Dir struct {
 	Name  string // link1.down
 	Link  int    // 0 for link1, 1 for link2
 	Up    bool
-	Shape config.Shape
+	Shape Shape
 
 	Shaper *Shaper
 	Player *replay.Player
@@ -36,7 +35,7 @@ type Dir struct {
 
 // NewDir installs the rate limiter of a direction on iface of node, at the
 // trace's first rate when a player drives it.
-func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape config.Shape, player *replay.Player) (*Dir, error) {
+func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape Shape, player *replay.Player) (*Dir, error) {
 	d := &Dir{Name: name, Link: link, Up: up, Shape: shape, Player: player}
 	rate := shape.Rate
 	if player != nil {
@@ -52,14 +51,14 @@ func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape conf
 // NeedsDelayLine reports whether the direction delays, jitters or drops
 // packets, configured or carried by its trace.
 func (d *Dir) NeedsDelayLine() bool {
-	return d.Shape.HasImpairments() || d.Player != nil && (d.Player.Trace.HasDelay || d.Player.Trace.HasLoss)
+	return d.Shape.Impaired() || d.Player != nil && (d.Player.Trace.HasDelay || d.Player.Trace.HasLoss)
 }
 
 // StartDelayLine binds NFQUEUE num in node (the gateway where the direction
 // arrives) and starts the delay line on it, seeded from the run's seed so
 // each direction draws its own loss and jitter and a run repeats exactly.
 func (d *Dir) StartDelayLine(node *topo.NodeNS, num uint16, runSeed uint64) error {
-	p := delayParams(d.Shape)
+	p := d.Shape.delayParams()
 	line, err := delayline.New(dirSeed(runSeed, d.Name), p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Name, err)
@@ -85,17 +84,6 @@ func (d *Dir) WaitDelayLine(ctx context.Context) error {
 		return nil
 	case <-d.Loop.Done():
 		return d.Loop.Err()
-	}
-}
-
-// delayParams turns a direction's shape into delay line parameters.
-func delayParams(s config.Shape) delayline.Params {
-	return delayline.Params{
-		Delay:      s.Delay,
-		Jitter:     s.Jitter.StdDev(s.Delay),
-		JitterCorr: s.JitterCorr,
-		Loss:       s.Loss,
-		Reorder:    s.Reorder,
 	}
 }
 
@@ -142,7 +130,7 @@ func (d *Dir) applyTraceImpairments(st tracefmt.Step) {
 	if d.Player.Trace.HasLoss {
 		s.Loss = st.Loss
 	}
-	d.Line.SetParams(delayParams(s))
+	d.Line.SetParams(s.delayParams())
 }
 
 // sleepUntil waits for deadline in nanosleep rather than on a Go timer: the

@@ -4,13 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -42,7 +42,7 @@ const (
 type Shaper struct {
 	node  *topo.NodeNS
 	link  netlink.Link
-	queue config.QueueLimit
+	queue QueueLimit
 
 	mu      sync.Mutex
 	rate    float64 // capacity in bit/s at the IP layer (0 during an outage)
@@ -52,7 +52,7 @@ type Shaper struct {
 
 // NewShaper installs the rate limiter on iface of node with an initial rate
 // (bit/s at the IP layer) and queue limit.
-func NewShaper(node *topo.NodeNS, iface string, rate float64, q config.QueueLimit) (*Shaper, error) {
+func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Shaper, error) {
 	l, err := node.Link(iface)
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q config.QueueLimi
 		return nil, fmt.Errorf("%s: qdisc replace dev %s root htb: %w", node.NSName, iface, err)
 	}
 	if err := node.Handle.ClassReplace(s.class(rate, false)); err != nil {
-		return nil, fmt.Errorf("%s: class replace dev %s htb rate %s: %w", node.NSName, iface, config.FormatRate(rate), err)
+		return nil, fmt.Errorf("%s: class replace dev %s htb rate %s: %w", node.NSName, iface, formatRate(rate), err)
 	}
 	s.limit = s.limitFor(rate)
 	if err := s.setLeaf(s.limit, true); err != nil {
@@ -134,7 +134,7 @@ func (s *Shaper) set(rate, classRate float64, hold bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.node.Handle.ClassChange(s.class(classRate, hold)); err != nil {
-		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, config.FormatRate(classRate), err)
+		return fmt.Errorf("%s: class change dev %s rate %s: %w", s.node.NSName, s.link.Attrs().Name, formatRate(classRate), err)
 	}
 	s.rate, s.applied = rate, classRate
 	if s.queue.Time > 0 && rate > 0 {
@@ -199,3 +199,6 @@ func (s *Shaper) Stats() (ShaperStats, error) {
 	}
 	return st, nil
 }
+
+// formatRate writes a rate for an error message, in Mbit/s.
+func formatRate(bps float64) string { return strconv.FormatFloat(bps/1e6, 'g', 6, 64) + "mbit" }
