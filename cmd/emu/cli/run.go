@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -38,6 +40,7 @@ and the PDCP repairs.
 			if out == "" {
 				out = filepath.Join("results", outStamp()+"-"+cfg.Scenario)
 			}
+			_, statErr := os.Stat(out)
 			if err := userOut(out); err != nil {
 				return err
 			}
@@ -48,6 +51,9 @@ and the PDCP repairs.
 				fmt.Fprintf(e.stderr, "emu: rates: %s\n", cfg.RateSources())
 			}
 			sum, err := emu.Run(e.ctx, cfg, o)
+			if sum == nil && errors.Is(statErr, fs.ErrNotExist) {
+				os.Remove(out) // made for a run that never began: empty
+			}
 			if sum != nil {
 				if asJSON {
 					printJSON(e.stdout, sum)
