@@ -13,6 +13,7 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/tracefmt"
 	"github.com/dc-emu/emu/traces"
 )
@@ -89,7 +90,7 @@ func (f *traceFlags) load(cmd *cobra.Command, name string) (*tracefmt.Trace, err
 	if cmd.Flags().Changed("rate-unit") {
 		o.RateUnit = f.rateUnit
 	}
-	t, err := traces.Load(name, o)
+	t, err := traces.LoadFrom(invoker.Disk{}, name, o) // under sudo, with the user's permissions
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +318,7 @@ what the trace is. Their sources and terms are in traces/PROVENANCE.md.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rows []traceListJSON
 			for _, info := range traces.List() {
-				t, err := traces.Load(info.Name, tracefmt.ReadOptions{})
+				t, err := traces.LoadFrom(invoker.Disk{}, info.Name, tracefmt.ReadOptions{})
 				if err != nil {
 					return fmt.Errorf("shipped trace %s: %w", info.Name, err)
 				}

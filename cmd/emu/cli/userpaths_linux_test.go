@@ -74,6 +74,11 @@ func TestUserPathsAsInvoker(t *testing.T) {
 			t.Errorf("emu %s: exit %d, stderr %q; want permission denied naming %s", args[0], code, errs, base)
 		}
 	}
+	// emu trace needs no root, but one run through sudo all the same reads
+	// as the user.
+	if code, _, errs := runEmu(t, "trace", "info", secret); code == 0 || !strings.Contains(errs, "permission denied") || strings.Contains(errs, "root:") {
+		t.Errorf("emu trace info under sudo: exit %d, stderr %q; want permission denied and nothing of the file", code, errs)
+	}
 	if _, err := os.Stat(filepath.Join(base, "results")); err == nil {
 		t.Error("a refused --out was created")
 	}
