@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/units"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -24,7 +25,7 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	for _, rate := range []float64{200e6, 500e6, 1000e6, 1500e6} {
-		b.Run(config.FormatRate(rate), func(b *testing.B) {
+		b.Run(units.FormatRate(rate), func(b *testing.B) {
 			for range b.N {
 				em, f := startFastUDP(b)
 				start := time.Now()
@@ -46,7 +47,7 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 				b.ReportMetric(got*1428*8/el.Seconds()/1e6, "Mbit/s")
 				b.ReportMetric(100*(1-got/float64(sent)), "loss%")
 				b.Logf("offered %s: sent %d, received %d in order=%v; PDCP reordered %d, held max %d, given up %d, out of window %d",
-					config.FormatRate(rate), sent, len(as), inOrder, c.Reordered, c.MaxBuffer, c.GivenUp, c.OutOfWindow)
+					units.FormatRate(rate), sent, len(as), inOrder, c.Reordered, c.MaxBuffer, c.GivenUp, c.OutOfWindow)
 			}
 		})
 	}
@@ -163,7 +164,7 @@ func BenchmarkPDCPDuplicate(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	for _, rate := range []float64{100e6, 300e6, 600e6} {
-		b.Run(config.FormatRate(rate), func(b *testing.B) {
+		b.Run(units.FormatRate(rate), func(b *testing.B) {
 			for range b.N {
 				em, f := startFastUDP(b, config.Setting{Key: "dc.scheduler", Value: "duplicate"})
 				var ru0, ru1 unix.Rusage
@@ -182,7 +183,7 @@ func BenchmarkPDCPDuplicate(b *testing.B) {
 				b.ReportMetric(float64(cpu.Microseconds())/float64(sent), "cpu_us/pkt")
 				b.ReportMetric(c.TxVerdictUs["p99"], "verdict_p99_us")
 				b.Logf("offered %s: sent %d, received %d; duplicates discarded %d; verdict µs %v",
-					config.FormatRate(rate), sent, int(got), c.DuplicatesDiscarded, c.TxVerdictUs)
+					units.FormatRate(rate), sent, int(got), c.DuplicatesDiscarded, c.TxVerdictUs)
 			}
 		})
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/vishvananda/netlink"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/procstat"
 	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/units"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -59,15 +59,15 @@ func TestShaperRateFidelity(t *testing.T) {
 		h0, herr := procstat.ReadHost()
 		got := measureShapedRate(t, n, rate, 3*time.Second)
 		errPct := (got - rate) / rate * 100
-		t.Logf("configured %s, delivered %.3f Mbit/s (%+.2f%%)", config.FormatRate(rate), got/1e6, errPct)
+		t.Logf("configured %s, delivered %.3f Mbit/s (%+.2f%%)", units.FormatRate(rate), got/1e6, errPct)
 		if h1, err := procstat.ReadHost(); herr == nil && err == nil && math.Abs(errPct) > 2 {
 			if steal := procstat.HostBetween(h0, h1).Steal; steal > 0.02 {
 				n.Close()
-				t.Skipf("the hypervisor took %.1f %% of the CPUs while %s was measured: the machine's fidelity, not the shaper's", 100*steal, config.FormatRate(rate))
+				t.Skipf("the hypervisor took %.1f %% of the CPUs while %s was measured: the machine's fidelity, not the shaper's", 100*steal, units.FormatRate(rate))
 			}
 		}
 		if math.Abs(errPct) > 2 {
-			t.Errorf("rate %s: delivered %.3f Mbit/s, %+.2f%% off (tolerance 2%%)", config.FormatRate(rate), got/1e6, errPct)
+			t.Errorf("rate %s: delivered %.3f Mbit/s, %+.2f%% off (tolerance 2%%)", units.FormatRate(rate), got/1e6, errPct)
 		}
 		n.Close()
 	}
@@ -121,7 +121,7 @@ func BenchmarkShaperRate(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	for _, rate := range []float64{5e6, 20e6, 100e6, 1e9} {
-		b.Run(config.FormatRate(rate), func(b *testing.B) {
+		b.Run(units.FormatRate(rate), func(b *testing.B) {
 			var got float64
 			for range b.N {
 				n := buildNet(b, topo.Throughput(emutest.RunID(b)))

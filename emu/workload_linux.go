@@ -12,6 +12,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 	"github.com/dc-emu/emu/internal/invoker"
 )
 
@@ -60,12 +61,12 @@ func (r *runner) clientWork(f config.Flow, i int) (endpoint.Workload, string, er
 	case config.KindObjects:
 		// Drawn sizes follow the run's seed, differently for every flow.
 		w.Seed = r.cfg.Seed ^ uint64(i+1)*0x9e3779b97f4a7c15
-		if spec := f.Objects; spec.Dist == config.DistCSV {
+		if spec := f.Objects; spec.Dist == workload.DistCSV {
 			abs, err := filepath.Abs(spec.File)
 			if err != nil {
 				return w, "", err
 			}
-			w.Objects = config.DistCSV + ":" + abs // the client runs in another directory
+			w.Objects = workload.DistCSV + ":" + abs // the client runs in another directory
 		}
 	}
 	if w.Up {
@@ -94,12 +95,12 @@ func checkWorkloads(cfg config.Config) error {
 			continue
 		}
 		spec := f.Objects
-		if spec.Dist != config.DistCSV {
+		if spec.Dist != workload.DistCSV {
 			continue
 		}
 		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
 		if err == nil {
-			_, err = config.ParseSizesCSV(spec.File, data)
+			_, err = workload.ParseSizesCSV(spec.File, data)
 		}
 		if err != nil {
 			return fmt.Errorf("flows.%d.objects: %w", i, err)

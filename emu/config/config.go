@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
+
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // Config is one experiment, fully resolved: what every dotted key of
@@ -90,7 +92,7 @@ func (j Jitter) StdDev(delay time.Duration) time.Duration {
 
 func (j Jitter) String() string {
 	if j.CV > 0 {
-		return FormatFraction(j.CV)
+		return units.FormatFraction(j.CV)
 	}
 	return j.Abs.String()
 }
@@ -108,7 +110,7 @@ func (q QueueLimit) String() string {
 	case q.Packets > 0:
 		return fmt.Sprintf("%dp", q.Packets)
 	case q.Bytes > 0:
-		return FormatSize(q.Bytes)
+		return units.FormatSize(q.Bytes)
 	default:
 		return q.Time.String()
 	}
@@ -219,13 +221,13 @@ func (c *Config) Validate() error {
 		}{{"down", l.Down}, {"up", l.Up}} {
 			k := fmt.Sprintf("link%d.%s.", i+1, d.name)
 			if d.s.Rate <= 0 && !l.Traced(d.name, c.Trace.Up) {
-				bad(k+"rate", "must be positive (got %s)", FormatRate(d.s.Rate))
+				bad(k+"rate", "must be positive (got %s)", units.FormatRate(d.s.Rate))
 			}
 			if d.s.Rate > 100e9 {
-				bad(k+"rate", "%s is beyond what a veth can carry", FormatRate(d.s.Rate))
+				bad(k+"rate", "%s is beyond what a veth can carry", units.FormatRate(d.s.Rate))
 			}
 			if d.s.Jitter.CV < 0 || d.s.Jitter.CV > 1 {
-				bad(k+"jitter", "coefficient of variation %s out of range (0%%..100%%)", FormatFraction(d.s.Jitter.CV))
+				bad(k+"jitter", "coefficient of variation %s out of range (0%%..100%%)", units.FormatFraction(d.s.Jitter.CV))
 			}
 			if d.s.Queue.Packets <= 0 && d.s.Queue.Bytes <= 0 && d.s.Queue.Time <= 0 {
 				bad(k+"queue", "must be positive")

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
+
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // fidelityParams are the fidelity.* keys: the thresholds of every run's
@@ -82,11 +84,11 @@ func (c *Config) validateFidelity() []error {
 		{"fidelity.thread_wait", th.ThreadWait}, {"fidelity.endpoint_wait", th.EndpointWait}, {"fidelity.steal", th.Steal},
 	} {
 		if f.v <= 0 {
-			bad(f.key, "must be positive (got %s)", FormatFraction(f.v))
+			bad(f.key, "must be positive (got %s)", units.FormatFraction(f.v))
 		}
 	}
 	if th.RateTolerance >= 1 {
-		bad("fidelity.rate_tolerance", "%s would accept a rate limiter that delivers nothing; want below 100%%", FormatFraction(th.RateTolerance))
+		bad("fidelity.rate_tolerance", "%s would accept a rate limiter that delivers nothing; want below 100%%", units.FormatFraction(th.RateTolerance))
 	}
 	if !(th.ThreadCPU > 0 && th.ThreadCPU <= 1) {
 		bad("fidelity.thread_cpu", "want a share of one core in (0, 1] (got %s)", strconv.FormatFloat(th.ThreadCPU, 'g', -1, 64))

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // field is one parameter of a T (the Config itself, a link direction's
@@ -73,25 +75,25 @@ func floatField[T any](name, unit, doc string, p func(*T) *float64) field[T] {
 func durationField[T any](name, doc string, p func(*T) *time.Duration) field[T] {
 	return field[T]{name, "duration", doc,
 		func(t *T) string { return p(t).String() },
-		func(t *T, v string) (err error) { *p(t), err = ParseDuration(v); return }}
+		func(t *T, v string) (err error) { *p(t), err = units.ParseDuration(v); return }}
 }
 
 func fractionField[T any](name, doc string, p func(*T) *float64) field[T] {
 	return field[T]{name, "%", doc,
-		func(t *T) string { return FormatFraction(*p(t)) },
-		func(t *T, v string) (err error) { *p(t), err = ParseFraction(v); return }}
+		func(t *T) string { return units.FormatFraction(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = units.ParseFraction(v); return }}
 }
 
 func rateField[T any](name, doc string, p func(*T) *float64) field[T] {
 	return field[T]{name, "bit/s", doc,
-		func(t *T) string { return FormatRate(*p(t)) },
-		func(t *T, v string) (err error) { *p(t), err = ParseRate(v); return }}
+		func(t *T) string { return units.FormatRate(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = units.ParseRate(v); return }}
 }
 
 func sizeField[T any](name, doc string, p func(*T) *int64) field[T] {
 	return field[T]{name, "bytes", doc,
-		func(t *T) string { return FormatSize(*p(t)) },
-		func(t *T, v string) (err error) { *p(t), err = ParseSize(v); return }}
+		func(t *T) string { return units.FormatSize(*p(t)) },
+		func(t *T, v string) (err error) { *p(t), err = units.ParseSize(v); return }}
 }
 
 var shapeFields = []shapeField{
@@ -103,11 +105,11 @@ var shapeFields = []shapeField{
 		func(s *Shape) string { return s.Jitter.String() },
 		func(s *Shape, v string) error {
 			if strings.HasSuffix(v, "%") {
-				cv, err := ParseFraction(v)
+				cv, err := units.ParseFraction(v)
 				s.Jitter = Jitter{CV: cv}
 				return err
 			}
-			d, err := ParseDuration(v)
+			d, err := units.ParseDuration(v)
 			s.Jitter = Jitter{Abs: d}
 			return err
 		}},
@@ -205,7 +207,7 @@ func parseQueue(v string) (QueueLimit, error) {
 	if d, err := time.ParseDuration(v); err == nil && d > 0 {
 		return QueueLimit{Time: d}, nil
 	}
-	if b, err := ParseSize(v); err == nil && b > 0 {
+	if b, err := units.ParseSize(v); err == nil && b > 0 {
 		return QueueLimit{Bytes: b}, nil
 	}
 	return QueueLimit{}, fmt.Errorf("%q is not a queue limit (want packets 1000p, bytes 1MB or time 50ms, positive)", v)

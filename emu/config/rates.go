@@ -3,6 +3,8 @@ package config
 import (
 	"fmt"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // A link direction's rate comes from one source: its trace or a constant
@@ -124,7 +126,7 @@ func (c *Config) RateSources() string {
 			name string
 			s    Shape
 		}{{"down", l.Down}, {"up", l.Up}} {
-			src := FormatRate(d.s.Rate)
+			src := units.FormatRate(d.s.Rate)
 			if l.Traced(d.name, c.Trace.Up) {
 				src = "trace " + l.Trace
 			}

@@ -6,31 +6,29 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/pdcp"
+
+	"github.com/dc-emu/emu/emu/units"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
-// Flow kinds (flows.N.kind).
+// The values of flows.N.kind, flows.N.direction, flows.N.resume and
+// flows.N.proto for cbr flows: the workload vocabulary's (emu/workload),
+// which the endpoints share.
 const (
-	KindBulk    = "bulk"    // one download (or upload) of flows.N.size or for flows.N.duration
-	KindRR      = "rr"      // request/response transactions
-	KindCBR     = "cbr"     // constant-rate UDP datagrams
-	KindObjects = "objects" // a set of objects, each with its completion time
-)
+	KindBulk    = workload.KindBulk
+	KindRR      = workload.KindRR
+	KindCBR     = workload.KindCBR
+	KindObjects = workload.KindObjects
 
-// Directions of a flow (flows.N.direction): who sends the data.
-const (
-	DirDown = "down" // the server sends (a download)
-	DirUp   = "up"   // the client sends (an upload)
-)
+	DirDown = workload.DirDown
+	DirUp   = workload.DirUp
 
-// Resumption modes of a QUIC or TLS connection (flows.N.resume).
-const (
-	ResumeOff  = "off"  // a full handshake
-	Resume1RTT = "1rtt" // TLS session resumption: a full round trip, no certificate
-	Resume0RTT = "0rtt" // QUIC 0-RTT: the request goes in the client's first flight
-)
+	ResumeOff  = workload.ResumeOff
+	Resume1RTT = workload.Resume1RTT
+	Resume0RTT = workload.Resume0RTT
 
-// ProtoUDP is the protocol of cbr flows: plain UDP datagrams.
-const ProtoUDP = "udp"
+	ProtoUDP = workload.ProtoUDP
+)
 
 // Workload is what a flow does beyond where it goes: its kind and the
 // kind's parameters. The zero value of each field is its default as
@@ -59,11 +57,11 @@ type Workload struct {
 	// Objects is an objects flow's sizes: a list, a distribution or a CSV
 	// file, parsed when the key is set (ParseObjects); the zero spec is
 	// none, for flows of other kinds.
-	Objects ObjectSpec
+	Objects workload.ObjectSpec
 	// Arrivals is when objects start: seq (each after the previous one
 	// completed) or poisson:MEAN, parsed when the key is set
 	// (ParseArrivals).
-	Arrivals Arrivals
+	Arrivals workload.Arrivals
 	// Reuse fetches every object or transaction over one connection;
 	// false opens a new connection for each.
 	Reuse bool
@@ -87,13 +85,9 @@ type Workload struct {
 func DefaultWorkload() Workload {
 	return Workload{
 		Kind: KindBulk, Direction: DirDown, Request: 100, Response: 100, Packet: 160,
-		Arrivals: Arrivals{Kind: ArrivalsSeq, text: ArrivalsSeq}, Reuse: true, Resume: ResumeOff,
+		Arrivals: workload.Sequential(), Reuse: true, Resume: ResumeOff,
 	}
 }
-
-// DefaultCBRInterval is the datagram interval of a cbr flow with neither
-// an interval nor a rate (VoIP: 20 ms).
-const DefaultCBRInterval = 20 * time.Millisecond
 
 // Steered reports whether the flow has its own PDCP scheduler.
 func (w Workload) Steered() bool {
@@ -109,7 +103,7 @@ func (w Workload) CBRInterval() time.Duration {
 	case w.Interval > 0:
 		return w.Interval
 	}
-	return DefaultCBRInterval
+	return workload.DefaultCBRInterval
 }
 
 // workloadFields are the per-flow keys of the kinds (flows.N.kind, …),
@@ -137,9 +131,9 @@ var workloadFields = []flowField{
 	intField("count", "", "rr transactions, cbr datagrams or objects (0 = for the flow's duration; objects of a list: the list once)",
 		func(f *Flow) *int { return &f.Count }),
 	{"packet", "bytes", "cbr: UDP payload of each datagram",
-		func(f *Flow) string { return FormatSize(int64(f.Packet)) },
+		func(f *Flow) string { return units.FormatSize(int64(f.Packet)) },
 		func(f *Flow, v string) error {
-			n, err := ParseSize(v)
+			n, err := units.ParseSize(v)
 			if err == nil && n > 1<<20 {
 				err = fmt.Errorf("%q: larger than any datagram", v)
 			}
@@ -152,15 +146,15 @@ var workloadFields = []flowField{
 		func(f *Flow) string { return f.Objects.String() },
 		func(f *Flow, v string) (err error) {
 			if strings.TrimSpace(v) == "" {
-				f.Objects = ObjectSpec{} // none; Validate requires some of an objects flow
+				f.Objects = workload.ObjectSpec{} // none; Validate requires some of an objects flow
 				return nil
 			}
-			f.Objects, err = ParseObjects(v)
+			f.Objects, err = workload.ParseObjects(v)
 			return err
 		}},
 	{"arrivals", "", "objects: seq (each after the previous one) or poisson:MEAN (mean time between starts, e.g. poisson:500ms or poisson:2/s)",
 		func(f *Flow) string { return f.Arrivals.String() },
-		func(f *Flow, v string) (err error) { f.Arrivals, err = ParseArrivals(v); return }},
+		func(f *Flow, v string) (err error) { f.Arrivals, err = workload.ParseArrivals(v); return }},
 	boolField("reuse", "rr, objects: one connection for all (true) or a new connection each (false)",
 		func(f *Flow) *bool { return &f.Reuse }),
 	stringField("resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume) or 0rtt (QUIC 0-RTT; quic-go)",

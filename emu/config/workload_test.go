@@ -2,11 +2,11 @@ package config
 
 import (
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/workload"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -24,7 +24,7 @@ func TestWorkloadKeysResolve(t *testing.T) {
 	if f := c.Flows[1]; f.Kind != KindRR || f.Request != 200 || f.Response != 1000 || f.Interval != 100*time.Millisecond || f.Count != 50 || !f.Steered() {
 		t.Errorf("rr flow: %+v", f.Workload)
 	}
-	if f := c.Flows[2]; f.Kind != KindCBR || f.Proto != ProtoUDP || f.ServerImpl != "go" || f.CBRInterval() != DefaultCBRInterval {
+	if f := c.Flows[2]; f.Kind != KindCBR || f.Proto != ProtoUDP || f.ServerImpl != "go" || f.CBRInterval() != workload.DefaultCBRInterval {
 		t.Errorf("cbr flow: proto %s impl %s, %+v", f.Proto, f.ServerImpl, f.Workload)
 	}
 	if f := c.Flows[3]; f.Kind != KindObjects || f.Reuse || f.Resume != Resume0RTT {
@@ -84,77 +84,19 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 	}
 }
 
-func TestParseObjects(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want ObjectSpec
-	}{
-		{"500kB,1MB,10MB,100MB", ObjectSpec{Dist: DistList, Sizes: []int64{500e3, 1e6, 10e6, 100e6}}},
-		{"fixed:64KiB", ObjectSpec{Dist: DistFixed, Size: 64 << 10}},
-		{"exp:1MB", ObjectSpec{Dist: DistExp, Size: 1e6}},
-		{"lognormal:1MB:1.5", ObjectSpec{Dist: DistLogNormal, Size: 1e6, Sigma: 1.5}},
-		{"csv:/tmp/sizes.csv", ObjectSpec{Dist: DistCSV, File: "/tmp/sizes.csv"}},
-		{"web.CSV", ObjectSpec{Dist: DistCSV, File: "web.CSV"}},
-	} {
-		got, err := ParseObjects(tc.in)
-		tc.want.text = tc.in // what String gives back
-		if err != nil || !reflect.DeepEqual(got, tc.want) || got.String() != tc.in {
-			t.Errorf("ParseObjects(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "1MB,,2MB", "lognormal:1MB", "lognormal:1MB:0", "lognormal:1MB:x", "exp:", "csv:", "fixed:2TB", "1MB;2MB"} {
-		if _, err := ParseObjects(bad); err == nil {
-			t.Errorf("ParseObjects(%q): no error", bad)
-		}
-	}
-}
-
-func TestParseSizesCSV(t *testing.T) {
-	got, err := ParseSizesCSV("sizes.csv", []byte("\ufeffsize,comment\n# web objects\n1500\n\n64kB,small\n\"2MB\"\r\n"))
-	if err != nil || !reflect.DeepEqual(got, []int64{1500, 64e3, 2e6}) {
-		t.Errorf("got %v, %v", got, err)
-	}
-	_, err = ParseSizesCSV("sizes.csv", []byte("size\n1500\n12 parsecs\n"))
-	var se *SizesError
-	if !errors.As(err, &se) || se.File != "sizes.csv" || se.Line != 3 || !strings.HasPrefix(err.Error(), "sizes.csv:3: ") {
-		t.Errorf("a bad line 3: err = %v", err)
-	}
-	if _, err := ParseSizesCSV("empty.csv", []byte("size\n# nothing\n")); err == nil || !strings.Contains(err.Error(), "empty.csv:2: no sizes") {
-		t.Errorf("no sizes: err = %v", err)
-	}
-}
-
-func TestParseArrivals(t *testing.T) {
-	for in, want := range map[string]Arrivals{
-		"seq":           {Kind: ArrivalsSeq},
-		"poisson:500ms": {Kind: ArrivalsPoisson, Mean: 500 * time.Millisecond},
-		"poisson:4/s":   {Kind: ArrivalsPoisson, Mean: 250 * time.Millisecond},
-	} {
-		want.text = in
-		if got, err := ParseArrivals(in); err != nil || got != want || got.String() != in {
-			t.Errorf("ParseArrivals(%q) = %+v, %v; want %+v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "poisson", "poisson:", "poisson:-1s", "poisson:0/s", "poisson:1e9/s", "poisson:2h", "burst:1s"} {
-		if _, err := ParseArrivals(bad); err == nil {
-			t.Errorf("ParseArrivals(%q): no error", bad)
-		}
-	}
-}
-
 func FuzzParseObjects(f *testing.F) {
 	emutest.AddSeeds[string](f, "500kB,1MB", "fixed:1MB", "exp:1MB", "lognormal:1MB:1.5", "csv:x.csv", "a.csv", ",", "lognormal::")
 	f.Fuzz(func(t *testing.T, s string) {
-		o, err := ParseObjects(s)
+		o, err := workload.ParseObjects(s)
 		if err != nil {
 			return
 		}
 		for _, n := range append(o.Sizes, o.Size) {
-			if n < 0 || n > MaxObjectSize {
+			if n < 0 || n > workload.MaxObjectSize {
 				t.Fatalf("%q: size %d out of range", s, n)
 			}
 		}
-		if o.Dist == DistList && len(o.Sizes) == 0 {
+		if o.Dist == workload.DistList && len(o.Sizes) == 0 {
 			t.Fatalf("%q: an empty list parsed", s)
 		}
 	})
@@ -163,16 +105,16 @@ func FuzzParseObjects(f *testing.F) {
 func FuzzParseSizesCSV(f *testing.F) {
 	emutest.AddSeeds[[]byte](f, "size\n1\n2kB\n", "bytes,x\n\"5\"\n", "#\n\n", "1e3\n-1\n")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		sizes, err := ParseSizesCSV("f.csv", b)
+		sizes, err := workload.ParseSizesCSV("f.csv", b)
 		if err != nil {
-			var se *SizesError
+			var se *workload.SizesError
 			if !errors.As(err, &se) || se.Line < 0 {
-				t.Fatalf("error %v is not a located *SizesError", err)
+				t.Fatalf("error %v is not a located *workload.SizesError", err)
 			}
 			return
 		}
 		for _, n := range sizes {
-			if n < 1 || n > MaxObjectSize {
+			if n < 1 || n > workload.MaxObjectSize {
 				t.Fatalf("size %d out of range", n)
 			}
 		}
@@ -182,8 +124,8 @@ func FuzzParseSizesCSV(f *testing.F) {
 func FuzzParseArrivals(f *testing.F) {
 	emutest.AddSeeds[string](f, "seq", "poisson:1s", "poisson:3/s", "poisson:NaN/s", "poisson:+Inf/s")
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := ParseArrivals(s)
-		if err == nil && a.Kind == ArrivalsPoisson && (a.Mean < time.Millisecond || a.Mean > time.Hour) {
+		a, err := workload.ParseArrivals(s)
+		if err == nil && a.Kind == workload.ArrivalsPoisson && (a.Mean < time.Millisecond || a.Mean > time.Hour) {
 			t.Fatalf("%q: mean %v out of range", s, a.Mean)
 		}
 	})

@@ -4,21 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
-)
 
-// Bounds of the workload parameters.
-const (
-	// MaxTransaction bounds an rr request or response body.
-	MaxTransaction = 1e9
-	// CBRHeader is the smallest cbr payload: the header every datagram
-	// carries (magic, sequence number, count, send time).
-	CBRHeader = 20
-	// MaxCBRPacket is the largest cbr payload that fits a 1500-byte
-	// packet with its IPv4 and UDP headers.
-	MaxCBRPacket = 1472
-	// MinCBRInterval and MaxCBRInterval bound the time between datagrams.
-	MinCBRInterval = 50 * time.Microsecond
-	MaxCBRInterval = 10 * time.Second
+	"github.com/dc-emu/emu/emu/units"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // validateWorkload reports what is wrong with flow i's kind and its
@@ -63,34 +51,34 @@ func (c *Config) validateWorkload(i int, f Flow, bad func(key, format string, ar
 			key string
 			n   int64
 		}{{"request", w.Request}, {"response", w.Response}} {
-			if s.n < 0 || s.n > MaxTransaction {
-				bad(k+s.key, "%s out of range (0 B to %s)", FormatSize(s.n), FormatSize(MaxTransaction))
+			if s.n < 0 || s.n > workload.MaxTransaction {
+				bad(k+s.key, "%s out of range (0 B to %s)", units.FormatSize(s.n), units.FormatSize(workload.MaxTransaction))
 			}
 		}
 		if w.Interval < 0 || w.Interval > time.Hour {
 			bad(k+"interval", "%v out of range (0 = back to back, at most 1h)", w.Interval)
 		}
 	case KindCBR:
-		if w.Packet < CBRHeader || w.Packet > MaxCBRPacket {
-			bad(k+"packet", "%d B out of range (%d B, the datagram header, to %d B)", w.Packet, CBRHeader, MaxCBRPacket)
+		if w.Packet < workload.CBRHeader || w.Packet > workload.MaxCBRPacket {
+			bad(k+"packet", "%d B out of range (%d B, the datagram header, to %d B)", w.Packet, workload.CBRHeader, workload.MaxCBRPacket)
 		}
 		if w.Rate > 0 && w.Interval > 0 {
 			bad(k+"rate", "give a rate or an interval, not both (interval is %v)", w.Interval)
 		}
-		if iv := w.CBRInterval(); iv < MinCBRInterval || iv > MaxCBRInterval {
+		if iv := w.CBRInterval(); iv < workload.MinCBRInterval || iv > workload.MaxCBRInterval {
 			key := k + "interval"
 			if w.Rate > 0 {
 				key = k + "rate"
 			}
-			bad(key, "%d B datagrams every %v: out of range (%v to %v between datagrams)", w.Packet, iv, MinCBRInterval, MaxCBRInterval)
+			bad(key, "%d B datagrams every %v: out of range (%v to %v between datagrams)", w.Packet, iv, workload.MinCBRInterval, workload.MaxCBRInterval)
 		}
 	case KindObjects:
 		// The spec and the arrivals were parsed when they were set.
 		if w.Objects.Dist == "" {
-			bad(k+"objects", "%v", ErrNoObjects)
+			bad(k+"objects", "%v", workload.ErrNoObjects)
 			break
 		}
-		if (w.Objects.Random() || w.Objects.Dist == DistFixed) && w.Count == 0 && f.Duration == 0 {
+		if (w.Objects.Random() || w.Objects.Dist == workload.DistFixed) && w.Count == 0 && f.Duration == 0 {
 			bad(k+"count", "objects drawn from %s need a count or the flow's duration", w.Objects.Dist)
 		}
 	}

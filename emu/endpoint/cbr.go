@@ -4,11 +4,11 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
-// Constant-rate UDP (cbr). Datagrams carry a config.CBRHeader-byte header
+// Constant-rate UDP (cbr). Datagrams carry a workload.CBRHeader-byte header
 // and are padded to the flow's packet size:
 //
 //	data:    E3 'C' 'B' 'D' | seq uint32 | count uint32 | send time int64 Unix ns
@@ -56,7 +56,7 @@ var cbrMagic = [3]byte{0xE3, 'C', 'B'}
 
 // putCBR writes the header of a datagram of kind k into b[:CBRHeader].
 func putCBR(b []byte, k byte, a, c uint32, t int64) {
-	_ = b[config.CBRHeader-1]
+	_ = b[workload.CBRHeader-1]
 	copy(b, cbrMagic[:])
 	b[3] = k
 	binary.BigEndian.PutUint32(b[4:], a)
@@ -73,7 +73,7 @@ func parseCBR(b []byte) (k byte, a, c uint32, t int64, ok bool) {
 	if k == cbrReport {
 		return k, 0, 0, 0, true
 	}
-	if len(b) < config.CBRHeader {
+	if len(b) < workload.CBRHeader {
 		return 0, 0, 0, 0, false
 	}
 	return k, binary.BigEndian.Uint32(b[4:]), binary.BigEndian.Uint32(b[8:]), int64(binary.BigEndian.Uint64(b[12:])), true

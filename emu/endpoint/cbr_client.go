@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // cbrCount is how many datagrams a cbr flow sends: its count, or as many
@@ -70,7 +70,7 @@ func cbrDown(ctx context.Context, cfg *ClientConfig, m *meter, conn *net.UDPConn
 	}
 	rcv := newCBRReceiver(m, log)
 	count := cbrCount(cfg)
-	hello := make([]byte, config.CBRHeader)
+	hello := make([]byte, workload.CBRHeader)
 	putCBR(hello, cbrHello, uint32(cfg.Work.Packet), uint32(count), int64(cfg.Work.Every))
 	first := make(chan struct{})
 	helloCtx, stopHello := context.WithCancel(ctx)
@@ -155,7 +155,7 @@ func cbrUp(ctx context.Context, cfg *ClientConfig, m *meter, conn *net.UDPConn, 
 	if err != nil {
 		return cbrResult{Sent: sent}, err
 	}
-	query := make([]byte, config.CBRHeader)
+	query := make([]byte, workload.CBRHeader)
 	putCBR(query, cbrQuery, 0, 0, 0)
 	buf := make([]byte, 2048)
 	deadline := time.Now().Add(cfg.IdleTimeout)
@@ -191,7 +191,7 @@ func cbrUp(ctx context.Context, cfg *ClientConfig, m *meter, conn *net.UDPConn, 
 // own send time. It returns how many it sent.
 func sendCBR(ctx context.Context, conn *net.UDPConn, to *net.UDPAddr, packet int, every time.Duration, count int, m *meter) (int64, error) {
 	buf := make([]byte, packet)
-	fillPattern(buf[config.CBRHeader:], bodyPattern(), 0)
+	fillPattern(buf[workload.CBRHeader:], bodyPattern(), 0)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
@@ -219,7 +219,7 @@ func sendCBR(ctx context.Context, conn *net.UDPConn, to *net.UDPAddr, packet int
 			m.add(packet, now)
 		}
 	}
-	end := make([]byte, config.CBRHeader)
+	end := make([]byte, workload.CBRHeader)
 	putCBR(end, cbrEnd, uint32(sent), 0, 0)
 	for i := range endRepeats {
 		if i > 0 {

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // serveCBR runs the UDP server of cbr flows until ctx ends: it sends the
@@ -103,7 +103,7 @@ func (s *cbrServer) loop(ctx context.Context) error {
 				continue
 			}
 			packet, count, every := int(a), int(c), time.Duration(t)
-			if packet < config.CBRHeader || packet > config.MaxCBRPacket || every < config.MinCBRInterval || every > config.MaxCBRInterval {
+			if packet < workload.CBRHeader || packet > workload.MaxCBRPacket || every < workload.MinCBRInterval || every > workload.MaxCBRInterval {
 				fmt.Fprintf(s.cfg.Log, "endpoint: cbr hello from %s: packet %d every %v out of range\n", key, packet, every)
 				continue
 			}

@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // Kind is what a client does (package config's flow kinds).
 type Kind string
 
 const (
-	KindBulk    Kind = config.KindBulk    // one download or upload
-	KindRR      Kind = config.KindRR      // request/response transactions
-	KindCBR     Kind = config.KindCBR     // UDP datagrams at a constant rate
-	KindObjects Kind = config.KindObjects // a set of objects, each timed
+	KindBulk    Kind = workload.KindBulk    // one download or upload
+	KindRR      Kind = workload.KindRR      // request/response transactions
+	KindCBR     Kind = workload.KindCBR     // UDP datagrams at a constant rate
+	KindObjects Kind = workload.KindObjects // a set of objects, each timed
 )
 
 // ProtoUDP is the transport of cbr flows.
-const ProtoUDP Proto = config.ProtoUDP
+const ProtoUDP Proto = workload.ProtoUDP
 
 // Workload is what a client does beyond a download of one URL: its kind
 // and the kind's parameters. The zero value is a bulk download. A field
@@ -65,7 +65,7 @@ func (w *Workload) bulkDown() bool { return (w.Kind == "" || w.Kind == KindBulk)
 
 func (w *Workload) resume() string {
 	if w.Resume == "" {
-		return config.ResumeOff
+		return workload.ResumeOff
 	}
 	return w.Resume
 }
@@ -83,12 +83,12 @@ func (w *Workload) validate(c *ClientConfig) error {
 		return fmt.Errorf("kind %s over %s: cbr flows, and only they, are plain UDP", w.Kind, c.Proto)
 	}
 	switch w.resume() {
-	case config.ResumeOff:
-	case config.Resume1RTT, config.Resume0RTT:
+	case workload.ResumeOff:
+	case workload.Resume1RTT, workload.Resume0RTT:
 		if w.Kind != KindRR && w.Kind != KindObjects {
 			return fmt.Errorf("resume %s: only rr and objects clients resume connections", w.Resume)
 		}
-		if w.Resume == config.Resume0RTT && c.Proto != ProtoQUIC {
+		if w.Resume == workload.Resume0RTT && c.Proto != ProtoQUIC {
 			return errors.New("resume 0rtt: only QUIC has 0-RTT here")
 		}
 	default:
@@ -97,8 +97,8 @@ func (w *Workload) validate(c *ClientConfig) error {
 	switch w.Kind {
 	case KindBulk:
 	case KindRR:
-		if w.Request < 0 || w.Response < 0 || w.Request > config.MaxTransaction || w.Response > config.MaxTransaction {
-			return fmt.Errorf("rr request %d / response %d bytes: want 0 to %d", w.Request, w.Response, int64(config.MaxTransaction))
+		if w.Request < 0 || w.Response < 0 || w.Request > workload.MaxTransaction || w.Response > workload.MaxTransaction {
+			return fmt.Errorf("rr request %d / response %d bytes: want 0 to %d", w.Request, w.Response, int64(workload.MaxTransaction))
 		}
 		if w.Every < 0 {
 			return fmt.Errorf("rr interval %v: negative", w.Every)
@@ -107,11 +107,11 @@ func (w *Workload) validate(c *ClientConfig) error {
 			return errors.New("rr: needs a count or a duration")
 		}
 	case KindCBR:
-		if w.Packet < config.CBRHeader || w.Packet > config.MaxCBRPacket {
-			return fmt.Errorf("cbr packet %d bytes: want %d to %d", w.Packet, config.CBRHeader, config.MaxCBRPacket)
+		if w.Packet < workload.CBRHeader || w.Packet > workload.MaxCBRPacket {
+			return fmt.Errorf("cbr packet %d bytes: want %d to %d", w.Packet, workload.CBRHeader, workload.MaxCBRPacket)
 		}
-		if w.Every < config.MinCBRInterval || w.Every > config.MaxCBRInterval {
-			return fmt.Errorf("cbr interval %v: want %v to %v", w.Every, config.MinCBRInterval, config.MaxCBRInterval)
+		if w.Every < workload.MinCBRInterval || w.Every > workload.MaxCBRInterval {
+			return fmt.Errorf("cbr interval %v: want %v to %v", w.Every, workload.MinCBRInterval, workload.MaxCBRInterval)
 		}
 		if w.Count <= 0 && c.Duration <= 0 {
 			return errors.New("cbr: needs a count or a duration")
@@ -130,18 +130,18 @@ func (w *Workload) validate(c *ClientConfig) error {
 }
 
 // parseObjectWork parses an objects client's sizes and arrivals.
-func parseObjectWork(w *Workload, duration time.Duration) (config.ObjectSpec, config.Arrivals, error) {
-	spec, err := config.ParseObjects(w.Objects)
+func parseObjectWork(w *Workload, duration time.Duration) (workload.ObjectSpec, workload.Arrivals, error) {
+	spec, err := workload.ParseObjects(w.Objects)
 	if err != nil {
-		return spec, config.Arrivals{}, fmt.Errorf("objects: %w", err)
+		return spec, workload.Arrivals{}, fmt.Errorf("objects: %w", err)
 	}
-	arrivals := config.Arrivals{Kind: config.ArrivalsSeq}
+	arrivals := workload.Arrivals{Kind: workload.ArrivalsSeq}
 	if w.Arrivals != "" {
-		if arrivals, err = config.ParseArrivals(w.Arrivals); err != nil {
+		if arrivals, err = workload.ParseArrivals(w.Arrivals); err != nil {
 			return spec, arrivals, fmt.Errorf("arrivals: %w", err)
 		}
 	}
-	if spec.Dist != config.DistList && w.Count <= 0 && duration <= 0 {
+	if spec.Dist != workload.DistList && w.Count <= 0 && duration <= 0 {
 		return spec, arrivals, fmt.Errorf("objects %s: needs a count or a duration", spec.Dist)
 	}
 	return spec, arrivals, nil

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 	"github.com/dc-emu/emu/internal/invoker"
 )
 
@@ -28,9 +28,9 @@ import (
 // objectSchedule draws the sizes and start gaps of an objects flow from
 // its seed; the same seed gives the same objects.
 type objectSchedule struct {
-	spec     config.ObjectSpec
-	arrivals config.Arrivals
-	csv      []int64 // config.DistCSV: the sizes to draw from
+	spec     workload.ObjectSpec
+	arrivals workload.Arrivals
+	csv      []int64 // workload.DistCSV: the sizes to draw from
 	count    int     // objects in all; 0: until the window ends
 	rng      *rand.Rand
 	next     int
@@ -43,16 +43,16 @@ func newObjectSchedule(w *Workload, duration time.Duration) (*objectSchedule, er
 	}
 	s := &objectSchedule{spec: spec, arrivals: arrivals, count: w.Count,
 		rng: rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15))}
-	if spec.Dist == config.DistCSV {
+	if spec.Dist == workload.DistCSV {
 		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
 		if err != nil {
 			return nil, fmt.Errorf("objects: %w", err)
 		}
-		if s.csv, err = config.ParseSizesCSV(spec.File, data); err != nil {
+		if s.csv, err = workload.ParseSizesCSV(spec.File, data); err != nil {
 			return nil, fmt.Errorf("objects: %w", err)
 		}
 	}
-	if s.count == 0 && spec.Dist == config.DistList {
+	if s.count == 0 && spec.Dist == workload.DistList {
 		s.count = len(spec.Sizes)
 	}
 	return s, nil
@@ -67,25 +67,25 @@ func (s *objectSchedule) take() (size int64, gap time.Duration) {
 	i := s.next
 	s.next++
 	switch s.spec.Dist {
-	case config.DistList:
+	case workload.DistList:
 		size = s.spec.Sizes[i%len(s.spec.Sizes)]
-	case config.DistFixed:
+	case workload.DistFixed:
 		size = s.spec.Size
-	case config.DistExp:
+	case workload.DistExp:
 		size = clampSize(float64(s.spec.Size) * s.rng.ExpFloat64())
-	case config.DistLogNormal:
+	case workload.DistLogNormal:
 		size = clampSize(float64(s.spec.Size) * math.Exp(s.spec.Sigma*s.rng.NormFloat64()))
-	case config.DistCSV:
+	case workload.DistCSV:
 		size = s.csv[s.rng.IntN(len(s.csv))]
 	}
-	if s.arrivals.Kind == config.ArrivalsPoisson && i > 0 {
+	if s.arrivals.Kind == workload.ArrivalsPoisson && i > 0 {
 		gap = time.Duration(float64(s.arrivals.Mean) * s.rng.ExpFloat64())
 	}
 	return size, gap
 }
 
 func clampSize(v float64) int64 {
-	return int64(min(max(math.Round(v), 1), config.MaxObjectSize))
+	return int64(min(max(math.Round(v), 1), workload.MaxObjectSize))
 }
 
 // objectsRun is one objects client's state, shared by the fetches in flight.
@@ -150,7 +150,7 @@ func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 	if shared != nil {
 		defer shared.close()
 	}
-	if sched.arrivals.Kind == config.ArrivalsSeq {
+	if sched.arrivals.Kind == workload.ArrivalsSeq {
 		for i := 0; sched.more() && ctx.Err() == nil; i++ {
 			size, _ := sched.take()
 			start := time.Now()

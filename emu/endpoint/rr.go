@@ -12,8 +12,8 @@ import (
 
 	"github.com/quic-go/quic-go/http3"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // Request/response transactions. Each transaction is one HTTP request with
@@ -38,7 +38,7 @@ const maxOutstanding = 256
 // sends the N bytes of /rr/N.
 func serveRR(w http.ResponseWriter, r *http.Request, pattern []byte) {
 	n, ok := bytesPathSize("/bytes/" + strings.TrimPrefix(r.URL.Path, rrPath))
-	if !ok || n > config.MaxTransaction {
+	if !ok || n > workload.MaxTransaction {
 		http.Error(w, "want /rr/N with N a decimal number of bytes up to 1e9", http.StatusNotFound)
 		return
 	}

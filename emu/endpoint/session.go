@@ -14,7 +14,7 @@ import (
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 
-	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // connector opens the HTTP connections of a workload client to its one
@@ -83,10 +83,10 @@ func newConnector(cfg *ClientConfig) (*connector, error) {
 	if c.tlsConf, c.closeKeys, err = clientTLS(cfg); err != nil {
 		return nil, err
 	}
-	if r := cfg.Work.resume(); r != config.ResumeOff {
+	if r := cfg.Work.resume(); r != workload.ResumeOff {
 		c.tickets = newTicketCache()
 		c.tlsConf.ClientSessionCache = c.tickets
-		c.zeroRTT = r == config.Resume0RTT
+		c.zeroRTT = r == workload.Resume0RTT
 	}
 	if cfg.Proto == ProtoQUIC {
 		err = c.openQUIC()

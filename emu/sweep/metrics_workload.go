@@ -7,6 +7,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // Metrics of the flow kinds other than bulk, one value per run each:
@@ -58,8 +59,8 @@ func addWorkloadMetrics(m map[string]float64, s *results.Summary) {
 				a.fct, a.util, a.n = a.fct+o.FCTS, a.util+o.Utilization, a.n+1
 			}
 			for size, a := range bySize {
-				m[p+"fct_s."+config.FormatSize(size)] = a.fct / float64(a.n)
-				m[p+"utilization."+config.FormatSize(size)] = a.util / float64(a.n)
+				m[p+"fct_s."+units.FormatSize(size)] = a.fct / float64(a.n)
+				m[p+"utilization."+units.FormatSize(size)] = a.util / float64(a.n)
 			}
 		default:
 			if f.Direction == config.DirUp {

@@ -9,6 +9,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // Every point of every preset resolves, so a preset never fails after
@@ -332,7 +333,7 @@ func TestReproducePresets(t *testing.T) {
 				t.Errorf("%s %s: %d repeats", sc.Name, pr.Name, p.Repeat)
 			}
 			dur, _ := time.ParseDuration(sc.Duration)
-			size, _ := config.ParseSize(sc.Size)
+			size, _ := units.ParseSize(sc.Size)
 			for _, pt := range p.Points {
 				for _, f := range pt.Config.Flows {
 					if pr.Scenario == "fairness" && f.Duration != dur || pr.Scenario == "throughput" && f.Size != size {

@@ -1,4 +1,4 @@
-package config
+package workload
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/units"
 )
 
 // Object size distributions (ObjectSpec.Dist).
@@ -24,7 +26,7 @@ const (
 // draws): 1 TB, below what one emulated flow can carry in a run.
 const MaxObjectSize = 1e12
 
-// ObjectSpec is a parsed flows.N.objects: the sizes of an objects flow.
+// ObjectSpec is the sizes of an objects flow (flows.N.objects), parsed.
 //
 //	500kB,1MB,10MB      a list, fetched in that order
 //	fixed:1MB           every object 1 MB
@@ -55,7 +57,7 @@ func (o ObjectSpec) String() string { return o.text }
 // flow cannot have.
 var ErrNoObjects = errors.New("no objects (want a list such as 500kB,1MB, fixed:1MB, exp:1MB, lognormal:1MB:1.5 or csv:FILE)")
 
-// ParseObjects parses flows.N.objects. It does not read a CSV file: the
+// ParseObjects parses an objects flow's sizes (flows.N.objects). It does not read a CSV file: the
 // caller reads File and gives it to ParseSizesCSV.
 func ParseObjects(s string) (ObjectSpec, error) {
 	spec, err := parseObjects(strings.TrimSpace(s))
@@ -113,12 +115,12 @@ func parseObjects(s string) (ObjectSpec, error) {
 }
 
 func parseObjectSize(s string) (int64, error) {
-	n, err := ParseSize(strings.TrimSpace(s))
+	n, err := units.ParseSize(strings.TrimSpace(s))
 	if err != nil {
 		return 0, err
 	}
 	if n < 1 || n > MaxObjectSize {
-		return 0, fmt.Errorf("%q: an object has 1 B to %s", s, FormatSize(MaxObjectSize))
+		return 0, fmt.Errorf("%q: an object has 1 B to %s", s, units.FormatSize(MaxObjectSize))
 	}
 	return n, nil
 }
@@ -170,18 +172,22 @@ func ParseSizesCSV(name string, data []byte) ([]int64, error) {
 	return out, nil
 }
 
-// Arrival processes (flows.N.arrivals).
+// Arrival processes.
 const (
 	ArrivalsSeq     = "seq"     // each object starts when the previous one completed
 	ArrivalsPoisson = "poisson" // objects start at exponential gaps, whether or not earlier ones are done
 )
 
-// Arrivals is a parsed flows.N.arrivals: seq, or poisson with a mean gap.
+// Arrivals is when an objects flow's objects start (flows.N.arrivals):
+// seq, or poisson with a mean gap.
 type Arrivals struct {
 	Kind string
 	Mean time.Duration // ArrivalsPoisson: mean time between starts
 	text string        // as written, for String
 }
+
+// Sequential is the arrivals seq: each object after the previous one.
+func Sequential() Arrivals { return Arrivals{Kind: ArrivalsSeq, text: ArrivalsSeq} }
 
 // String is the arrivals as ParseArrivals read them.
 func (a Arrivals) String() string { return a.text }
@@ -210,7 +216,7 @@ func parseArrivals(s string) (Arrivals, error) {
 		}
 		mean = time.Duration(float64(time.Second) / r)
 	} else {
-		d, err := ParseDuration(rest)
+		d, err := units.ParseDuration(rest)
 		if err != nil {
 			return Arrivals{}, fmt.Errorf("%q: %w", s, err)
 		}
