@@ -47,6 +47,10 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()>>1 | 1
 	}
+	set, err := compile(&cfg)
+	if err != nil {
+		return nil, err
+	}
 	players, err := replay.PlayersFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err
@@ -74,7 +78,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 			return nil, err
 		}
 	}
-	e := &Emulation{Config: cfg, set: compile(&cfg), ID: o.ID, Backends: map[string]string{"rate": "htb"}, machinery: machinery{failed: make(chan error, 1), log: o.Log}}
+	e := &Emulation{Config: cfg, set: set, ID: o.ID, Backends: map[string]string{"rate": "htb"}, machinery: machinery{failed: make(chan error, 1), log: o.Log}}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.Net, err = topo.Build(ctx, spec)
 	if err != nil {

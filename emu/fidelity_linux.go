@@ -51,6 +51,6 @@ func (r *runner) fidelity() *fidelity.Fidelity {
 	}
 	fm.HostSteal, fm.HostStealKnown = m.probe.steal, m.probe.stealOK
 	fm.SoftirqMeanWait, fm.SoftirqKnown = m.probe.softirqWait, m.probe.softirqOK
-	v := fidelity.Evaluate(fm, r.cfg.Fidelity)
+	v := fidelity.Evaluate(fm, r.em.set.fidelity)
 	return &v
 }

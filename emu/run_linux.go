@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,12 +18,6 @@ import (
 	"github.com/dc-emu/emu/emu/runloop"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
-)
-
-// Port bases of the flows' servers; flow i listens on base+i.
-const (
-	quicPortBase = 4433
-	tcpPortBase  = 8443
 )
 
 // Run builds the network of cfg, runs its flows and writes the run
@@ -297,19 +290,6 @@ func signal(p *process, sig syscall.Signal) {
 	}
 }
 
-// serverListen returns the listening address of flow i's server.
-func serverListen(f config.Flow, i int) string {
-	return netip.AddrPortFrom(topo.ServerAddr, serverPort(f, i)).String()
-}
-
-// serverPort is the port of flow i's server (UDP for QUIC and cbr).
-func serverPort(f config.Flow, i int) uint16 {
-	if f.Proto == "tcp" {
-		return uint16(tcpPortBase + i)
-	}
-	return uint16(quicPortBase + i)
-}
-
 // startServer starts flow i's server in the server's namespace.
 func (r *runner) startServer(i int) (*process, error) {
 	srv, err := r.em.Net.Node("srv")
@@ -317,20 +297,14 @@ func (r *runner) startServer(i int) (*process, error) {
 		return nil, err
 	}
 	f := r.cfg.Flows[i]
-	sc := endpoint.ServerConfig{
-		Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
-		Listen: serverListen(f, i), CertFile: r.certs.cert, KeyFile: r.certs.key,
-		CC: f.CC, Work: r.serverWork(f),
-	}
+	sc := r.em.set.flows[i].server
+	sc.CertFile, sc.KeyFile, sc.Work = r.certs.cert, r.certs.key, r.serverWork(f)
 	if f.Proto == "quic" {
 		sc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "server")))
 	}
-	if f.Size > 0 && f.Kind == config.KindBulk {
-		sc.Sizes = []int64{f.Size}
-	}
-	if f.Path == config.PathMPTCP {
+	if sc.MPTCP {
 		// The per-subflow results come from the server's TCP_INFO log.
-		sc.MPTCP, sc.TCPInfoLog, sc.T0 = true, r.file(results.TCPInfoFile(f.Name)), r.em.Epoch
+		sc.TCPInfoLog, sc.T0 = r.file(results.TCPInfoFile(f.Name)), r.em.Epoch
 	}
 	r.observeServer(&sc, i)
 	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), r.file(results.EndpointLogFile(f.Name, "server")), r.scratch)
@@ -343,35 +317,11 @@ func (r *runner) startClient(i int) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := f.Size
-	if size == 0 {
-		size = endpoint.UnboundedSize
-	}
-	work, recv, err := r.clientWork(f, i)
-	if err != nil {
-		return nil, err
-	}
-	cc := endpoint.ClientConfig{
-		Impl: endpoint.Impl(f.ClientImpl), Proto: endpoint.Proto(f.Proto),
-		URL:    clientURL(f, i),
-		CAFile: r.certs.cert, Size: size, Duration: f.Duration,
-		RcvBuf:      endpoint.RcvBuf(f.RcvBuf),
-		RecvLog:     recv,
-		T0:          r.em.Epoch,
-		IdleTimeout: r.cfg.Grace,
-		Work:        work,
-	}
-	if f.Kind != config.KindBulk {
-		cc.Size = 0
-	}
-	if f.Proto == "tcp" {
-		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP
-	}
+	cc := r.em.set.flows[i].client
+	cc.CAFile, cc.T0 = r.certs.cert, r.em.Epoch
+	cc.Work.KindLog, cc.RecvLog = r.clientLogs(f)
 	if f.Proto == "quic" {
 		cc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "client")))
-		if f.ClientImpl == "ngtcp2" {
-			cc.CC = f.CC
-		}
 	}
 	r.observeClient(&cc, i)
 	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), r.file(results.EndpointLogFile(f.Name, "client")), r.scratch)

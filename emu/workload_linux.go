@@ -44,47 +44,16 @@ func (r *runner) serverWork(f config.Flow) endpoint.ServerWork {
 	return w
 }
 
-// clientWork is flow i's client's kind and parameters, and the client's
-// receive log ("" when the server receives).
-func (r *runner) clientWork(f config.Flow, i int) (endpoint.Workload, string, error) {
-	w := endpoint.Workload{
-		Kind: endpoint.Kind(f.Kind), Up: f.Direction == config.DirUp, Request: f.Request, Response: f.Response,
-		Every: f.Interval, Count: f.Count, Packet: f.Packet, Objects: f.Objects.String(), Arrivals: f.Arrivals.String(),
-		NewConns: !f.Reuse, Resume: f.Resume, KindLog: kindLog(r.o.Out, f),
-	}
-	switch f.Kind {
-	case config.KindCBR:
-		w.Every = f.CBRInterval()
-		if w.Up {
-			w.KindLog = "" // the server receives and logs them
+// clientLogs are flow f's client's per-kind log and receive log ("" when
+// the server receives them).
+func (r *runner) clientLogs(f config.Flow) (kind, recv string) {
+	if f.Direction == config.DirUp {
+		if f.Kind == config.KindCBR {
+			return "", "" // the server receives the datagrams and logs them
 		}
-	case config.KindObjects:
-		// Drawn sizes follow the run's seed, differently for every flow.
-		w.Seed = r.cfg.Seed ^ uint64(i+1)*0x9e3779b97f4a7c15
-		if spec := f.Objects; spec.Dist == workload.DistCSV {
-			abs, err := filepath.Abs(spec.File)
-			if err != nil {
-				return w, "", err
-			}
-			w.Objects = workload.DistCSV + ":" + abs // the client runs in another directory
-		}
+		return kindLog(r.o.Out, f), ""
 	}
-	if w.Up {
-		return w, "", nil
-	}
-	return w, recvLog(r.o.Out, f), nil
-}
-
-// clientURL is the URL flow i's client is given.
-func clientURL(f config.Flow, i int) string {
-	if f.Proto == config.ProtoUDP {
-		return "udp://" + serverListen(f, i) + "/"
-	}
-	size := f.Size
-	if size == 0 || f.Kind != config.KindBulk {
-		size = endpoint.UnboundedSize
-	}
-	return endpoint.BytesURL(serverListen(f, i), size)
+	return kindLog(r.o.Out, f), recvLog(r.o.Out, f)
 }
 
 // checkWorkloads reads what the flows need from files before anything is
