@@ -8,6 +8,13 @@
 // and a trace never silently compete, and Validate reports every problem at
 // once, each naming its key.
 //
+// A value is parsed once, when its key is set: the Config holds typed
+// values (a pdcp.Split, an object spec), not text to parse again. What a
+// component owns, it checks: the DC scheduler's defaults, ranges and names
+// are pdcp's (DC.Sched is a pdcp.SchedulerConfig), and Validate maps pdcp's
+// field errors to the keys (dc.go). The components never see a Config:
+// package emu compiles one into their settings once per run.
+//
 // The package is pure: it reads no file and touches no kernel object, so
 // emu, emu/sweep, analysis and the CLI can all use it anywhere.
 package config
