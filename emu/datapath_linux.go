@@ -237,10 +237,24 @@ func (e *Emulation) warnWindow(o StartOptions) {
 		}
 		peak += r
 	}
-	if msg, warn := pdcp.WindowWarning(peak, e.set.pdcp.TReordering, e.set.pdcp.SNBits, 1500); warn {
+	if msg, warn := windowWarning(peak, e.set.pdcp); warn {
 		e.Warnings = append(e.Warnings, msg)
 		fmt.Fprintln(o.Log, "emu: warning:", msg)
 	}
+}
+
+// windowWarning is pdcp's warning of a receive window the DC traffic can
+// overflow at peak (bit/s), with the remedy in the keys' names.
+func windowWarning(peak float64, c dcproxy.Config) (string, bool) {
+	msg, warn := pdcp.WindowWarning(peak, c.TReordering, c.SNBits, 1500)
+	if !warn {
+		return "", false
+	}
+	fix := "set dc.sn_bits=18 or lower dc.t_reordering"
+	if c.SNBits == pdcp.SNBits18 {
+		fix = "lower dc.t_reordering or the rate"
+	}
+	return "dc: " + msg + "; " + fix, true
 }
 
 // updateSchedulers tells the transmit proxies the links' current rates and

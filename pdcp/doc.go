@@ -26,7 +26,7 @@
 // The IP length grows by the shim (IPv4 total length, with the header
 // checksum updated; IPv6 payload length). The L4 checksum is not touched:
 // Decap restores the packet byte for byte. Both sides must agree on the SN
-// length (dc.sn_bits), which the header does not carry, and the links' MTU
+// length (12 or 18 bits), which the header does not carry, and the links' MTU
 // must leave room for the shim (ShimLen).
 //
 // # Foreign and malformed packets

@@ -14,7 +14,8 @@ import (
 // when rate × 2·t-Reordering reaches W PDUs (a hole followed by a second one
 // can overflow the window) or rate × t-Reordering does (any lost PDU
 // overflows it), and false when the window is large enough or bits is
-// invalid.
+// invalid. The warning says what overflows and why; the remedy, which
+// names the settings to change, is the caller's to add.
 func WindowWarning(rateBps float64, tReordering time.Duration, bits int, pktBytes int) (string, bool) {
 	if CheckSNBits(bits) != nil || !(rateBps > 0) || tReordering <= 0 {
 		return "", false
@@ -36,12 +37,8 @@ func WindowWarning(rateBps float64, tReordering time.Duration, bits int, pktByte
 	default:
 		return "", false
 	}
-	fix := "set dc.sn_bits=18 or lower dc.t_reordering"
-	if bits == SNBits18 {
-		fix = "lower dc.t_reordering or the rate"
-	}
-	return fmt.Sprintf("dc: %d-bit SN window (%d PDUs) %s: %s × %s%v ≈ %.0f PDUs of %d B; %s",
-		bits, int(w), what, formatMbps(rateBps), mult, tReordering, pkts, pktBytes, fix), true
+	return fmt.Sprintf("%d-bit SN window (%d PDUs) %s: %s × %s%v ≈ %.0f PDUs of %d B",
+		bits, int(w), what, formatMbps(rateBps), mult, tReordering, pkts, pktBytes), true
 }
 
 // formatMbps prints a rate in Mbit/s with as many decimals as it needs.
