@@ -1,7 +1,8 @@
 // Command emu is a single-host, trace-driven network emulator for QUIC and
 // TCP over Dual Connectivity, multipath, cellular and satellite paths.
 // Everything it does lives in the cli package; main only wires signals,
-// root privileges and the exit status.
+// root privileges (through sudo for the commands that need root, the
+// invoking user's for those that do not) and the exit status.
 package main
 
 import (
@@ -14,10 +15,16 @@ import (
 	"syscall"
 
 	"github.com/dc-emu/emu/cmd/emu/cli"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 func main() {
-	elevate(os.Args[1:])
+	switch cmd, p := cli.Privileges(os.Args[1:]); p {
+	case cli.Root:
+		elevate(cmd, os.Args[1:])
+	case cli.User:
+		becomeInvoker()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -25,18 +32,14 @@ func main() {
 }
 
 // elevate re-runs emu through sudo when the command needs root (its
-// annotation, read by cli.NeedsRoot) and the user is not root, so that
+// annotation, read by cli.Privileges) and the user is not root, so that
 // `bin/emu run` works the same for users and for root (where sudo may not
 // even be installed). The absolute path of this binary is passed, so
 // sudo's reset PATH does not matter; sudo keeps the working directory, so
 // relative paths mean what they meant to the user. Under sudo, emu opens
 // the paths the user named with the user's permissions (internal/invoker).
-func elevate(args []string) {
+func elevate(cmd string, args []string) {
 	if os.Geteuid() == 0 || os.Getenv("EMU_NO_SUDO") != "" {
-		return
-	}
-	cmd, need := cli.NeedsRoot(args)
-	if !need {
 		return
 	}
 	sudo, err := exec.LookPath("sudo")
@@ -57,4 +60,28 @@ func elevate(args []string) {
 // keeping the environment variables emu reads.
 func sudoArgv(self string, args []string) []string {
 	return append([]string{"sudo", "--preserve-env=EMU_NO_SUDO,QLOGDIR", "--", self}, args...)
+}
+
+// becomeInvoker makes a command that needs no root, run through sudo all
+// the same (sudo emu analyze DIR), the work of the user behind sudo: the
+// whole process takes that user's uid, gid and groups, so it reads and
+// writes nothing the user could not, and what it writes is the user's.
+// It exits rather than go on as root if that fails.
+func becomeInvoker() {
+	inv, ok := invoker.FromEnv()
+	if !ok {
+		return
+	}
+	// Groups and gid first: once the uid is not root, neither may change.
+	err := syscall.Setgroups(inv.Groups())
+	if err == nil {
+		err = syscall.Setgid(inv.GID)
+	}
+	if err == nil {
+		err = syscall.Setuid(inv.UID)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "emu: becoming uid %d (the user behind sudo): %v\n", inv.UID, err)
+		os.Exit(1)
+	}
 }

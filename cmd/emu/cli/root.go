@@ -13,7 +13,7 @@ import (
 )
 
 // Which commands need root is said once, by an annotation on each command:
-// main's re-run through sudo (NeedsRoot) and the refusal before a command
+// main's re-run through sudo (Privileges) and the refusal before a command
 // runs without root (checkRoot) both read it, so the two cannot disagree,
 // and a new command that changes the kernel's networking is re-run through
 // sudo as soon as it says so.
@@ -68,18 +68,39 @@ func userOut(dir string) error {
 	return nil
 }
 
-// NeedsRoot reports whether the command that args (without the program
-// name) run needs root, and that command's path ("emu reproduce") for
-// messages. Arguments that do not parse need no root: the command reports
-// them as a usage error, without a password prompt first.
-func NeedsRoot(args []string) (path string, need bool) {
+// Privilege is what a command needs of root.
+type Privilege int
+
+const (
+	// User commands (analyze, trace, config, sweep merge, …) do the
+	// user's own work: run through sudo all the same, emu becomes the user
+	// behind sudo before it runs them.
+	User Privilege = iota
+	// Root commands change the kernel's networking (their annotation):
+	// emu runs them through sudo for a user.
+	Root
+	// Internal commands (hidden: the endpoints) are started by emu itself,
+	// as root inside a node, and keep what they were started with.
+	Internal
+)
+
+// Privileges returns the path of the command that args (without the
+// program name) run ("emu reproduce", for messages) and what it needs of
+// root. Arguments that do not parse make a User command: it reports them
+// as a usage error, without a password prompt first.
+func Privileges(args []string) (path string, p Privilege) {
 	root := newRoot(&env{ctx: context.Background(), stdout: io.Discard, stderr: io.Discard})
 	c, rest, err := root.Find(args)
 	if err != nil || c == root {
-		return "", false
+		return "", User
 	}
-	if err := c.ParseFlags(rest); err != nil {
-		return c.CommandPath(), false
+	for h := c; h != nil; h = h.Parent() {
+		if h.Hidden {
+			return c.CommandPath(), Internal
+		}
 	}
-	return c.CommandPath(), rootNeeded(c)
+	if err := c.ParseFlags(rest); err != nil || !rootNeeded(c) {
+		return c.CommandPath(), User
+	}
+	return c.CommandPath(), Root
 }

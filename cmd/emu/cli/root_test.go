@@ -59,9 +59,9 @@ func TestRootAnnotations(t *testing.T) {
 	walk(testRoot())
 }
 
-// TestNeedsRoot checks what main re-runs through sudo, and which command
-// it names.
-func TestNeedsRoot(t *testing.T) {
+// TestPrivileges checks what main re-runs through sudo (need), what it
+// runs as the user behind sudo (User), and which command it names.
+func TestPrivileges(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		path string
@@ -90,9 +90,18 @@ func TestNeedsRoot(t *testing.T) {
 		{[]string{"no-such-command"}, "", false},
 		{nil, "", false},
 	} {
-		path, need := NeedsRoot(tc.args)
-		if path != tc.path || need != tc.need {
-			t.Errorf("NeedsRoot(%q) = %q, %v; want %q, %v", tc.args, path, need, tc.path, tc.need)
+		want := User
+		if tc.need {
+			want = Root
+		}
+		if path, p := Privileges(tc.args); path != tc.path || p != want {
+			t.Errorf("Privileges(%q) = %q, %v; want %q, %v", tc.args, path, p, tc.path, want)
+		}
+	}
+	// The endpoints emu starts as root inside a node stay as they are.
+	for _, args := range [][]string{{"endpoint", "server", "--listen", "127.0.0.1:0"}, {"endpoint", "client"}} {
+		if _, p := Privileges(args); p != Internal {
+			t.Errorf("Privileges(%q) = %v; want Internal", args, p)
 		}
 	}
 }
