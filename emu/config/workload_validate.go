@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dc-emu/emu/emu/units"
 	"github.com/dc-emu/emu/emu/workload"
 )
 
@@ -51,26 +50,26 @@ func (c *Config) validateWorkload(i int, f Flow, bad func(key, format string, ar
 			key string
 			n   int64
 		}{{"request", w.Request}, {"response", w.Response}} {
-			if s.n < 0 || s.n > workload.MaxTransaction {
-				bad(k+s.key, "%s out of range (0 B to %s)", units.FormatSize(s.n), units.FormatSize(workload.MaxTransaction))
+			if err := workload.CheckTransaction(s.n); err != nil {
+				bad(k+s.key, "%v", err)
 			}
 		}
 		if w.Interval < 0 || w.Interval > time.Hour {
 			bad(k+"interval", "%v out of range (0 = back to back, at most 1h)", w.Interval)
 		}
 	case KindCBR:
-		if w.Packet < workload.CBRHeader || w.Packet > workload.MaxCBRPacket {
-			bad(k+"packet", "%d B out of range (%d B, the datagram header, to %d B)", w.Packet, workload.CBRHeader, workload.MaxCBRPacket)
+		if err := workload.CheckCBRPacket(w.Packet); err != nil {
+			bad(k+"packet", "%v", err)
 		}
 		if w.Rate > 0 && w.Interval > 0 {
 			bad(k+"rate", "give a rate or an interval, not both (interval is %v)", w.Interval)
 		}
-		if iv := w.CBRInterval(); iv < workload.MinCBRInterval || iv > workload.MaxCBRInterval {
+		if err := workload.CheckCBRInterval(w.Packet, w.CBRInterval()); err != nil {
 			key := k + "interval"
 			if w.Rate > 0 {
 				key = k + "rate"
 			}
-			bad(key, "%d B datagrams every %v: out of range (%v to %v between datagrams)", w.Packet, iv, workload.MinCBRInterval, workload.MaxCBRInterval)
+			bad(key, "%v", err)
 		}
 	case KindObjects:
 		// The spec and the arrivals were parsed when they were set.

@@ -103,8 +103,12 @@ func (s *cbrServer) loop(ctx context.Context) error {
 				continue
 			}
 			packet, count, every := int(a), int(c), time.Duration(t)
-			if packet < workload.CBRHeader || packet > workload.MaxCBRPacket || every < workload.MinCBRInterval || every > workload.MaxCBRInterval {
-				fmt.Fprintf(s.cfg.Log, "endpoint: cbr hello from %s: packet %d every %v out of range\n", key, packet, every)
+			err := workload.CheckCBRPacket(packet)
+			if err == nil {
+				err = workload.CheckCBRInterval(packet, every)
+			}
+			if err != nil {
+				fmt.Fprintf(s.cfg.Log, "endpoint: cbr hello from %s: %v\n", key, err)
 				continue
 			}
 			s.senders[key] = true

@@ -97,8 +97,11 @@ func (w *Workload) validate(c *ClientConfig) error {
 	switch w.Kind {
 	case KindBulk:
 	case KindRR:
-		if w.Request < 0 || w.Response < 0 || w.Request > workload.MaxTransaction || w.Response > workload.MaxTransaction {
-			return fmt.Errorf("rr request %d / response %d bytes: want 0 to %d", w.Request, w.Response, int64(workload.MaxTransaction))
+		if err := workload.CheckTransaction(w.Request); err != nil {
+			return fmt.Errorf("rr request: %w", err)
+		}
+		if err := workload.CheckTransaction(w.Response); err != nil {
+			return fmt.Errorf("rr response: %w", err)
 		}
 		if w.Every < 0 {
 			return fmt.Errorf("rr interval %v: negative", w.Every)
@@ -107,11 +110,11 @@ func (w *Workload) validate(c *ClientConfig) error {
 			return errors.New("rr: needs a count or a duration")
 		}
 	case KindCBR:
-		if w.Packet < workload.CBRHeader || w.Packet > workload.MaxCBRPacket {
-			return fmt.Errorf("cbr packet %d bytes: want %d to %d", w.Packet, workload.CBRHeader, workload.MaxCBRPacket)
+		if err := workload.CheckCBRPacket(w.Packet); err != nil {
+			return fmt.Errorf("cbr packet: %w", err)
 		}
-		if w.Every < workload.MinCBRInterval || w.Every > workload.MaxCBRInterval {
-			return fmt.Errorf("cbr interval %v: want %v to %v", w.Every, workload.MinCBRInterval, workload.MaxCBRInterval)
+		if err := workload.CheckCBRInterval(w.Packet, w.Every); err != nil {
+			return fmt.Errorf("cbr interval: %w", err)
 		}
 		if w.Count <= 0 && c.Duration <= 0 {
 			return errors.New("cbr: needs a count or a duration")
