@@ -77,16 +77,12 @@ func (c *Config) validateWorkload(i int, f Flow, bad func(key, format string, ar
 			bad(k+"objects", "%v", workload.ErrNoObjects)
 			break
 		}
-		if (w.Objects.Random() || w.Objects.Dist == workload.DistFixed) && w.Count == 0 && f.Duration == 0 {
-			bad(k+"count", "objects drawn from %s need a count or the flow's duration", w.Objects.Dist)
-		}
 	}
 	if w.Kind != KindBulk {
 		if w.Count < 0 {
 			bad(k+"count", "must not be negative (got %d)", w.Count)
-		}
-		if (w.Kind == KindRR || w.Kind == KindCBR) && w.Count == 0 && f.Duration == 0 {
-			bad(k+"count", "an %s flow needs a count or a duration", w.Kind)
+		} else if err := workload.CheckEnd(w.Kind, w.Objects, w.Count, f.Duration); err != nil && (w.Kind != KindObjects || w.Objects.Dist != "") {
+			bad(k+"count", "%v", err)
 		}
 	}
 

@@ -106,18 +106,12 @@ func (w *Workload) validate(c *ClientConfig) error {
 		if w.Every < 0 {
 			return fmt.Errorf("rr interval %v: negative", w.Every)
 		}
-		if w.Count <= 0 && c.Duration <= 0 {
-			return errors.New("rr: needs a count or a duration")
-		}
 	case KindCBR:
 		if err := workload.CheckCBRPacket(w.Packet); err != nil {
 			return fmt.Errorf("cbr packet: %w", err)
 		}
 		if err := workload.CheckCBRInterval(w.Packet, w.Every); err != nil {
 			return fmt.Errorf("cbr interval: %w", err)
-		}
-		if w.Count <= 0 && c.Duration <= 0 {
-			return errors.New("cbr: needs a count or a duration")
 		}
 	case KindObjects:
 		if _, _, err := parseObjectWork(w, c.Duration); err != nil {
@@ -128,6 +122,11 @@ func (w *Workload) validate(c *ClientConfig) error {
 	}
 	if w.Count < 0 {
 		return fmt.Errorf("count %d: negative", w.Count)
+	}
+	if w.Kind != KindObjects { // parseObjectWork checked them with their sizes
+		if err := workload.CheckEnd(string(w.Kind), workload.ObjectSpec{}, w.Count, c.Duration); err != nil {
+			return fmt.Errorf("%s: %w", w.Kind, err)
+		}
 	}
 	return nil
 }
@@ -144,8 +143,8 @@ func parseObjectWork(w *Workload, duration time.Duration) (workload.ObjectSpec, 
 			return spec, arrivals, fmt.Errorf("arrivals: %w", err)
 		}
 	}
-	if spec.Dist != workload.DistList && w.Count <= 0 && duration <= 0 {
-		return spec, arrivals, fmt.Errorf("objects %s: needs a count or a duration", spec.Dist)
+	if err := workload.CheckEnd(workload.KindObjects, spec, max(w.Count, 0), duration); err != nil {
+		return spec, arrivals, fmt.Errorf("objects: %w", err)
 	}
 	return spec, arrivals, nil
 }

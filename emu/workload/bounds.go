@@ -36,3 +36,19 @@ func CheckCBRInterval(packet int, every time.Duration) error {
 	}
 	return nil
 }
+
+// CheckEnd reports a flow that would never end: an rr or cbr flow, or an
+// objects flow whose sizes are drawn (or all the same), needs a count or a
+// duration; objects of a list end with the list.
+func CheckEnd(kind string, objects ObjectSpec, count int, duration time.Duration) error {
+	if count > 0 || duration > 0 {
+		return nil
+	}
+	switch {
+	case kind == KindRR || kind == KindCBR:
+		return fmt.Errorf("an %s flow needs a count or a duration", kind)
+	case kind == KindObjects && objects.Dist != DistList:
+		return fmt.Errorf("objects drawn from %s need a count or the flow's duration", objects.Dist)
+	}
+	return nil
+}
