@@ -98,18 +98,15 @@ func main() {
 	}
 }
 
-// reason is what a skipped test logged, without the framework's lines.
+// reason is the last line a skipped test logged, its call to Skip, without
+// the framework's lines.
 func reason(lines []string) string {
-	var r []string
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
+	for i := len(lines) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(lines[i])
 		if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- SKIP") {
 			continue
 		}
-		r = append(r, t)
+		return t
 	}
-	if len(r) == 0 {
-		return "(no reason given)"
-	}
-	return strings.Join(r, " / ")
+	return "(no reason given)"
 }
