@@ -10,6 +10,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -229,7 +230,7 @@ func linkRates(cfg config.Config, up bool) [2]float64 {
 	if up {
 		rates, dir = [2]float64{cfg.Links[0].Up.Rate, cfg.Links[1].Up.Rate}, 1
 	}
-	players, err := replay.Players(&cfg)
+	players, err := replay.PlayersFrom(invoker.Disk{}, &cfg) // under sudo, as the user: the estimate shows what a trace holds
 	if err != nil {
 		return rates
 	}
