@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -112,7 +113,7 @@ type tailFile struct {
 }
 
 func newTailFile(path string) (*tailFile, error) {
-	f, err := os.Create(path)
+	f, err := invoker.Create(path) // in the user's run directory: as the user
 	if err != nil {
 		return nil, err
 	}

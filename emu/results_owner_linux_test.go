@@ -2,6 +2,7 @@ package emu
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,7 +27,12 @@ func TestRunBelongsToInvoker(t *testing.T) {
 	t.Setenv("SUDO_UID", "65534")
 	t.Setenv("SUDO_GID", "65534")
 	cfg := testConfig(t, "flow.size=1MB", "run.pcap=true")
-	out := filepath.Join(t.TempDir(), "results", "run")
+	top := t.TempDir()
+	// emu creates as the user behind sudo: nobody may write in top.
+	if err := errors.Join(os.Chmod(filepath.Dir(top), 0o755), os.Chmod(top, 0o777)); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(top, "results", "run")
 	id := runstate.NewRunID()
 	if _, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t), ID: id}); err != nil {
 		t.Fatal(err)

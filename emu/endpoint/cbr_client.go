@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"syscall"
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/workload"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // cbrCount is how many datagrams a cbr flow sends: its count, or as many
@@ -61,7 +61,7 @@ func runCBR(ctx context.Context, cfg *ClientConfig, m *meter) (Result, error) {
 func cbrDown(ctx context.Context, cfg *ClientConfig, m *meter, conn *net.UDPConn, server *net.UDPAddr) (cbrResult, error) {
 	var log *results.CBRWriter
 	if cfg.Work.KindLog != "" {
-		f, err := os.Create(cfg.Work.KindLog)
+		f, err := invoker.Create(cfg.Work.KindLog)
 		if err != nil {
 			return cbrResult{}, fmt.Errorf("cbr log: %w", err)
 		}

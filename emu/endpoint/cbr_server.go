@@ -12,6 +12,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/workload"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // serveCBR runs the UDP server of cbr flows until ctx ends: it sends the
@@ -169,7 +170,7 @@ func (s *cbrServer) upload(key string) (*cbrUpload, error) {
 		m.log, u.recv = l, l
 	}
 	if p := s.cfg.Work.KindLog; p != "" {
-		f, err := os.Create(numberedPath(p, n))
+		f, err := invoker.Create(numberedPath(p, n))
 		if err != nil {
 			return nil, fmt.Errorf("cbr log: %w", err)
 		}

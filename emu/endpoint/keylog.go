@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // keyLogEnv is the environment variable GnuTLS (and so gtlsserver and
@@ -19,7 +21,7 @@ func openKeyLog(path string) (*os.File, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := invoker.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("keylog: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // Progress is one progress report of a download.
@@ -172,7 +173,7 @@ type recvLog struct {
 }
 
 func createRecvLog(path string) (*recvLog, error) {
-	f, err := os.Create(path)
+	f, err := invoker.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("recv-log: %w", err)
 	}

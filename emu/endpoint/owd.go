@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // owdRecorder turns the stamps of a body into one-way delays: a row per
@@ -24,7 +25,7 @@ type owdRecorder struct {
 func newOWDRecorder(m *meter, path string) (*owdRecorder, error) {
 	o := &owdRecorder{m: m, ms: make([]float64, 0, 4096)}
 	if path != "" {
-		f, err := os.Create(path)
+		f, err := invoker.Create(path)
 		if err != nil {
 			return nil, fmt.Errorf("owd-log: %w", err)
 		}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/qlogwriter"
+
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // qlogSink writes the qlog of each quic-go connection to its own file: the
@@ -43,7 +45,7 @@ func (s *qlogSink) tracer() func(context.Context, bool, quic.ConnectionID) qlogw
 		s.n++
 		name := numberedPath(s.path, s.n)
 		s.mu.Unlock()
-		f, err := os.Create(name)
+		f, err := invoker.Create(name)
 		if err != nil {
 			// A connection without qlog is better than no connection; say so.
 			fmt.Fprintf(s.log, "endpoint: qlog: %v\n", err)

@@ -15,6 +15,7 @@ import (
 	"github.com/dc-emu/emu/emu/internal/mptcp"
 	"github.com/dc-emu/emu/emu/internal/tcpinfo"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // DefaultTCPInfoInterval is the TCP_INFO sampling interval when
@@ -48,7 +49,7 @@ func (l *tcpInfoLogs) start(c *net.TCPConn, cc string, isMPTCP bool) (stop func(
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Create(name)
+	f, err := invoker.Create(name)
 	if err != nil {
 		return nil, fmt.Errorf("tcpinfo log: %w", err)
 	}

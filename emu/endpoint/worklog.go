@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // What the rr and objects clients share: their per-kind log, their result
@@ -31,7 +32,7 @@ func openKindLog[W flusher](path, what string, mk func(io.Writer) W) (kindLog[W]
 	if path == "" {
 		return kindLog[W]{}, nil
 	}
-	f, err := os.Create(path)
+	f, err := invoker.Create(path)
 	if err != nil {
 		return kindLog[W]{}, fmt.Errorf("%s: %w", what, err)
 	}

@@ -22,9 +22,10 @@ import (
 //   - The user's: files are created with mode 0666 and directories 0777
 //     less the process's umask (which sudo passes on from the user), and
 //     when emu runs as root through sudo each file and each directory it
-//     creates is handed to the invoking user (internal/invoker), so
-//     `emu analyze`, `emu sweep merge` and a resumed sweep work on them
-//     without root.
+//     creates is created as the invoking user (internal/invoker: where the
+//     user may not write, or through a link the user left, it fails) and
+//     handed to that user, so `emu analyze`, `emu sweep merge` and a
+//     resumed sweep work on them without root.
 
 // WriteJSON writes v as indented JSON to path atomically. Every JSON file
 // emu writes goes through it.
@@ -68,7 +69,7 @@ func Create(path string) (*File, error) {
 		tmp := filepath.Join(dir, "."+base+"."+strconv.FormatUint(rand.Uint64(), 36))
 		// Created with 0666, so the umask decides the mode, as for any file
 		// the user creates.
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := invoker.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -111,7 +112,7 @@ func (f *File) Discard() {
 // short (a packet capture): not atomic, but with the mode and owner of
 // every file the writer creates.
 func CreateStream(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	f, err := invoker.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func MkdirAll(dir string) error {
 			return err
 		}
 	}
-	if err := os.Mkdir(dir, 0o777); err != nil {
+	if err := invoker.Mkdir(dir, 0o777); err != nil {
 		// Someone else made it meanwhile: theirs to own.
 		if fi, serr := os.Stat(dir); serr == nil && fi.IsDir() {
 			return nil

@@ -117,6 +117,10 @@ func TestWriterHandsOverToInvoker(t *testing.T) {
 	t.Setenv("SUDO_GID", "65534")
 	withUmask(t, 0o022)
 	top := t.TempDir()
+	// The writer creates as the user behind sudo: nobody may write in top.
+	if err := errors.Join(os.Chmod(filepath.Dir(top), 0o755), os.Chmod(top, 0o777)); err != nil {
+		t.Fatal(err)
+	}
 	sweep := SweepDir(filepath.Join(top, "results", "sweep"))
 	if err := sweep.Create(); err != nil {
 		t.Fatal(err)

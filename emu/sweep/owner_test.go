@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -28,7 +29,12 @@ func TestSweepDirBelongsToInvoker(t *testing.T) {
 	old := syscall.Umask(0o022)
 	t.Cleanup(func() { syscall.Umask(old) })
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2})
-	dir := filepath.Join(t.TempDir(), "results", "sweep")
+	top := t.TempDir()
+	// The writer creates as the user behind sudo: nobody may write in top.
+	if err := errors.Join(os.Chmod(filepath.Dir(top), 0o755), os.Chmod(top, 0o777)); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(top, "results", "sweep")
 	if _, err := Prepare(dir, p, false); err != nil {
 		t.Fatal(err)
 	}

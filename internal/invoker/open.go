@@ -38,6 +38,18 @@ func OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
 	return f, err
 }
 
+// Create is os.Create as the user behind sudo: root writing a file into a
+// directory of the user's (a run directory) must not follow a link the
+// user left in its place to a file only root may write.
+func Create(name string) (*os.File, error) {
+	return OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666)
+}
+
+// Mkdir is os.Mkdir as the user behind sudo.
+func Mkdir(name string, perm fs.FileMode) error {
+	return asInvoker(func() error { return os.Mkdir(name, perm) })
+}
+
 // ReadFile reads the whole of name, opened as the user behind sudo.
 func ReadFile(name string) ([]byte, error) {
 	f, err := Open(name)

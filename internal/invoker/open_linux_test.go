@@ -149,6 +149,33 @@ func TestMkdirAllAsInvoker(t *testing.T) {
 	}
 }
 
+// TestCreateThroughLink: a file root writes into a directory of the user's
+// (a run directory) is created as the user, so a link the user left in its
+// place to a file of root's is permission denied and the file is intact.
+func TestCreateThroughLink(t *testing.T) {
+	dir := asSudo(t)
+	victim := filepath.Join(dir, "passwd")
+	writeFile(t, victim, "root:x:0:0\n", 0o644, 0, 0)
+	run := filepath.Join(dir, "run")
+	if err := os.Mkdir(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(run, testUID, testGID); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(run, "server.log")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Create(link); !errors.Is(err, fs.ErrPermission) {
+		f.Close()
+		t.Errorf("Create through a link to root's file: %v; want permission denied", err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "root:x:0:0\n" {
+		t.Errorf("root's file after: %q", b)
+	}
+}
+
 // TestOtherThreadsStayRoot checks that while one thread acts as the user,
 // the process's other goroutines keep root's permissions.
 func TestOtherThreadsStayRoot(t *testing.T) {
