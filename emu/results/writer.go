@@ -124,8 +124,8 @@ func CreateStream(path string) (*os.File, error) {
 }
 
 // MkdirAll creates dir and any parents missing, as os.MkdirAll does, with
-// mode 0777 less the umask, and hands each directory it created (not those
-// that existed) to the invoking user.
+// mode 0777 less the umask, as the invoking user (so each directory it
+// created, not those that existed, is that user's).
 func MkdirAll(dir string) error {
 	fi, err := os.Stat(dir)
 	if err == nil {
@@ -146,36 +146,25 @@ func MkdirAll(dir string) error {
 		}
 		return err
 	}
-	return handOver(dir)
+	return nil // made as the user: the user's already
 }
 
 // HandOver gives dir and everything under it to the invoking user when
 // emu runs as root through sudo; otherwise it does nothing. It is for what
 // other processes wrote into a directory of the user's (the endpoints'
 // logs and qlogs in a run directory), which the writer did not create.
-// Links are handed over themselves, never followed.
+// The user may change the tree meanwhile: invoker.Invoker.HandOver walks
+// it by descriptor, never through a link.
 func HandOver(dir string) error {
 	inv, ok := invoker.FromEnv()
 	if !ok {
 		return nil
 	}
-	return filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(path, inv.UID, inv.GID)
-	})
+	return inv.HandOver(dir)
 }
 
-// handOver gives path, just created, to the invoking user if there is one.
-func handOver(path string) error {
-	if inv, ok := invoker.FromEnv(); ok {
-		return os.Lchown(path, inv.UID, inv.GID)
-	}
-	return nil
-}
-
-// handOverFile is handOver for an open file.
+// handOverFile gives an open file, just created, to the invoking user if
+// there is one.
 func handOverFile(f *os.File) error {
 	if inv, ok := invoker.FromEnv(); ok {
 		return f.Chown(inv.UID, inv.GID)

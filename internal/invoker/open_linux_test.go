@@ -203,3 +203,50 @@ func TestOtherThreadsStayRoot(t *testing.T) {
 		t.Errorf("the user's read: %v; want permission denied", err)
 	}
 }
+
+// TestHandOver: what root wrote into a directory of the user's becomes the
+// user's, but a link in it hands over only itself, a second name of a
+// root file is left alone, and a directory that is not the user's (a link
+// in its path could make it any) is refused.
+func TestHandOver(t *testing.T) {
+	dir := asSudo(t)
+	inv := Invoker{UID: testUID, GID: testGID}
+	victim := filepath.Join(dir, "passwd")
+	writeFile(t, victim, "root:x:0:0\n", 0o644, 0, 0)
+	run := filepath.Join(dir, "run")
+	if err := os.MkdirAll(filepath.Join(run, "qlog", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(run, "qlog", "deep", "a.sqlog"), "{}", 0o644, 0, 0)
+	if err := os.Symlink(victim, filepath.Join(run, "qlog", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(victim, filepath.Join(run, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	if err := inv.HandOver(run); err == nil {
+		t.Error("HandOver of a directory of root's: no error")
+	}
+	if err := os.Chown(run, testUID, testGID); err != nil {
+		t.Fatal(err)
+	}
+	err := inv.HandOver(run)
+	if err == nil || !strings.Contains(err.Error(), "hard") {
+		t.Errorf("HandOver: %v; want the hard link reported", err)
+	}
+	owner := func(p string) uint32 {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Uid
+	}
+	for _, p := range []string{"qlog", "qlog/deep", "qlog/deep/a.sqlog", "qlog/link"} {
+		if u := owner(filepath.Join(run, p)); u != testUID {
+			t.Errorf("%s is uid %d's; want %d", p, u, testUID)
+		}
+	}
+	if u := owner(victim); u != 0 {
+		t.Errorf("root's file, linked and hard-linked from the tree, is uid %d's now", u)
+	}
+}
