@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // The file handling of emu analyze: what it writes into a run directory,
@@ -43,7 +44,7 @@ type Written struct {
 // AnalyzeRunDir is emu analyze of the run directory dir: AnalyzeRun, then
 // writeRunDir.
 func AnalyzeRunDir(dir string, ro RunOptions, o WriteOptions) (*RunAnalysis, *Written, error) {
-	ra, err := AnalyzeRun(os.DirFS(dir), ro)
+	ra, err := AnalyzeRun(invoker.DirFS(dir), ro)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -80,14 +81,14 @@ func writeRunDir(dir string, ra *RunAnalysis, o WriteOptions) (*Written, error) 
 		}
 	}
 	var page strings.Builder
-	if err := WriteRunReport(&page, os.DirFS(dir), ra, out.Figures, out.Notes); err != nil {
+	if err := WriteRunReport(&page, invoker.DirFS(dir), ra, out.Figures, out.Notes); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	if out.Report, err = run.WriteReport([]byte(page.String())); err != nil {
 		return nil, err
 	}
 	if o.QvisDir != "" {
-		files, err := results.QlogFiles(os.DirFS(dir))
+		files, err := results.QlogFiles(invoker.DirFS(dir))
 		if err != nil {
 			return nil, err
 		}
@@ -251,7 +252,7 @@ func ExportQvisFiles(dir string, files []string) ([]QvisCopy, error) {
 
 // OpenQlogFile opens a qlog file given by its path, gzipped or not.
 func OpenQlogFile(path string) (io.ReadCloser, error) {
-	return results.OpenQlog(os.DirFS(filepath.Dir(path)), filepath.Base(path))
+	return results.OpenQlog(invoker.DirFS(filepath.Dir(path)), filepath.Base(path))
 }
 
 // sameFile reports whether a and b both exist and are one file.
@@ -276,7 +277,7 @@ type SweepRuns struct {
 // Metrics analyses the run directory runDir and returns its figures that
 // a sweep aggregates (RunMetrics).
 func (s *SweepRuns) Metrics(runDir string, _ *results.Summary) (map[string]float64, error) {
-	ra, err := AnalyzeRun(os.DirFS(runDir), s.Options)
+	ra, err := AnalyzeRun(invoker.DirFS(runDir), s.Options)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // summarize turns what the run measured into its summary: the run loop's
@@ -200,7 +201,7 @@ func (r *runner) writeSeries() error {
 // readLog reads the log at path with read, which names it by its path in
 // errors (results.ReadFlowSamples, results.ReadTCPInfo, a qlog analysis).
 func readLog[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := os.Open(path)
+	f, err := invoker.Open(path) // the user's run directory: as the user
 	if err != nil {
 		var zero T
 		return zero, err

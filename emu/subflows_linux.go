@@ -10,6 +10,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -20,7 +21,7 @@ func (r *runner) tcpInfoRows(f config.Flow) ([]results.TCPInfoRow, error) {
 		return nil, nil
 	}
 	path := r.file(results.TCPInfoFile(f.Name))
-	fh, err := os.Open(path)
+	fh, err := invoker.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

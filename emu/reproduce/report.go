@@ -13,6 +13,7 @@ import (
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // Files of a reproduction's directory, beside one sweep directory per
@@ -91,7 +92,7 @@ func WriteReport(root string, p *Plan, o ReportOptions) (*findings.Report, error
 
 // readReport reads root's reproduce.json; nil when there is none.
 func readReport(root string) (*findings.Report, error) {
-	b, err := os.ReadFile(filepath.Join(root, JSONFile))
+	b, err := invoker.ReadFile(filepath.Join(root, JSONFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -3,8 +3,9 @@ package results
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // The names of the files and directories of a run directory, a sweep
@@ -68,7 +69,7 @@ func (d RunDir) Create() error {
 // file, line and column.
 func (d RunDir) ReadSummary() (*Summary, error) {
 	path := d.File(SummaryFile)
-	b, err := os.ReadFile(path)
+	b, err := invoker.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func (d SweepDir) Create() error { return MkdirAll(d.File(RunsDir)) }
 // ReadPlan reads d's plan.json.
 func (d SweepDir) ReadPlan() (*Plan, error) {
 	path := d.File(PlanFile)
-	b, err := os.ReadFile(path)
+	b, err := invoker.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // A run's qlog files are JSON-SEQ text of some 1.2 kB per packet a QUIC
@@ -106,13 +108,13 @@ func (p QlogPolicy) Apply(runDir string) (before, after int64, err error) {
 	if p == "" {
 		p = QlogsGzip
 	}
-	files, err := QlogFiles(os.DirFS(runDir))
+	files, err := QlogFiles(invoker.DirFS(runDir))
 	if err != nil {
 		return 0, 0, err
 	}
 	for _, rel := range files {
 		name := filepath.Join(runDir, filepath.FromSlash(rel))
-		st, err := os.Stat(name)
+		st, err := invoker.Stat(name) // the user's directory: as the user
 		if err != nil {
 			return before, after, err
 		}
@@ -156,7 +158,7 @@ func QlogFiles(fsys fs.FS) ([]string, error) {
 // name as it was and no partial .gz behind. It returns the compressed
 // size.
 func compress(name string) (int64, error) {
-	in, err := os.Open(name)
+	in, err := invoker.Open(name)
 	if err != nil {
 		return 0, err
 	}

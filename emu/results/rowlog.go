@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"time"
+
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // rowWriter writes the rows of a per-flow CSV log through a buffer: a row
@@ -178,7 +179,7 @@ func readRows[T any](r io.Reader, name, header string, parse func(*rowReader) (T
 
 // readFile opens path and reads it with read; what names the log in errors.
 func readFile[T any](path, what string, read func(io.Reader, string) ([]T, error)) ([]T, error) {
-	f, err := os.Open(path)
+	f, err := invoker.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

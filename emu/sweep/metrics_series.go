@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // Metrics the paper's findings read (emu/reproduce's NeededMetrics), from
@@ -55,7 +55,7 @@ func runMetrics(runDir string, s *results.Summary) (map[string]float64, error) {
 // the run has none.
 func readTimeseries(runDir string) (*results.Timeseries, error) {
 	path := results.RunDir(runDir).File(results.TimeseriesFile)
-	f, err := os.Open(path)
+	f, err := invoker.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // The record (runs.csv) stands in for the run directories it lists. A
@@ -29,7 +30,7 @@ type runsRecord map[string]results.RunResult
 // (Prepare), so they come only from an edited file.
 func readRecord(dir string, p *results.Plan) (runsRecord, error) {
 	path := results.SweepDir(dir).File(results.RunsFile)
-	b, err := os.ReadFile(path)
+	b, err := invoker.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return runsRecord{}, nil
 	}

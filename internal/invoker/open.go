@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // Paths a user names — traces, object-size CSVs, --out, any file or
@@ -103,6 +104,19 @@ func (Disk) Open(name string) (fs.File, error) { return Open(name) }
 
 // Stat is Stat.
 func (Disk) Stat(name string) (fs.FileInfo, error) { return Stat(name) }
+
+// DirFS is os.DirFS whose files are opened as the user behind sudo: for
+// reading a run or sweep directory of the user's as root, where any file
+// may be a link the user left to a file only root may read.
+type DirFS string
+
+// Open opens name, a slash-separated path inside d, as Open does.
+func (d DirFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return Open(filepath.Join(string(d), filepath.FromSlash(name)))
+}
 
 // asInvoker runs f, which may only make filesystem calls on its own
 // goroutine, with the filesystem identity of the user behind sudo, or
