@@ -69,7 +69,7 @@ and the PDCP repairs.
 	}
 	sf.register(c, true)
 	c.Flags().StringVarP(&out, "out", "o", "", "results directory (default results/<UTC time>-<scenario>)")
-	c.Flags().BoolVar(&asJSON, "json", false, "print summary.json on stdout instead of the table")
+	c.Flags().BoolVar(&asJSON, "json", false, "print "+results.SummaryFile+" on stdout instead of the table")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no live progress lines")
 	return c
 }
