@@ -199,6 +199,14 @@ func threadCPU() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
+// dropAll attaches a socket filter that takes no packet. An error leaves
+// the socket taking packets, as before the stop; the counts may then
+// differ by the few that arrive in the drain's last moments.
+func dropAll(fd int) {
+	prog := []unix.SockFilter{{Code: unix.BPF_RET | unix.BPF_K, K: 0}}
+	_ = unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &unix.SockFprog{Len: 1, Filter: &prog[0]})
+}
+
 func (c *Capture) signalStop() {
 	var one [8]byte
 	native.PutUint64(one[:], 1)
@@ -231,6 +239,11 @@ func (c *Capture) loop() {
 			return
 		}
 		if drainUntil.IsZero() && len(pfd) > 1 && pfd[1].Revents&unix.POLLIN != 0 {
+			// No packet is taken, and counted in the kernel's statistics,
+			// after the stop: one that came after the drain sat counted
+			// in a block never retired (TestCaptureUDP: 2001 received,
+			// 2000 written, in 1 of 4 CI runs).
+			dropAll(c.fd)
 			drainUntil = time.Now().Add(closeDrain)
 			pfd = pfd[:1]
 		}
