@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strings"
 
@@ -59,6 +60,19 @@ func DelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
 			if err := addSeries(p.plot, series{label: "flow " + f, xy: xy, color: c, stepBack: true}); err != nil {
 				return nil, fmt.Errorf("delay: %w", err)
 			}
+		}
+	}
+	// A link whose delay follows a trace: the trace's delay beside the
+	// flows' measured one-way delay, so a flow's delay can be read as the
+	// path's plus its queue.
+	for _, c := range ts.Columns {
+		l, ok := strings.CutSuffix(c, ".trace_delay_ms")
+		if !ok || !strings.HasPrefix(l, "link") {
+			continue
+		}
+		xy := xyFinite(ts.T, ts.Column(c), 1)
+		if err := addSeries(owd, series{label: l + " trace delay", xy: xy, color: color.Gray{Y: 90}, dashes: []vg.Length{vg.Points(3), vg.Points(2)}, stepBack: true}); err != nil {
+			return nil, fmt.Errorf("delay: %w", err)
 		}
 	}
 	panels := []*plot.Plot{good, rtt, owd}

@@ -41,7 +41,7 @@ func PlotTrace(t *tracefmt.Trace, title string) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	down.Color = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	down.Color = blue()
 	p.Add(down)
 	p.Legend.Add("down", down)
 	if t.HasUp {
@@ -49,8 +49,8 @@ func PlotTrace(t *tracefmt.Trace, title string) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		up.Color = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-		up.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		up.Color = red()
+		up.Dashes = dashed()
 		p.Add(up)
 		p.Legend.Add("up", up)
 	}
@@ -58,20 +58,95 @@ func PlotTrace(t *tracefmt.Trace, title string) (*plot.Plot, error) {
 	return p, nil
 }
 
-// WriteTracePlot renders PlotTrace's plot to w as "svg" or "png".
+// TraceFigure stacks a trace's panels: its capacity (PlotTrace; left out
+// for a delay or loss series, which carries no rate), its one-way delay in
+// ms when it carries delay, and its loss in % when it carries loss, with
+// their time axes aligned.
+func TraceFigure(t *tracefmt.Trace, title string) (*Figure, error) {
+	f := &Figure{Name: "trace", Width: tracePlotWidth, Height: tracePlotHeight}
+	rateless := t.Format == tracefmt.FormatDelay || t.Format == tracefmt.FormatLoss
+	if !rateless {
+		p, err := PlotTrace(t, title)
+		if err != nil {
+			return nil, err
+		}
+		f.Panels = append(f.Panels, p)
+	} else if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if title == "" {
+		title = filepath.Base(t.Source)
+	}
+	panel := func(ylabel string, lines ...namedLine) error {
+		p := plot.New()
+		if len(f.Panels) == 0 {
+			p.Title.Text = title
+		}
+		p.X.Label.Text = "time (s)"
+		p.Y.Label.Text = ylabel
+		p.Y.Min = 0
+		p.Add(plotter.NewGrid())
+		for _, nl := range lines {
+			l, err := traceLine(t, nl.value)
+			if err != nil {
+				return err
+			}
+			l.Color = nl.color
+			l.Dashes = nl.dashes
+			p.Add(l)
+			p.Legend.Add(nl.name, l)
+		}
+		p.Legend.Top = true
+		f.Panels = append(f.Panels, p)
+		return nil
+	}
+	if t.HasDelay {
+		// In ns: traceLine's division by 10^6 gives ms.
+		lines := []namedLine{{"delay", func(s tracefmt.Step) float64 { return float64(s.Delay) }, blue(), nil}}
+		if t.HasUpDelay {
+			lines[0].name = "down delay"
+			lines = append(lines, namedLine{"up delay", func(s tracefmt.Step) float64 { return float64(s.UpDelay) }, red(), dashed()})
+		}
+		if err := panel("one-way delay (ms)", lines...); err != nil {
+			return nil, err
+		}
+	}
+	if t.HasLoss {
+		if err := panel("loss (%)", namedLine{"loss", func(s tracefmt.Step) float64 { return s.Loss * 1e8 }, blue(), nil}); err != nil {
+			return nil, err
+		}
+	}
+	if len(f.Panels) == 0 {
+		return nil, fmt.Errorf("trace plot: %s carries neither rate, delay nor loss", t.Source)
+	}
+	f.Height = tracePlotHeight * vg.Length(len(f.Panels))
+	return f, nil
+}
+
+// namedLine is one line of a trace panel: its legend, the value of a step
+// (in millionths of the axis unit, as traceLine divides by 10^6), its style.
+type namedLine struct {
+	name   string
+	value  func(tracefmt.Step) float64
+	color  color.Color
+	dashes []vg.Length
+}
+
+// The trace plots' styles: downlink blue and solid, uplink red and dashed.
+func blue() color.Color   { return color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff} }
+func red() color.Color    { return color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff} }
+func dashed() []vg.Length { return []vg.Length{vg.Points(4), vg.Points(2)} }
+
+// WriteTracePlot renders TraceFigure's panels to w as "svg" or "png".
 func WriteTracePlot(w io.Writer, t *tracefmt.Trace, title, format string) error {
 	if format != "svg" && format != "png" {
 		return fmt.Errorf("trace plot format %q: want svg or png", format)
 	}
-	p, err := PlotTrace(t, title)
+	f, err := TraceFigure(t, title)
 	if err != nil {
 		return err
 	}
-	wt, err := p.WriterTo(tracePlotWidth, tracePlotHeight, format)
-	if err != nil {
-		return fmt.Errorf("render trace plot: %w", err)
-	}
-	if _, err := wt.WriteTo(w); err != nil {
+	if err := f.Render(w, format); err != nil {
 		return fmt.Errorf("write trace plot: %w", err)
 	}
 	return nil

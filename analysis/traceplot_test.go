@@ -82,3 +82,36 @@ func TestPlotTrace(t *testing.T) {
 		t.Error("empty trace plotted")
 	}
 }
+
+func TestTraceFigureDrawsDelayAndLoss(t *testing.T) {
+	tr := stepTrace(false)
+	tr.HasDelay, tr.HasLoss = true, true
+	for i := range tr.Steps {
+		tr.Steps[i].Delay = time.Duration(10+10*i) * time.Millisecond
+		tr.Steps[i].Loss = 0.01 * float64(i)
+	}
+	f, err := TraceFigure(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Panels) != 3 {
+		t.Fatalf("%d panels, want capacity, delay and loss", len(f.Panels))
+	}
+	// The delay panel is in ms, the loss panel in %.
+	if d := f.Panels[1]; d.Y.Label.Text != "one-way delay (ms)" || d.Y.Max != 30 {
+		t.Errorf("delay panel %q up to %v, want one-way delay (ms) up to 30", d.Y.Label.Text, d.Y.Max)
+	}
+	if l := f.Panels[2]; l.Y.Label.Text != "loss (%)" || l.Y.Max < 2-1e-9 || l.Y.Max > 2+1e-9 {
+		t.Errorf("loss panel %q up to %v, want loss (%%) up to 2", l.Y.Label.Text, l.Y.Max)
+	}
+	// A delay series alone has no capacity panel.
+	series := &tracefmt.Trace{Source: "x.delay", Format: tracefmt.FormatDelay, HasDelay: true, End: time.Second,
+		Steps: []tracefmt.Step{{Delay: 5 * time.Millisecond}}}
+	var svg bytes.Buffer
+	if err := WriteTracePlot(&svg, series, "", "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if s := svg.String(); strings.Contains(s, "capacity") || !strings.Contains(s, "one-way delay (ms)") || !strings.Contains(s, "x.delay") {
+		t.Errorf("delay series plot: capacity drawn, or the delay panel or title missing")
+	}
+}

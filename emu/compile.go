@@ -7,6 +7,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/dcproxy"
+	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/link"
@@ -170,6 +171,7 @@ func linkShape(s config.Shape) link.Shape {
 		Queue: link.QueueLimit{Packets: s.Queue.Packets, Bytes: s.Queue.Bytes, Time: s.Queue.Time},
 		Delay: s.Delay, Jitter: s.Jitter.Abs, JitterCV: s.Jitter.CV, JitterCorr: s.JitterCorr,
 		Reorder: s.Reorder, Loss: s.Loss,
+		Bursts: delayline.GilbertElliott{P: s.Bursts.P, R: s.Bursts.R, BadLoss: s.Bursts.BadLoss, GoodLoss: s.Bursts.GoodLoss},
 	}
 }
 

@@ -265,7 +265,7 @@ func (e *Emulation) updateSchedulers() {
 			if d.Up != (pp.dir == "up") {
 				continue
 			}
-			pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Shape.Delay})
+			pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Delay()})
 		}
 	}
 }

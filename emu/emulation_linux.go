@@ -51,7 +51,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 	if err != nil {
 		return nil, err
 	}
-	players, err := replay.PlayersFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
+	scheds, err := replay.SchedulesFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 		runstate.RemoveState(o.ID)
 		return nil, err
 	}
-	if err := e.setup(ctx, players, o); err != nil {
+	if err := e.setup(ctx, scheds, o); err != nil {
 		return nil, errors.Join(err, e.Close())
 	}
 	return e, nil
@@ -94,7 +94,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 // Nodes describes the nodes for users.
 func (e *Emulation) Nodes() []runstate.NodeInfo { return nodeInfos(e.Net.Spec) }
 
-func (e *Emulation) setup(ctx context.Context, players [2][2]*replay.Player, o StartOptions) error {
+func (e *Emulation) setup(ctx context.Context, scheds [2][2]replay.Schedule, o StartOptions) error {
 	gws, err := e.Net.Node("gws")
 	if err != nil {
 		return err
@@ -106,12 +106,12 @@ func (e *Emulation) setup(ctx context.Context, players [2][2]*replay.Player, o S
 	// Downlink is limited where it leaves gws, uplink where it leaves gwc.
 	for i, l := range e.set.links {
 		iface := fmt.Sprintf("l%d", i+1)
-		down, err := link.NewDir(gws, iface, fmt.Sprintf("link%d.down", i+1), i, false, l[0], players[i][0])
+		down, err := link.NewDir(gws, iface, fmt.Sprintf("link%d.down", i+1), i, false, l[0], scheds[i][0])
 		if err != nil {
 			return err
 		}
 		e.dirs = append(e.dirs, down)
-		up, err := link.NewDir(gwc, iface, fmt.Sprintf("link%d.up", i+1), i, true, l[1], players[i][1])
+		up, err := link.NewDir(gwc, iface, fmt.Sprintf("link%d.up", i+1), i, true, l[1], scheds[i][1])
 		if err != nil {
 			return err
 		}
@@ -127,6 +127,10 @@ func (e *Emulation) setup(ctx context.Context, players [2][2]*replay.Player, o S
 	for _, d := range e.dirs {
 		if d.Player != nil {
 			e.goLoop(d.Name+" trace player", func(ctx context.Context) error { return d.Play(ctx, e.Epoch, e.updateSchedulers) })
+		}
+		if d.Impair != nil && d.Line != nil {
+			fmt.Fprintf(e.log, "emu: %s: %s\n", d.Name, d.Impair)
+			e.goLoop(d.Name+" delay and loss player", func(ctx context.Context) error { return d.PlayImpairments(ctx, e.Epoch, e.updateSchedulers) })
 		}
 	}
 	return nil

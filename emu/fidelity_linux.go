@@ -21,7 +21,11 @@ func (r *runner) fidelity() *fidelity.Fidelity {
 	var fm fidelity.Measurements
 	for i, d := range r.em.dirs {
 		if d.Loop != nil {
-			fm.DelayLines = append(fm.DelayLines, delayLineFigures(d.Name, d.Shape.Delay, d.Loop.Snapshot().Late))
+			// A packet's due time is its arrival plus the delay in force
+			// then (a delay trace's included): the lateness measures the
+			// line against the trace, and the limit scales with the
+			// trace's median delay.
+			fm.DelayLines = append(fm.DelayLines, delayLineFigures(d.Name, d.NominalDelay(), d.Loop.Snapshot().Late))
 		}
 		if i >= len(m.series) || len(m.series[i]) < 2 {
 			continue

@@ -147,6 +147,9 @@ func (r *runner) writeSeries() error {
 		if d.Loop != nil {
 			t.Header = append(t.Header, d.Name+".late_max_ms")
 		}
+		if _, ok := d.TraceDelay(0, 0); ok {
+			t.Header = append(t.Header, d.Name+".trace_delay_ms")
+		}
 	}
 	pdcpDirs := r.em.pdcpDirs()
 	for _, name := range pdcpDirs {
@@ -175,6 +178,9 @@ func (r *runner) writeSeries() error {
 			row = append(row, results.Round3(d.Capacity(from, to)/1e6), results.Round3(thr), float64(backlogAt(ser, to)), binQueueDelay(q, k))
 			if d.Loop != nil {
 				row = append(row, latePeakIn(ser, from, to))
+			}
+			if v, ok := d.TraceDelay(from, to); ok {
+				row = append(row, results.Round3(v))
 			}
 		}
 		for i := range pdcpDirs {

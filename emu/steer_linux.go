@@ -60,7 +60,7 @@ func (e *Emulation) trackQueues(ctx context.Context) error {
 				if err != nil {
 					continue // the next reading will do
 				}
-				pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Shape.Delay, QueuedBytes: int(st.BacklogBytes)})
+				pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Delay(), QueuedBytes: int(st.BacklogBytes)})
 			}
 		}
 	}

@@ -80,7 +80,7 @@ func checkTrace(t *testing.T, tr *Trace) {
 	}
 	for i := range tr.Steps {
 		g, w := back.Steps[i], tr.Steps[i]
-		if g.At != w.At || !close(g.Down, w.Down) || !close(g.Up, w.Up) || g.Delay != w.Delay || g.Loss != w.Loss {
+		if g.At != w.At || !close(g.Down, w.Down) || !close(g.Up, w.Up) || g.Delay != w.Delay || g.UpDelay != w.UpDelay || g.Loss != w.Loss {
 			t.Fatalf("round trip: step %d %+v, was %+v", i, g, w)
 		}
 	}
@@ -191,6 +191,50 @@ func FuzzReadCSV(f *testing.F) {
 		[]byte("time_s,down_mbps,up_mbps,delay_ms,loss\n0,20,5,25,0\n10,30,5,25,0.01\n20\n"),
 		[]byte("loss,time_s,down_mbps\n1,0,0\n0,1e-9,1e9\n0,1e9,0\n"),
 		[]byte("0,1\n\"1\",2\n3,\"4\n"))...)
+}
+
+func FuzzReadDelay(f *testing.F) {
+	fuzzWholeFile(f, func(r io.Reader, name string) (*Trace, error) { return readSeries(r, name, FormatDelay, DefaultStep) },
+		append(shippedHeads(f, ".delay"), []byte("12\n\n12.5\n0\n68\n"), []byte("1e3\n-1\n"))...)
+}
+
+func FuzzReadLoss(f *testing.F) {
+	fuzzWholeFile(f, func(r io.Reader, name string) (*Trace, error) { return readSeries(r, name, FormatLoss, DefaultStep) },
+		[]byte("0\n0.5\n1\n0.01\n"), []byte("0\n1.5\n"), []byte("nan\n"))
+}
+
+// FuzzWithImpairments lays a fuzzed delay series over a fuzzed CSV rate
+// trace: the result keeps the rate trace's length and every delay value.
+func FuzzWithImpairments(f *testing.F) {
+	f.Add([]byte("0,10\n1,20\n2\n"), []byte("12\n30\n11\n"), uint16(10))
+	f.Add([]byte("0,10\n0.015,20\n0.02\n"), []byte("5\n"), uint16(7))
+	f.Fuzz(func(t *testing.T, rate, delay []byte, stepMs uint16) {
+		defer tooSlow(t, time.Now())
+		rt, err := readCSV(bytes.NewReader(rate), "rate")
+		if err != nil {
+			return
+		}
+		dt, err := readSeries(bytes.NewReader(delay), "delay", FormatDelay, time.Duration(stepMs%1000+1)*time.Millisecond)
+		if err != nil || len(rt.Steps)+len(dt.Steps) > 10000 {
+			return
+		}
+		m := rt.WithImpairments(dt)
+		checkTrace(t, m)
+		if m.End != rt.End || !m.HasDelay {
+			t.Fatalf("merged trace ends at %v (rate trace %v), HasDelay %v", m.End, rt.End, m.HasDelay)
+		}
+		for _, at := range []time.Duration{0, m.End / 3, m.End - 1} {
+			got, _, _ := m.StepAt(at, false)
+			r, _, _ := rt.StepAt(at, false)
+			d, _, ok := dt.StepAt(at, false)
+			if !ok {
+				d = dt.Steps[len(dt.Steps)-1]
+			}
+			if got.Down != r.Down || got.Delay != d.Delay {
+				t.Fatalf("at %v: merged %+v, rate %+v, delay %+v", at, got, r, d)
+			}
+		}
+	})
 }
 
 func FuzzReadCooked(f *testing.F) {

@@ -12,10 +12,16 @@ const (
 	colUp    = "up_mbps"
 	colDelay = "delay_ms"
 	colLoss  = "loss"
+	// Named columns only (a header must give them): one direction's delay.
+	colDownDelay = "down_delay_ms"
+	colUpDelay   = "up_delay_ms"
 )
 
 // plainColumns is the positional order of the plain CSV's columns.
 func plainColumns() []string { return []string{colTime, colDown, colUp, colDelay, colLoss} }
+
+// namedColumns are the columns a header may also name.
+func namedColumns() []string { return append(plainColumns(), colDownDelay, colUpDelay) }
 
 // readCSV reads emu's plain CSV:
 //
@@ -26,12 +32,17 @@ func plainColumns() []string { return []string{colTime, colDown, colUp, colDelay
 //
 // time_s is seconds from the start (the first row's time is taken as 0),
 // strictly increasing. down_mbps and up_mbps are capacities in Mbit/s
-// (10^6 bit/s), delay_ms a one-way delay in milliseconds, loss a
-// probability from 0 to 1. Only time_s and down_mbps are required.
+// (10^6 bit/s), delay_ms a one-way delay in milliseconds for both
+// directions, loss a probability from 0 to 1. Only time_s and down_mbps are
+// required, except in a file with a header and a delay or loss column,
+// which may carry no rate at all: it then drives a link's delay or loss
+// only (linkN.DIR.delay=FILE), and its rates read 0.
 //
 // The header is optional: with one, columns may come in any order and are
 // matched by name (case-insensitively; an unknown name is an error, to catch
-// typos); without one, they are positional in the order above. Each row
+// typos), and down_delay_ms and up_delay_ms give each direction its own
+// delay (beside delay_ms they are an error); without one, they are
+// positional in the order above. Each row
 // holds until the next row's time; the last row's time is the end of the
 // trace, and its values are not used (WriteCSV repeats the previous ones; a
 // last row may also carry only the time). So a constant 20 Mbit/s minute is
@@ -59,6 +70,8 @@ func readCSV(r io.Reader, name string) (*Trace, error) {
 	t := &Trace{}
 	_, t.HasUp = idx[colUp]
 	_, t.HasDelay = idx[colDelay]
+	_, t.HasUpDelay = idx[colUpDelay]
+	t.HasDelay = t.HasDelay || t.HasUpDelay
 	_, t.HasLoss = idx[colLoss]
 
 	var h holder
@@ -119,6 +132,7 @@ func isHeader(rec []string) bool {
 // positional ones for as many fields as the first row has.
 func (c *csvRows) plainHeader(first []string) ([]string, error) {
 	known := plainColumns()
+	named := namedColumns()
 	if !isHeader(first) {
 		if len(first) > len(known) {
 			return nil, parseErr(c.name, c.line, "", "", errorf(ErrFieldCount, "%d fields, at most %d (%s)", len(first), len(known), strings.Join(known, ",")))
@@ -132,17 +146,27 @@ func (c *csvRows) plainHeader(first []string) ([]string, error) {
 	seen := map[string]bool{}
 	for i, f := range first {
 		name := strings.ToLower(strings.TrimPrefix(f, "\ufeff"))
-		if column(known, name) < 0 {
-			return nil, parseErr(c.name, c.line, "header", f, errorf(ErrUnknownColumn, "want %s", strings.Join(known, ", ")))
+		if column(named, name) < 0 {
+			return nil, parseErr(c.name, c.line, "header", f, errorf(ErrUnknownColumn, "want %s", strings.Join(named, ", ")))
 		}
 		if seen[name] {
 			return nil, parseErr(c.name, c.line, "header", f, ErrDuplicateColumn)
 		}
 		seen[name], cols[i] = true, name
 	}
-	for _, need := range []string{colTime, colDown} {
-		if !seen[need] {
-			return nil, parseErr(c.name, c.line, need, "", ErrMissingColumn)
+	if seen[colDelay] && (seen[colDownDelay] || seen[colUpDelay]) {
+		return nil, parseErr(c.name, c.line, "header", colDelay, errorf(ErrDuplicateColumn, "delay_ms sets both directions' delay; beside it %s and %s are ambiguous", colDownDelay, colUpDelay))
+	}
+	if seen[colDownDelay] != seen[colUpDelay] {
+		return nil, parseErr(c.name, c.line, "header", "", errorf(ErrMissingColumn, "%s and %s come together (delay_ms sets both directions)", colDownDelay, colUpDelay))
+	}
+	need := []string{colTime, colDown}
+	if seen[colDelay] || seen[colDownDelay] || seen[colUpDelay] || seen[colLoss] {
+		need = need[:1] // a delay or loss trace needs no rate
+	}
+	for _, n := range need {
+		if !seen[n] {
+			return nil, parseErr(c.name, c.line, n, "", ErrMissingColumn)
 		}
 	}
 	return cols, nil
@@ -161,6 +185,10 @@ func (c *csvRows) plainStep(rec, cols []string) (Step, error) {
 			s.Up, err = parseRate(v, 1e6)
 		case colDelay:
 			s.Delay, err = parseTime(v, 1e6)
+		case colDownDelay:
+			s.Delay, err = parseTime(v, 1e6)
+		case colUpDelay:
+			s.UpDelay, err = parseTime(v, 1e6)
 		case colLoss:
 			s.Loss, err = parseFinite(v)
 			if err == nil && (s.Loss < 0 || s.Loss > 1) {

@@ -23,6 +23,10 @@ type ReadOptions struct {
 	// Window is the Mahimahi rate-averaging window; 0 means 10 ms. At least
 	// 1 ms (the format's resolution).
 	Window time.Duration
+	// Step is how long each value of a delay or loss series lasts
+	// (FormatDelay, FormatLoss); 0 means DefaultStep.
+	Step time.Duration
+
 	// Up is a Mahimahi uplink trace read alongside a downlink one (Read);
 	// UpName names it in errors. ReadFile opens UpPath instead.
 	Up     io.Reader
@@ -104,6 +108,8 @@ func Read(r io.Reader, name string, o ReadOptions) (*Trace, error) {
 		t, err = readCooked(br, name)
 	case FormatColumns:
 		t, err = readColumns(br, name, o)
+	case FormatDelay, FormatLoss:
+		t, err = readSeries(br, name, f, o.Step)
 	default:
 		_, err = ParseFormat(string(f))
 	}

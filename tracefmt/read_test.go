@@ -231,7 +231,7 @@ func TestDetect(t *testing.T) {
 	if f, err := ParseFormat("cooked"); err != nil || f != FormatCooked {
 		t.Errorf("ParseFormat(cooked) = %q, %v", f, err)
 	}
-	if len(Formats()) != 5 {
+	if len(Formats()) != 7 {
 		t.Errorf("Formats() = %v", Formats())
 	}
 }

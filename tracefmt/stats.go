@@ -21,6 +21,16 @@ type Stats struct {
 	Down     RateStats
 	Up       RateStats // meaningful if HasUp
 	HasUp    bool
+
+	// Delay summarises the downlink's one-way delay in milliseconds, and
+	// Jumps its recurring rises; meaningful if HasDelay. UpDelay is the
+	// uplink's, if HasUpDelay (otherwise Delay is both directions').
+	Delay, UpDelay       RateStats
+	Jumps                Jumps
+	HasDelay, HasUpDelay bool
+	// Loss summarises the loss probability (0 to 1); meaningful if HasLoss.
+	Loss    RateStats
+	HasLoss bool
 }
 
 // Stats returns the trace's time-weighted statistics. A percentile p is the
@@ -33,6 +43,17 @@ func (t *Trace) Stats() Stats {
 	s.Down = t.rateStats(func(st Step) float64 { return st.Down })
 	if t.HasUp {
 		s.Up = t.rateStats(func(st Step) float64 { return st.Up })
+	}
+	if s.HasDelay = t.HasDelay; s.HasDelay {
+		// rateStats divides by 10^6: nanoseconds come out in milliseconds.
+		s.Delay = t.rateStats(func(st Step) float64 { return float64(st.Delay) })
+		s.Jumps = t.jumps(s.Delay)
+	}
+	if s.HasUpDelay = t.HasDelay && t.HasUpDelay; s.HasUpDelay {
+		s.UpDelay = t.rateStats(func(st Step) float64 { return float64(st.UpDelay) })
+	}
+	if s.HasLoss = t.HasLoss; s.HasLoss {
+		s.Loss = t.rateStats(func(st Step) float64 { return st.Loss * 1e6 })
 	}
 	return s
 }

@@ -18,12 +18,14 @@ const (
 	FormatCSV      Format = "csv"      // emu's plain CSV: time_s,down_mbps[,up_mbps[,delay_ms[,loss]]]
 	FormatCooked   Format = "cooked"   // Pensieve-style "seconds Mbit/s" pairs
 	FormatColumns  Format = "columns"  // any CSV with caller-named time and rate columns
+	FormatDelay    Format = "delay"    // LeoReplayer's one-way delay: ms a line, one line per Step
+	FormatLoss     Format = "loss"     // a loss probability a line, one line per Step
 )
 
 // Formats returns every format Read understands, in the order help texts
 // show them.
 func Formats() []Format {
-	return []Format{FormatRaca, FormatMahimahi, FormatCSV, FormatCooked, FormatColumns}
+	return []Format{FormatRaca, FormatMahimahi, FormatCSV, FormatCooked, FormatColumns, FormatDelay, FormatLoss}
 }
 
 // ParseFormat checks a format name given by a user; "" means "detect".
@@ -45,8 +47,12 @@ type Step struct {
 	At    time.Duration // start, relative to the trace's start; Steps[0].At == 0
 	Down  float64       // downlink capacity, bit/s, >= 0; 0 is an outage
 	Up    float64       // uplink capacity, bit/s, >= 0; meaningful if Trace.HasUp
-	Delay time.Duration // one-way delay; meaningful if Trace.HasDelay
-	Loss  float64       // loss probability in [0, 1]; meaningful if Trace.HasLoss
+	Delay time.Duration // one-way delay (downlink); meaningful if Trace.HasDelay
+	// UpDelay is the uplink's one-way delay, meaningful if
+	// Trace.HasUpDelay; otherwise Delay is both directions' (one delay
+	// column, as mm-delay's).
+	UpDelay time.Duration
+	Loss    float64 // loss probability in [0, 1]; meaningful if Trace.HasLoss
 }
 
 // Trace is a piecewise-constant schedule of link capacity.
@@ -58,6 +64,7 @@ type Trace struct {
 	End   time.Duration // end of the last step: the trace's duration (and loop period)
 
 	HasUp, HasDelay, HasLoss bool // which optional Step fields carry data
+	HasUpDelay               bool // the uplink has a delay column of its own
 }
 
 // Limits that keep arithmetic on traces finite. Readers reject values beyond
@@ -94,8 +101,8 @@ func (t *Trace) Validate() error {
 		if !validRate(s.Down) || (t.HasUp && !validRate(s.Up)) {
 			return bad("step %d: rate down %v up %v outside [0, %g] bit/s", i, s.Down, s.Up, MaxRate)
 		}
-		if t.HasDelay && s.Delay < 0 {
-			return bad("step %d: negative delay %v", i, s.Delay)
+		if t.HasDelay && s.Delay < 0 || t.HasUpDelay && s.UpDelay < 0 {
+			return bad("step %d: negative delay %v (up %v)", i, s.Delay, s.UpDelay)
 		}
 		if t.HasLoss && !(s.Loss >= 0 && s.Loss <= 1) {
 			return bad("step %d: loss %v outside [0, 1]", i, s.Loss)

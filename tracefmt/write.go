@@ -24,7 +24,11 @@ func WriteCSV(w io.Writer, t *Trace) error {
 	if t.HasUp {
 		cols = append(cols, colUp)
 	}
-	if t.HasDelay {
+	split := t.HasDelay && t.HasUpDelay
+	switch {
+	case split:
+		cols = append(cols, colDownDelay, colUpDelay)
+	case t.HasDelay:
 		cols = append(cols, colDelay)
 	}
 	if t.HasLoss {
@@ -39,6 +43,9 @@ func WriteCSV(w io.Writer, t *Trace) error {
 		}
 		if t.HasDelay {
 			bw.WriteString("," + formatFixed(int64(s.Delay), 6))
+		}
+		if split {
+			bw.WriteString("," + formatFixed(int64(s.UpDelay), 6))
 		}
 		if t.HasLoss {
 			bw.WriteString("," + strconv.FormatFloat(s.Loss, 'f', -1, 64))

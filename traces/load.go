@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/dc-emu/emu/tracefmt"
@@ -33,7 +34,11 @@ func (OSDisk) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 //
 // A Mahimahi downlink file whose name ends in ".down" is paired with its
 // sibling ".up" (on disk next to it, or shipped), unless o already names an
-// uplink. o.UpPath may itself be a path or a shipped name.
+// uplink. o.UpPath may itself be a path or a shipped name. A Mahimahi file
+// ending in ".bw" or ".down" with a sibling ".delay" (LeoReplayer's pair of
+// rate and one-way delay) gets that delay, read in steps of o.Step: the
+// trace then drives both its link's rate and delay. A name ending in
+// ".delay" or ".loss" is read as that series unless o forces a format.
 func Load(nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trace, error) {
 	return LoadFrom(OSDisk{}, nameOrPath, o)
 }
@@ -53,10 +58,18 @@ func LoadFrom(d Disk, nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trac
 	head = head[:n]
 	body := io.MultiReader(bytes.NewReader(head), r)
 
-	if o.Up == nil && o.UpPath == "" && strings.HasSuffix(strings.ToLower(name), ".down") && isMahimahi(o.Format, head) {
-		sibling := name[:len(name)-len(".down")] + ".up"
-		if exists(d, sibling, onDisk) {
-			o.UpPath = sibling
+	ext := strings.ToLower(path.Ext(name))
+	if o.Format == "" {
+		o.Format = seriesFormat(name)
+	}
+	var delaySibling string
+	if (ext == ".down" || ext == ".bw") && isMahimahi(o.Format, head) {
+		base := name[:len(name)-len(ext)]
+		if ext == ".down" && o.Up == nil && o.UpPath == "" && exists(d, base+".up", onDisk) {
+			o.UpPath = base + ".up"
+		}
+		if exists(d, base+".delay", onDisk) {
+			delaySibling = base + ".delay"
 		}
 	}
 	if o.Up == nil && o.UpPath != "" {
@@ -67,7 +80,20 @@ func LoadFrom(d Disk, nameOrPath string, o tracefmt.ReadOptions) (*tracefmt.Trac
 		defer up.Close()
 		o.Up, o.UpName, o.UpPath = up, upName, ""
 	}
-	return tracefmt.Read(body, name, o)
+	t, err := tracefmt.Read(body, name, o)
+	if err != nil || delaySibling == "" {
+		return t, err
+	}
+	dr, dname, _, err := open(d, delaySibling)
+	if err != nil {
+		return nil, fmt.Errorf("delay trace: %w", err)
+	}
+	defer dr.Close()
+	delay, err := tracefmt.Read(dr, dname, tracefmt.ReadOptions{Format: tracefmt.FormatDelay, Step: o.Step})
+	if err != nil {
+		return nil, err
+	}
+	return t.WithImpairments(delay), nil
 }
 
 // open finds nameOrPath on disk or among the shipped traces and returns its
@@ -109,4 +135,16 @@ func isMahimahi(forced tracefmt.Format, head []byte) bool {
 	}
 	f, err := tracefmt.Detect(head)
 	return err == nil && f == tracefmt.FormatMahimahi
+}
+
+// seriesFormat is the format a file's name gives it: a delay or loss series
+// holds one number a line, which Detect cannot tell from Mahimahi's.
+func seriesFormat(name string) tracefmt.Format {
+	switch strings.ToLower(path.Ext(name)) {
+	case ".delay":
+		return tracefmt.FormatDelay
+	case ".loss":
+		return tracefmt.FormatLoss
+	}
+	return ""
 }

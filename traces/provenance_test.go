@@ -210,3 +210,67 @@ func TestOtherTracesMatchProvenance(t *testing.T) {
 		w.check(t, name, load(t, name, tracefmt.ReadOptions{}, tracefmt.Options{Duration: 200 * time.Second}))
 	}
 }
+
+func TestStarlinkMatchesProvenance(t *testing.T) {
+	// The pair, by its alias: rate and delay on one trace, as long as the
+	// rate file.
+	tr, err := Load("starlink", tracefmt.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.HasDelay || tr.HasLoss || tr.End != 120052*time.Millisecond {
+		t.Fatalf("starlink: HasDelay %v HasLoss %v duration %v; want the .delay paired, 120.052 s (120.1 in PROVENANCE.md)", tr.HasDelay, tr.HasLoss, tr.End)
+	}
+	s := tr.Stats()
+	want{"mean", mean, 48.744, 3}.check(t, "starlink rate", s)
+	// Per second, as PROVENANCE.md bins it.
+	b, _, err := ReadFile("starlink-leoreplayer-example.bw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, err := tracefmt.Read(bytes.NewReader(b), "bw", tracefmt.ReadOptions{Window: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec, err = sec.Transform(tracefmt.Options{Duration: 120 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	ss := sec.Stats()
+	for _, w := range []want{{"p5", func(s tracefmt.Stats) float64 { return s.Down.P5 }, 36.108, 3},
+		{"p50", median, 48.306, 3}, {"p95", func(s tracefmt.Stats) float64 { return s.Down.P95 }, 65.142, 3}} {
+		w.check(t, "starlink per second", ss)
+	}
+
+	// The delay file alone: 11,999 steps of 10 ms.
+	d, err := Load("starlink-leoreplayer-example.delay", tracefmt.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Format != tracefmt.FormatDelay || d.End != 119990*time.Millisecond {
+		t.Fatalf("delay: format %s, duration %v; want delay, 119.99 s", d.Format, d.End)
+	}
+	ds := d.Stats()
+	ms := func(f func(tracefmt.RateStats) float64) func(tracefmt.Stats) float64 {
+		return func(s tracefmt.Stats) float64 { return f(s.Delay) }
+	}
+	for _, w := range []want{
+		{"delay mean", ms(func(r tracefmt.RateStats) float64 { return r.Mean }), 10.67, 2},
+		{"delay min", ms(func(r tracefmt.RateStats) float64 { return r.Min }), 7, 0},
+		{"delay p50", ms(func(r tracefmt.RateStats) float64 { return r.P50 }), 11, 0},
+		{"delay p95", ms(func(r tracefmt.RateStats) float64 { return r.P95 }), 13, 0},
+		{"delay max", ms(func(r tracefmt.RateStats) float64 { return r.Max }), 68, 0},
+	} {
+		w.check(t, "starlink delay", ds)
+	}
+	// The 15-second reconfigurations: PROVENANCE.md's first spikes, and
+	// the period.
+	if ds.Jumps.Period < 14900*time.Millisecond || ds.Jumps.Period > 15100*time.Millisecond {
+		t.Errorf("delay jumps every %v (at %v), want 15 s", ds.Jumps.Period, ds.Jumps.At)
+	}
+	for i, at := range []float64{8.75, 23.73, 38.74, 53.73, 68.79, 83.74} {
+		if i >= len(ds.Jumps.At) || abs(ds.Jumps.At[i].Seconds()-at) > 0.05 {
+			t.Errorf("jump %d at %v, PROVENANCE.md says %.2f s", i, ds.Jumps.At, at)
+			break
+		}
+	}
+}

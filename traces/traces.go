@@ -16,7 +16,7 @@ import (
 
 // files holds every shipped trace and its documentation.
 //
-//go:embed *.csv *.cooked *.down *.up PROVENANCE.md README.md
+//go:embed *.csv *.cooked *.down *.up *.bw *.delay *.txt PROVENANCE.md README.md
 var files embed.FS
 
 // Default is the trace `emu run` replays without --trace: the paper's LTE
@@ -31,7 +31,7 @@ var ErrNotFound = errors.New("no such trace")
 // Info describes a shipped trace.
 type Info struct {
 	Name        string          // file name, e.g. "raca4g-static-A.csv"
-	Format      tracefmt.Format // as Detect sees it
+	Format      tracefmt.Format // as Load reads it
 	Size        int             // bytes
 	Description string          // one line: network, mobility, dataset
 	Aliases     []string        // other names Open accepts
@@ -59,6 +59,8 @@ func descriptions() map[string]string {
 		"step-10-30-10mbit.csv":              "synthetic: 10, 30, 10 Mbit/s, 10 s each",
 		"square-5-25mbit-2s.csv":             "synthetic: square wave 5/25 Mbit/s, 2 s period, 20 s",
 		"outage-10mbit-2s.csv":               "synthetic: 10 Mbit/s, a 2 s outage at 5 s, 12 s",
+		"starlink-leoreplayer-example.bw":    "Starlink downlink rate, 120 s (LeoReplayer, LeoCC SIGCOMM 2025); pairs with .delay; alias starlink",
+		"starlink-leoreplayer-example.delay": "Starlink one-way delay per 10 ms, jumps every 15 s (LeoReplayer, LeoCC SIGCOMM 2025)",
 	}
 }
 
@@ -67,6 +69,7 @@ func aliases() map[string]string {
 	return map[string]string{
 		"statica.csv": Default,
 		"statica":     Default,
+		"starlink":    "starlink-leoreplayer-example.bw",
 	}
 }
 
@@ -78,7 +81,8 @@ func names() []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if n := e.Name(); !strings.HasSuffix(n, ".md") {
+		// Documentation and licences travel with the traces but are none.
+		if n := e.Name(); !strings.HasSuffix(n, ".md") && !strings.HasSuffix(n, ".txt") {
 			out = append(out, n)
 		}
 	}
@@ -91,7 +95,10 @@ func List() []Info {
 	var out []Info
 	for _, n := range names() {
 		b, _ := files.ReadFile(n)
-		f, _ := tracefmt.Detect(b[:min(len(b), 4096)])
+		f := seriesFormat(n)
+		if f == "" {
+			f, _ = tracefmt.Detect(b[:min(len(b), 4096)])
+		}
 		info := Info{Name: n, Format: f, Size: len(b), Description: desc[n]}
 		for a, target := range al {
 			if target == n {
@@ -108,9 +115,10 @@ func List() []Info {
 func Names() []string { return names() }
 
 // Lookup finds a shipped trace by name, ignoring case: its file name, an
-// alias (StaticA.csv, StaticA), or its name without extension. A bare name
-// shared by a Mahimahi .down and .up pair means the .down (which Load pairs
-// with the .up).
+// alias (StaticA.csv, StaticA, starlink), or its name without extension. A
+// bare name shared by a Mahimahi .down and .up pair means the .down (which
+// Load pairs with the .up), and one shared by a .bw and a .delay means the
+// .bw (which Load pairs with the .delay).
 func Lookup(name string) (canonical string, ok bool) {
 	want := strings.ToLower(name)
 	all := names()
@@ -135,7 +143,7 @@ func Lookup(name string) (canonical string, ok bool) {
 		return match[0], true
 	}
 	for _, n := range match {
-		if strings.HasSuffix(n, ".down") {
+		if strings.HasSuffix(n, ".down") || strings.HasSuffix(n, ".bw") {
 			return n, true
 		}
 	}
@@ -162,6 +170,43 @@ func ReadFile(name string) ([]byte, string, error) {
 		return nil, "", err
 	}
 	return b, n, nil
+}
+
+// Carries reports whether a shipped trace carries a one-way delay or a
+// loss column besides its rates: a Mahimahi .bw or .down with a .delay
+// beside it, a plain CSV whose header names delay_ms, down_delay_ms or
+// loss, or a .delay or .loss series. shipped is false for a name that is
+// no shipped trace (a file on disk, which only reading it can tell). It
+// reads at most a header line, so configurations can ask it cheaply.
+func Carries(name string) (delay, loss, shipped bool) {
+	n, ok := Lookup(name)
+	if !ok {
+		return false, false, false
+	}
+	switch seriesFormat(n) {
+	case tracefmt.FormatDelay:
+		return true, false, true
+	case tracefmt.FormatLoss:
+		return false, true, true
+	}
+	if ext := path.Ext(n); ext == ".bw" || ext == ".down" {
+		_, err := files.Open(strings.TrimSuffix(n, ext) + ".delay")
+		return err == nil, false, true
+	}
+	b, _ := files.ReadFile(n)
+	if f, err := tracefmt.Detect(b[:min(len(b), 4096)]); err != nil || f != tracefmt.FormatCSV {
+		return false, false, true
+	}
+	header, _, _ := strings.Cut(string(b), "\n")
+	for _, col := range strings.Split(strings.ToLower(header), ",") {
+		switch strings.TrimSpace(col) {
+		case "delay_ms", "down_delay_ms", "up_delay_ms":
+			delay = true
+		case "loss":
+			loss = true
+		}
+	}
+	return delay, loss, true
 }
 
 // Provenance returns PROVENANCE.md: where each shipped trace comes from,

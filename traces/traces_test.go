@@ -43,6 +43,7 @@ func TestEveryShippedTraceIsDescribedAndReadable(t *testing.T) {
 		"raca4g-static-A.csv": tracefmt.FormatRaca, "mahimahi-att-lte-driving.up": tracefmt.FormatMahimahi,
 		"norway-hsdpa-bus-1.cooked": tracefmt.FormatCooked, "lumos5g-mmwave-driving-run1.csv": tracefmt.FormatColumns,
 		"5gophers-mmwave-walking.csv": tracefmt.FormatColumns, "constant-20mbit.csv": tracefmt.FormatCSV,
+		"starlink-leoreplayer-example.bw": tracefmt.FormatMahimahi, "starlink-leoreplayer-example.delay": tracefmt.FormatDelay,
 	}
 	for _, info := range list {
 		if f, ok := want[info.Name]; ok && f != info.Format {
@@ -53,24 +54,27 @@ func TestEveryShippedTraceIsDescribedAndReadable(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	for name, want := range map[string]string{
-		"StaticA.csv":                       Default,
-		"StaticA":                           Default,
-		"statica.CSV":                       Default,
-		"raca4g-static-A.csv":               Default,
-		"RACA4G-STATIC-A":                   Default,
-		"mahimahi-verizon-lte-short":        "mahimahi-verizon-lte-short.down",
-		"mahimahi-verizon-lte-short.up":     "mahimahi-verizon-lte-short.up",
-		"mahimahi-att-lte-driving":          "mahimahi-att-lte-driving.up",
-		"constant-20mbit":                   "constant-20mbit.csv",
-		"fcc-2016-trace-10730":              "fcc-2016-trace-10730.cooked",
-		"mahimahi-tmobile-lte-driving.DOWN": "mahimahi-tmobile-lte-driving.down",
+		"StaticA.csv":                        Default,
+		"StaticA":                            Default,
+		"statica.CSV":                        Default,
+		"raca4g-static-A.csv":                Default,
+		"RACA4G-STATIC-A":                    Default,
+		"mahimahi-verizon-lte-short":         "mahimahi-verizon-lte-short.down",
+		"mahimahi-verizon-lte-short.up":      "mahimahi-verizon-lte-short.up",
+		"mahimahi-att-lte-driving":           "mahimahi-att-lte-driving.up",
+		"constant-20mbit":                    "constant-20mbit.csv",
+		"fcc-2016-trace-10730":               "fcc-2016-trace-10730.cooked",
+		"mahimahi-tmobile-lte-driving.DOWN":  "mahimahi-tmobile-lte-driving.down",
+		"starlink":                           "starlink-leoreplayer-example.bw",
+		"Starlink-LeoReplayer-Example":       "starlink-leoreplayer-example.bw",
+		"starlink-leoreplayer-example.delay": "starlink-leoreplayer-example.delay",
 	} {
 		got, ok := Lookup(name)
 		if !ok || got != want {
 			t.Errorf("Lookup(%q) = %q, %v; want %q", name, got, ok, want)
 		}
 	}
-	for _, name := range []string{"", "nope.csv", "StaticB", "raca4g", "PROVENANCE.md", "README"} {
+	for _, name := range []string{"", "nope.csv", "StaticB", "raca4g", "PROVENANCE.md", "README", "starlink-leoreplayer-LICENSE.txt"} {
 		if got, ok := Lookup(name); ok {
 			t.Errorf("Lookup(%q) = %q, want none", name, got)
 		}
@@ -148,6 +152,33 @@ func TestLoadPairsMahimahiSiblings(t *testing.T) {
 	tr, err = Load("mahimahi-tmobile-lte-driving.down", tracefmt.ReadOptions{})
 	if err != nil || tr.HasUp {
 		t.Errorf("shipped .down without shipped .up: %v, HasUp %v", err, tr != nil && tr.HasUp)
+	}
+}
+
+func TestLoadPairsDelaySiblings(t *testing.T) {
+	dir := t.TempDir()
+	bw, delay := filepath.Join(dir, "x.bw"), filepath.Join(dir, "x.delay")
+	os.WriteFile(bw, []byte("0\n5\n10\n20\n"), 0o644)
+	tr, err := Load(bw, tracefmt.ReadOptions{})
+	if err != nil || tr.HasDelay {
+		t.Fatalf("lone .bw: %v, HasDelay %v", err, tr != nil && tr.HasDelay)
+	}
+	os.WriteFile(delay, []byte("30\n40\n"), 0o644)
+	tr, err = Load(bw, tracefmt.ReadOptions{Step: 5 * time.Millisecond})
+	if err != nil || !tr.HasDelay || tr.End != 20*time.Millisecond {
+		t.Fatalf("with sibling .delay: %v, %+v", err, tr)
+	}
+	// Delay steps of 5 ms: 30 ms, then 40 ms from 5 ms on, held past the
+	// series' end at 10 ms.
+	for at, want := range map[time.Duration]time.Duration{0: 30 * time.Millisecond, 7 * time.Millisecond: 40 * time.Millisecond, 15 * time.Millisecond: 40 * time.Millisecond} {
+		if s, _, _ := tr.StepAt(at, false); s.Delay != want {
+			t.Errorf("delay at %v = %v, want %v", at, s.Delay, want)
+		}
+	}
+	// A bad delay file names itself and its line.
+	os.WriteFile(delay, []byte("30\n-1\n"), 0o644)
+	if _, err := Load(bw, tracefmt.ReadOptions{}); err == nil || !strings.Contains(err.Error(), "x.delay:2") {
+		t.Errorf("bad sibling .delay: %v", err)
 	}
 }
 

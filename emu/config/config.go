@@ -71,6 +71,12 @@ type Shape struct {
 	Reorder bool
 	// Loss is the probability that a packet is dropped at random.
 	Loss float64
+	// Bursts replaces Loss with a burst-loss model when on.
+	Bursts Bursts
+	// DelayTrace and LossTrace say what drives the delay and the loss:
+	// FromLinkTrace, "" for the constants above, or a trace's name or path
+	// (impair.go).
+	DelayTrace, LossTrace string
 	// Queue bounds the rate limiter's queue.
 	Queue QueueLimit
 }
@@ -130,6 +136,8 @@ type TraceOptions struct {
 	// Window is the averaging window that turns Mahimahi delivery
 	// opportunities into rates.
 	Window time.Duration
+	// Step is how long each value of a delay or loss series lasts.
+	Step time.Duration
 	// Format forces a trace format instead of detecting it.
 	Format string
 }
@@ -173,6 +181,8 @@ func DefaultConfig(scenario string) (Config, error) {
 		Jitter:     Jitter{CV: 0.10},
 		JitterCorr: 20 * time.Millisecond,
 		Queue:      QueueLimit{Packets: 1000},
+		DelayTrace: FromLinkTrace,
+		LossTrace:  FromLinkTrace,
 	}
 	c := Config{
 		Scenario: scenario,
@@ -180,7 +190,7 @@ func DefaultConfig(scenario string) (Config, error) {
 			{Down: shape, Up: shape, Trace: DefaultTrace},
 			{Down: shape, Up: shape, Trace: DefaultTrace},
 		},
-		Trace:    TraceOptions{TimeScale: 1, RateScale: 1, Loop: true, Window: 10 * time.Millisecond},
+		Trace:    TraceOptions{TimeScale: 1, RateScale: 1, Loop: true, Window: 10 * time.Millisecond, Step: 10 * time.Millisecond},
 		DC:       defaultDC(),
 		MPTCP:    DefaultMPTCP(),
 		Grace:    30 * time.Second,
@@ -229,6 +239,12 @@ func (c *Config) Validate() error {
 			if d.s.Jitter.CV < 0 || d.s.Jitter.CV > 1 {
 				bad(k+"jitter", "coefficient of variation %s out of range (0%%..100%%)", units.FormatFraction(d.s.Jitter.CV))
 			}
+			if d.s.Bursts.On() && d.s.Loss > 0 {
+				bad(k+"loss_bursts", "%s beside %sloss=%s: one loss model at a time (loss=0 or loss_bursts=none)", d.s.Bursts, k, units.FormatFraction(d.s.Loss))
+			}
+			if d.s.Bursts.On() && d.s.LossTrace != "" && d.s.LossTrace != FromLinkTrace {
+				bad(k+"loss_bursts", "%s beside %sloss_trace=%s: one loss model at a time", d.s.Bursts, k, d.s.LossTrace)
+			}
 			if d.s.Queue.Packets <= 0 && d.s.Queue.Bytes <= 0 && d.s.Queue.Time <= 0 {
 				bad(k+"queue", "must be positive")
 			}
@@ -242,6 +258,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Trace.Window <= 0 {
 		bad("trace.window", "must be positive")
+	}
+	if c.Trace.Step <= 0 {
+		bad("trace.step", "must be positive")
 	}
 	c.validateDC(bad)
 	errs = append(errs, c.Observe.validate()...)

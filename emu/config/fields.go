@@ -99,8 +99,6 @@ func sizeField[T any](name, doc string, p func(*T) *int64) field[T] {
 var shapeFields = []shapeField{
 	rateField("rate", "capacity at the IP layer (e.g. 20mbit); set on a direction the default trace drives, it makes the link constant-rate",
 		func(s *Shape) *float64 { return &s.Rate }),
-	durationField("delay", "one-way delay",
-		func(s *Shape) *time.Duration { return &s.Delay }),
 	{"jitter", "duration or %", "delay standard deviation: absolute (1ms) or coefficient of variation (10%)",
 		func(s *Shape) string { return s.Jitter.String() },
 		func(s *Shape, v string) error {
@@ -117,8 +115,6 @@ var shapeFields = []shapeField{
 		func(s *Shape) *time.Duration { return &s.JitterCorr }),
 	boolField("reorder", "let jitter reorder packets (independent delays, as netem does)",
 		func(s *Shape) *bool { return &s.Reorder }),
-	fractionField("loss", "random loss probability",
-		func(s *Shape) *float64 { return &s.Loss }),
 	{"queue", "packets (1000p), bytes (1MB) or time (50ms)", "rate limiter queue limit; time is converted at the current rate",
 		func(s *Shape) string { return s.Queue.String() },
 		func(s *Shape, v string) (err error) { s.Queue, err = parseQueue(v); return }},

@@ -42,7 +42,7 @@ func Params(c *Config) []Param {
 			func(c *Config) string { return orNone(c.Links[n].Trace) },
 			func(c *Config, v string) error { c.Links[n].Trace = normTrace(v); return nil }})
 		for _, dir := range []string{"down", "up"} {
-			for _, f := range shapeFields {
+			for _, f := range slices.Concat(shapeFields[:1], impairFields(), shapeFields[1:]) {
 				p := f.param(lk+dir+".", func(c *Config) *Shape {
 					if dir == "down" {
 						return &c.Links[n].Down
@@ -72,6 +72,8 @@ func Params(c *Config) []Param {
 		func(c *Config) *bool { return &c.Trace.Timestamps }))
 	add(durationParam("trace.window", "window that turns Mahimahi delivery opportunities into rates",
 		func(c *Config) *time.Duration { return &c.Trace.Window }))
+	add(durationParam("trace.step", "how long each value of a delay or loss series (.delay, .loss) lasts",
+		func(c *Config) *time.Duration { return &c.Trace.Step }))
 	add(stringParam("trace.format", "force the trace format (raca, mahimahi, csv, cooked); empty = detect",
 		func(c *Config) *string { return &c.Trace.Format }))
 	ps = append(ps, dcParams()...)
@@ -141,6 +143,7 @@ func Apply(c *Config, settings []Setting) error {
 		}
 	}
 	nameFlows(c)
+	settleImpairments(c, settings)
 	return settleRates(c, settings)
 }
 

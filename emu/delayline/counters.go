@@ -12,6 +12,10 @@ type Counters struct {
 	Lost                    atomic.Uint64 // dropped by the loss model
 	Released, ReleasedBytes atomic.Uint64 // accepted at their due time
 	Backlog, BacklogBytes   atomic.Int64  // held now (lost ones included until dropped)
+	// FIFOHeld counts packets that left later than their own delay said,
+	// behind an earlier packet due later (order-preserving mode): how
+	// often the link's order bound as its delay fell.
+	FIFOHeld atomic.Uint64
 	// Late is the release time minus the due time of every released
 	// packet: the line's own precision, measured.
 	Late Histogram
@@ -55,6 +59,7 @@ type Snapshot struct {
 	Lost                    uint64
 	Released, ReleasedBytes uint64
 	Backlog, BacklogBytes   int64
+	FIFOHeld                uint64
 	// Overflow counts packets the kernel dropped before the line saw them:
 	// its queue was full (MaxQueueLen) or the socket buffer overflowed.
 	Overflow uint64
@@ -67,7 +72,7 @@ func (c *Counters) Snapshot() Snapshot {
 	return Snapshot{
 		In: c.In.Load(), InBytes: c.InBytes.Load(), Lost: c.Lost.Load(),
 		Released: c.Released.Load(), ReleasedBytes: c.ReleasedBytes.Load(),
-		Backlog: c.Backlog.Load(), BacklogBytes: c.BacklogBytes.Load(),
+		Backlog: c.Backlog.Load(), BacklogBytes: c.BacklogBytes.Load(), FIFOHeld: c.FIFOHeld.Load(),
 		Late: c.Late.Snapshot(), ReadLag: c.ReadLag.Snapshot(),
 	}
 }

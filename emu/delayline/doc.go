@@ -47,6 +47,17 @@
 // held): the kernel finds verdicted ids by walking its queue from the head,
 // so a drop deep inside a long backlog would cost a walk over it.
 //
+// Burst loss (Params.Bursts): netem's Gilbert–Elliott model, two states with
+// their own loss probabilities and per-packet transitions, for links whose
+// losses come in bursts. It takes the place of Loss (never both), and draws
+// twice per arrival from the loss generator, so it too repeats by seed.
+//
+// A delay that changes over time (a delay trace through SetParams) gives
+// each packet the delay in force when it arrives. When the delay falls by
+// more than the time between two packets, the later one would overtake the
+// earlier: in order-preserving mode it waits behind it instead, as on a
+// FIFO link, and Counters.FIFOHeld counts it.
+//
 // An arrival is what the kernel queues, and a verdict covers it whole. A
 // sender with GSO (TCP, and UDP with UDP_SEGMENT: quic-go, ngtcp2) hands
 // the kernel super-packets of 2 to 44 wire packets, which a veth carries

@@ -27,6 +27,7 @@ type Line struct {
 
 	lossRng, jitRng *rand.Rand
 	jit             smoothJitter
+	bad             bool // the burst-loss model's state
 
 	epoch   time.Time
 	started bool
@@ -92,9 +93,7 @@ func (l *Line) Arrive(now time.Time, id, size uint32) (lost bool) {
 	l.c.Backlog.Add(1)
 	l.c.BacklogBytes.Add(int64(size))
 
-	// One loss draw per arrival, always: the loss pattern depends on the
-	// seed and the arrival index only.
-	lost = l.lossRng.Float64() < l.p.Loss
+	lost = l.lose()
 	if lost {
 		l.c.Lost.Add(1)
 	}
@@ -117,11 +116,34 @@ func (l *Line) Arrive(now time.Time, id, size uint32) (lost bool) {
 	}
 	due := t + int64(math.Max(0, d))
 	if !lost {
-		due = max(due, l.lastDue)
+		// A link is a FIFO: a packet whose delay fell (a trace's step,
+		// jitter) leaves behind the one before it.
+		if due < l.lastDue {
+			due = l.lastDue
+			l.c.FIFOHeld.Add(1)
+		}
 		l.lastDue = due
 	}
 	l.fifo.push(held{due: due, id: id, size: size, lost: lost})
 	return lost
+}
+
+// lose draws an arrival's fate: one draw per arrival, always, and two with
+// the burst-loss model, so the loss pattern depends on the seed and the
+// arrival index only.
+func (l *Line) lose() bool {
+	u := l.lossRng.Float64()
+	g := &l.p.Bursts
+	if g.P == 0 {
+		return u < l.p.Loss
+	}
+	v := l.lossRng.Float64()
+	if l.bad {
+		l.bad = v >= g.R
+		return u < g.BadLoss
+	}
+	l.bad = v < g.P
+	return u < g.GoodLoss
 }
 
 // Release gives the verdicts of every packet due at now: in FIFO order,

@@ -290,6 +290,10 @@ func TestSetParamsAppliesToLaterArrivals(t *testing.T) {
 	if got := v.take(); !slices.Equal(got, []string{"upto 3"}) {
 		t.Errorf("at 51 ms: %q", got)
 	}
+	// Packet 3 alone was held behind an earlier one.
+	if n := l.Counters().Snapshot().FIFOHeld; n != 1 {
+		t.Errorf("FIFOHeld = %d, want 1", n)
+	}
 }
 
 func TestReleaseAll(t *testing.T) {
@@ -307,7 +311,8 @@ func TestReleaseAll(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	for _, p := range []Params{{Delay: -1}, {Jitter: -1}, {JitterCorr: -1}, {Loss: -0.1}, {Loss: 1.2}, {Loss: math.NaN()}} {
+	for _, p := range []Params{{Delay: -1}, {Jitter: -1}, {JitterCorr: -1}, {Loss: -0.1}, {Loss: 1.2}, {Loss: math.NaN()},
+		{Bursts: GilbertElliott{P: 0.1}}, {Loss: 0.1, Bursts: GilbertElliott{P: 0.1, R: 0.1}}, {Bursts: GilbertElliott{P: 0.1, R: 1.5}}} {
 		if _, err := New(1, p); err == nil {
 			t.Errorf("%+v accepted", p)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -13,14 +14,14 @@ import (
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/topo"
-	"github.com/dc-emu/emu/tracefmt"
 )
 
 // Dir is one direction of one link, in the order a packet meets its parts:
 // the rate limiter where the packet leaves a gateway (Shaper), the trace
 // player that drives the limiter's rate (Player, nil for a constant rate),
 // and the delay line where the packet arrives at the other gateway (Line
-// and Loop, nil without delay, jitter or loss).
+// and Loop, nil without delay, jitter or loss), whose delay and loss traces
+// drive (Impair, nil where both are constant).
 type Dir struct {
 	Name  string // link1.down
 	Link  int    // 0 for link1, 1 for link2
@@ -29,14 +30,18 @@ type Dir struct {
 
 	Shaper *Shaper
 	Player *replay.Player
+	Impair *replay.Impairments
 	Line   *delayline.Line
 	Loop   *delayline.Loop
+
+	delayNow atomic.Int64 // ns; the delay a delay trace gives now
 }
 
 // NewDir installs the rate limiter of a direction on iface of node, at the
 // trace's first rate when a player drives it.
-func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape Shape, player *replay.Player) (*Dir, error) {
-	d := &Dir{Name: name, Link: link, Up: up, Shape: shape, Player: player}
+func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape Shape, sched replay.Schedule) (*Dir, error) {
+	player := sched.Rate
+	d := &Dir{Name: name, Link: link, Up: up, Shape: shape, Player: player, Impair: sched.Impair}
 	rate := shape.Rate
 	if player != nil {
 		_, rate, _, _ = player.At(0)
@@ -49,23 +54,24 @@ func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape Shap
 }
 
 // NeedsDelayLine reports whether the direction delays, jitters or drops
-// packets, configured or carried by its trace.
+// packets, configured or driven by a trace.
 func (d *Dir) NeedsDelayLine() bool {
-	return d.Shape.Impaired() || d.Player != nil && (d.Player.Trace.HasDelay || d.Player.Trace.HasLoss)
+	return d.Shape.Impaired() || d.Impair != nil
 }
 
 // StartDelayLine binds NFQUEUE num in node (the gateway where the direction
 // arrives) and starts the delay line on it, seeded from the run's seed so
 // each direction draws its own loss and jitter and a run repeats exactly.
 func (d *Dir) StartDelayLine(node *topo.NodeNS, num uint16, runSeed uint64) error {
-	p := d.Shape.delayParams()
+	p := d.shapeAt(0).delayParams()
+	d.delayNow.Store(int64(p.Delay))
 	line, err := delayline.New(dirSeed(runSeed, d.Name), p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", d.Name, err)
 	}
 	// A trace's loss arrives later, through SetParams: the queue must
 	// segment from the start.
-	perPacket := p.PerPacket() || d.Player != nil && d.Player.Trace.HasLoss
+	perPacket := p.PerPacket() || d.Impair != nil && d.Impair.Loss != nil
 	q, err := nfq.Open(delayline.QueueConfig(int(node.NS), num, perPacket))
 	if err != nil {
 		return fmt.Errorf("%s: delay line queue %d in %s: %w", d.Name, num, node.NSName, err)
@@ -109,7 +115,6 @@ func (d *Dir) Play(ctx context.Context, epoch time.Time, changed func()) error {
 		if err := set(rate); err != nil {
 			return err
 		}
-		d.applyTraceImpairments(st)
 		changed()
 		if !ok || !sleepUntil(ctx, epoch.Add(next)) {
 			return nil
@@ -117,20 +122,77 @@ func (d *Dir) Play(ctx context.Context, epoch time.Time, changed func()) error {
 	}
 }
 
-// applyTraceImpairments sets a trace step's delay and loss on the delay
-// line when the trace carries them.
-func (d *Dir) applyTraceImpairments(st tracefmt.Step) {
-	if d.Line == nil || !(d.Player.Trace.HasDelay || d.Player.Trace.HasLoss) {
-		return
+// PlayImpairments applies the delay and loss traces' changes to the delay
+// line, each at its time since epoch (the rate player's epoch: both
+// timelines run on one clock). It returns when ctx ends or traces that do
+// not loop have ended. A packet takes the delay in force when it arrives;
+// as the delay falls, packets still leave in order (a link is a FIFO), and
+// the line counts those it held back (delayline.Counters.FIFOHeld).
+// changed is called after each change (the PDCP schedulers that weigh the
+// links' delays follow them).
+func (d *Dir) PlayImpairments(ctx context.Context, epoch time.Time, changed func()) error {
+	for {
+		el := time.Since(epoch)
+		_, _, next, ok := d.Impair.At(el)
+		s := d.shapeAt(el)
+		if err := d.Line.SetParams(s.delayParams()); err != nil {
+			return fmt.Errorf("%s: %w", d.Name, err)
+		}
+		d.delayNow.Store(int64(s.Delay))
+		changed()
+		if !ok || !sleepUntil(ctx, epoch.Add(next)) {
+			return nil
+		}
 	}
+}
+
+// Delay is the direction's one-way delay now: its delay trace's current
+// value, or its constant delay.
+func (d *Dir) Delay() time.Duration {
+	if d.Impair == nil || d.Impair.Delay == nil {
+		return d.Shape.Delay
+	}
+	return time.Duration(d.delayNow.Load())
+}
+
+// TraceDelay is the mean one-way delay (ms) the direction's delay trace
+// gave over [from, to) since the epoch; ok is false without a delay trace.
+func (d *Dir) TraceDelay(from, to time.Duration) (ms float64, ok bool) {
+	if d.Impair == nil || d.Impair.Delay == nil {
+		return 0, false
+	}
+	return float64(d.Impair.MeanDelay(from, to)) / 1e6, true
+}
+
+// NominalDelay is the direction's typical one-way delay: its delay trace's
+// time-weighted median, or its constant delay.
+func (d *Dir) NominalDelay() time.Duration {
+	if d.Impair == nil || d.Impair.Delay == nil {
+		return d.Shape.Delay
+	}
+	st := d.Impair.Delay.Stats()
+	ms := st.Delay.P50
+	if d.Up && st.HasUpDelay {
+		ms = st.UpDelay.P50
+	}
+	return time.Duration(ms * float64(time.Millisecond))
+}
+
+// shapeAt is the direction's shape with the delay and loss its traces give
+// at elapsed.
+func (d *Dir) shapeAt(elapsed time.Duration) Shape {
 	s := d.Shape
-	if d.Player.Trace.HasDelay {
-		s.Delay = st.Delay
+	if d.Impair == nil {
+		return s
 	}
-	if d.Player.Trace.HasLoss {
-		s.Loss = st.Loss
+	delay, loss, _, _ := d.Impair.At(elapsed)
+	if d.Impair.Delay != nil {
+		s.Delay = delay
 	}
-	d.Line.SetParams(s.delayParams())
+	if d.Impair.Loss != nil {
+		s.Loss = loss
+	}
+	return s
 }
 
 // sleepUntil waits for deadline in nanosleep rather than on a Go timer: the
@@ -170,7 +232,7 @@ func (d *Dir) Counters() results.LinkCounters {
 	}
 	if d.Loop != nil {
 		s := d.Loop.Snapshot()
-		c.DelayLine = &results.DelayLineCounters{In: s.In, Lost: s.Lost, Released: s.Released, Overflow: s.Overflow,
+		c.DelayLine = &results.DelayLineCounters{In: s.In, Lost: s.Lost, Released: s.Released, Overflow: s.Overflow, FIFOHeld: s.FIFOHeld,
 			LateUs: map[string]float64{
 				"p50": float64(s.Late.Quantile(0.5).Microseconds()),
 				"p99": float64(s.Late.Quantile(0.99).Microseconds()),

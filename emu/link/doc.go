@@ -2,8 +2,9 @@
 // gateways, in the order a packet meets it: the rate limiter where the
 // packet leaves a gateway (an HTB class with a bfifo leaf bounding the
 // queue, its rate changed in place), the trace player's loop that drives
-// that rate (and the trace's delay and loss) in time, and the NFQUEUE delay
-// line where the packet arrives at the other gateway (package delayline).
+// that rate in time, and the NFQUEUE delay line where the packet arrives at
+// the other gateway (package delayline), with a loop of its own that plays
+// the direction's delay and loss traces on the same epoch.
 //
 // Sampler reads the rate limiters of a run's directions every 10 ms, from
 // one real-time thread sleeping to absolute deadlines, into the

@@ -29,6 +29,8 @@ type Shape struct {
 	Reorder bool
 	// Loss is the probability that a packet is dropped at random.
 	Loss float64
+	// Bursts, when its P is above 0, drops packets in bursts instead.
+	Bursts delayline.GilbertElliott
 }
 
 // jitter is the delay's standard deviation at delay.
@@ -42,12 +44,12 @@ func (s Shape) jitter(delay time.Duration) time.Duration {
 // Impaired reports whether the direction needs a delay line: it delays,
 // jitters or drops packets.
 func (s Shape) Impaired() bool {
-	return s.Delay > 0 || s.jitter(s.Delay) > 0 || s.Loss > 0
+	return s.Delay > 0 || s.jitter(s.Delay) > 0 || s.Loss > 0 || s.Bursts.P > 0
 }
 
 // delayParams are the delay line's parameters of the shape.
 func (s Shape) delayParams() delayline.Params {
-	return delayline.Params{Delay: s.Delay, Jitter: s.jitter(s.Delay), JitterCorr: s.JitterCorr, Loss: s.Loss, Reorder: s.Reorder}
+	return delayline.Params{Delay: s.Delay, Jitter: s.jitter(s.Delay), JitterCorr: s.JitterCorr, Loss: s.Loss, Reorder: s.Reorder, Bursts: s.Bursts}
 }
 
 // QueueLimit bounds a queue in packets, bytes or time at the current rate;

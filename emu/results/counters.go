@@ -48,10 +48,13 @@ type QdiscCounters struct {
 // line reading them (ReadLagUs: a release late by about its read lag was
 // late because the packet was not read in time, not held too long).
 type DelayLineCounters struct {
-	In        uint64             `json:"in"`
-	Lost      uint64             `json:"lost"`
-	Released  uint64             `json:"released"`
-	Overflow  uint64             `json:"overflow"`
+	In       uint64 `json:"in"`
+	Lost     uint64 `json:"lost"`
+	Released uint64 `json:"released"`
+	Overflow uint64 `json:"overflow"`
+	// FIFOHeld counts packets held behind an earlier, later-due one: as a
+	// delay trace's delay falls, a FIFO link cannot let them overtake.
+	FIFOHeld  uint64             `json:"fifo_held"`
 	LateUs    map[string]float64 `json:"late_us"`
 	ReadLagUs map[string]float64 `json:"read_lag_us,omitempty"`
 }

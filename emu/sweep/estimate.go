@@ -230,12 +230,12 @@ func linkRates(cfg config.Config, up bool) [2]float64 {
 	if up {
 		rates, dir = [2]float64{cfg.Links[0].Up.Rate, cfg.Links[1].Up.Rate}, 1
 	}
-	players, err := replay.PlayersFrom(invoker.Disk{}, &cfg) // under sudo, as the user: the estimate shows what a trace holds
+	scheds, err := replay.SchedulesFrom(invoker.Disk{}, &cfg) // under sudo, as the user: the estimate shows what a trace holds
 	if err != nil {
 		return rates
 	}
 	for i := range rates {
-		if pl := players[i][dir]; pl != nil {
+		if pl := scheds[i][dir].Rate; pl != nil {
 			rates[i] = pl.MeanRate(0, 2*time.Minute)
 		}
 	}

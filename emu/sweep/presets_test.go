@@ -48,8 +48,9 @@ func TestPresetsResolve(t *testing.T) {
 			t.Errorf("preset %s: %d points, want %d", pr.Name, len(p.Points), wantPoints)
 		}
 		trace := p.Base["link1.trace"]
-		if strings.HasPrefix(pr.Name, "lte-") != (trace != "none") {
-			t.Errorf("preset %s: link1.trace=%s (only the lte presets replay a trace)", pr.Name, trace)
+		traced := strings.HasPrefix(pr.Name, "lte-") || strings.HasSuffix(pr.Name, "leo")
+		if traced != (trace != "none") {
+			t.Errorf("preset %s: link1.trace=%s (only the lte and leo presets replay a trace in their base)", pr.Name, trace)
 		}
 		for _, pt := range p.Points {
 			if err := pt.Config.Validate(); err != nil {

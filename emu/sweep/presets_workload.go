@@ -143,4 +143,54 @@ var workloadPresets = []Preset{
 			"p95 one-way delay (TCP; ngtcp2's sparse bodies carry no stamps). mmWave rates need the CPU to keep up: check utilization, the emulation's fidelity verdict, " +
 			"or scale them down with trace.rate_scale.",
 	},
+	{
+		Name: "leo", Title: "congestion controls over a Starlink trace on one link, its delay replayed or held constant: goodput against p95 RTT and one-way delay",
+		Figure: "LEO congestion-control comparisons, LeoCC (SIGCOMM 2025) (not in the paper)", Scenario: "throughput",
+		Settings: []string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "flow.size=0", "flow.duration=60s", "flow.rcvbuf=large",
+			"link1.trace=starlink", "link1.jitter=0", "link1.up.rate=10mbit"},
+		Axes: []results.Axis{
+			Labeled("delay",
+				Value{"trace", []string{"link1.delay_trace=link"}},
+				Value{"constant", []string{"link1.delay=11ms"}}),
+			Labeled("cca",
+				Value{"tcp-reno", []string{"flow.proto=tcp", "flow.cc=reno"}},
+				Value{"tcp-cubic", []string{"flow.proto=tcp", "flow.cc=cubic"}},
+				Value{"tcp-bbr", []string{"flow.proto=tcp", "flow.cc=bbr"}},
+				Value{"quic-go", []string{"flow.proto=quic"}},
+				Value{"ngtcp2-cubic", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=cubic"}},
+				Value{"ngtcp2-bbr", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=bbr"}}),
+		},
+		Grid: true, Repeat: 3,
+		Notes: "One download of 60 s on link1 (DC off) over the shipped Starlink trace (LeoReplayer's example, SIGCOMM 2025: 48.7 Mbit/s mean, one-way delay " +
+			"p50 11 ms with jumps of +19 to +43 ms every 15 s as the constellation reconfigures), the uplink at 10 Mbit/s, no jitter, emu's 1000-packet queue. " +
+			"The delay axis replays the trace's one-way delay on both directions (delay=trace) or holds it at its median, 11 ms (delay=constant), so the cost of the " +
+			"reconfigurations is one comparison per congestion control: kernel TCP Reno, CUBIC and BBR, quic-go (NewReno) and ngtcp2 CUBIC and BBR. " +
+			"Read goodput against p95 RTT and one-way delay in the tput-delay figures. LeoReplayer's own runs also lose 0.2 % on the uplink; add link1.up.loss=0.2% to match.",
+	},
+	{
+		Name: "atsss-leo", Title: "satellite plus cellular access: a Starlink link and an LTE link, single path on each, DC per scheduler and MPTCP; goodput, rr latency and t-Reordering expiries",
+		Figure: "ATSSS over satellite and cellular (not in the paper)", Scenario: "throughput",
+		Settings: concat([]string{"link1.trace=starlink", "link1.jitter=0", "link1.up.rate=10mbit",
+			"link2.trace=StaticA", "link2.delay=25ms", "link2.jitter=10%",
+			"flows.count=2", "flow.duration=30s", "flow.size=0", "flow.rcvbuf=large",
+			"flows.0.name=bulk", "flows.1.name=rr"},
+			flowSettings(1, "kind=rr,request=100,response=100,interval=50ms")),
+		Axes: []results.Axis{Labeled("path",
+			Value{"link1", []string{"dc.enabled=false", "flow.path=link1"}},
+			Value{"link2", []string{"dc.enabled=false", "flow.path=link2"}},
+			Value{"dc-batch", []string{"dc.scheduler=batch"}},
+			Value{"dc-weighted", []string{"dc.scheduler=weighted"}},
+			Value{"dc-smallest-delay", []string{"dc.scheduler=smallest-delay"}},
+			Value{"dc-adaptive", []string{"dc.scheduler=adaptive"}},
+			Value{"mptcp", []string{"dc.enabled=false", "flows.0.path=mptcp", "flows.0.proto=tcp", "flows.0.cc=cubic", "flows.1.path=link1"}},
+		)},
+		Repeat: 3,
+		Notes: "Satellite plus cellular access (3GPP's ATSSS, and Dual Connectivity across them): link1 replays the shipped Starlink trace's rate and one-way delay " +
+			"(48.7 Mbit/s, 11 ms with jumps every 15 s), link2 the paper's LTE trace (StaticA, 4.5 Mbit/s) with 25 ms ± 10 % one way. Two flows for 30 s: a bulk " +
+			"download and an rr probe of 100-byte transactions every 50 ms (QUIC). The path axis runs them on each link alone, over DC with the batch " +
+			"(100 per link, 1:1), weighted, smallest-delay and adaptive schedulers, and the bulk flow over MPTCP (TCP CUBIC, the default path manager) with the probe " +
+			"on link1 (emu's MPTCP flows are bulk downloads). Read flow.bulk.goodput_mbps against " +
+			"flow.rr.latency_p95_ms (the tradeoff figure) and the PDCP receivers' t-Reordering expiries per second: a split that ignores the 10:1 rate ratio and the " +
+			"delay jumps fills the reordering window.",
+	},
 }

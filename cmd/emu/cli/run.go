@@ -49,6 +49,9 @@ and the PDCP repairs.
 				o.Status = e.stderr
 				fmt.Fprintf(e.stderr, "emu: %s scenario, %d flow(s), results in %s\n", cfg.Scenario, len(cfg.Flows), out)
 				fmt.Fprintf(e.stderr, "emu: rates: %s\n", cfg.RateSources())
+				if src := cfg.ImpairmentSources(); src != "" {
+					fmt.Fprintf(e.stderr, "emu: delay and loss traces: %s\n", src)
+				}
 			}
 			sum, err := emu.Run(e.ctx, cfg, o)
 			if sum == nil && errors.Is(statErr, fs.ErrNotExist) {

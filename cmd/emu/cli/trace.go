@@ -1,18 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/analysis"
-	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/tracefmt"
 	"github.com/dc-emu/emu/traces"
@@ -26,7 +21,10 @@ func newTraceCmd(e *env) *cobra.Command {
 (see "emu trace list"; StaticA.csv is the paper's LTE trace). Formats are
 detected from the content: Raca et al. 4G/5G CSV, Mahimahi, emu's plain CSV
 (time_s,down_mbps[,up_mbps[,delay_ms[,loss]]]), Pensieve "cooked" traces and,
-with --time-col/--down-col, any CSV. Rates are in Mbit/s (10^6 bit/s).`,
+with --time-col/--down-col, any CSV; by their names, LeoReplayer's one-way
+delay series (.delay, ms per 10 ms) and loss series (.loss). A Mahimahi X.bw
+or X.down with X.delay beside it carries that delay (starlink is such a
+pair). Rates are in Mbit/s (10^6 bit/s).`,
 	}
 	c.AddCommand(newTraceInfoCmd(e), newTraceConvertCmd(e), newTracePlotCmd(e), newTraceListCmd(e))
 	return c
@@ -37,7 +35,7 @@ with --time-col/--down-col, any CSV. Rates are in Mbit/s (10^6 bit/s).`,
 type traceFlags struct {
 	format, up              string
 	timestamps              bool
-	window                  time.Duration
+	window, step            time.Duration
 	timeCol, downCol, upCol string
 	timeUnit, rateUnit      string
 	offset, duration        time.Duration
@@ -46,7 +44,8 @@ type traceFlags struct {
 
 func (f *traceFlags) register(c *cobra.Command) {
 	fl := c.Flags()
-	fl.StringVar(&f.format, "format", "", "force the format: raca, mahimahi, csv, cooked or columns (default: detect)")
+	fl.StringVar(&f.format, "format", "", "force the format: raca, mahimahi, csv, cooked, columns, delay or loss (default: detect; .delay and .loss files by name)")
+	fl.DurationVar(&f.step, "step", tracefmt.DefaultStep, "delay, loss: how long each line's value lasts")
 	fl.BoolVar(&f.timestamps, "timestamps", false, "raca: replay by Timestamp (sample-and-hold) instead of one row per second")
 	fl.DurationVar(&f.window, "window", tracefmt.DefaultWindow, "mahimahi: rate-averaging window, whole milliseconds")
 	fl.StringVar(&f.up, "up", "", "mahimahi: uplink trace (file or shipped name); X.down pairs with X.up by itself")
@@ -71,7 +70,7 @@ func (f *traceFlags) load(cmd *cobra.Command, name string) (*tracefmt.Trace, err
 		return nil, usagef("--window %v: want a whole number of milliseconds, at least 1ms", f.window)
 	}
 	o := tracefmt.ReadOptions{
-		Format: format, Timestamps: f.timestamps, Window: f.window, UpPath: f.up,
+		Format: format, Timestamps: f.timestamps, Window: f.window, Step: f.step, UpPath: f.up,
 		TimeColumn: f.timeCol, DownColumn: f.downCol, UpColumn: f.upCol,
 	}
 	if o.DownColumn != "" || o.TimeColumn != "" || o.UpColumn != "" {
@@ -107,193 +106,8 @@ func (f *traceFlags) load(cmd *cobra.Command, name string) (*tracefmt.Trace, err
 	return t, nil
 }
 
-// traceInfoJSON is what `emu trace info --json` prints; up_mbps is null
-// for a trace without an uplink.
-type traceInfoJSON struct {
-	Format    tracefmt.Format `json:"format"`
-	DurationS float64         `json:"duration_s"`
-	Steps     int             `json:"steps"`
-	DownMbps  rateJSON        `json:"down_mbps"`
-	UpMbps    *rateJSON       `json:"up_mbps"`
-}
-
-type rateJSON struct {
-	Mean float64 `json:"mean"`
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
-	P5   float64 `json:"p5"`
-	P50  float64 `json:"p50"`
-	P95  float64 `json:"p95"`
-}
-
-func toRateJSON(r tracefmt.RateStats) rateJSON {
-	return rateJSON{Mean: r.Mean, Min: r.Min, Max: r.Max, P5: r.P5, P50: r.P50, P95: r.P95}
-}
-
-func newTraceInfoCmd(e *env) *cobra.Command {
-	var (
-		f      traceFlags
-		asJSON bool
-	)
-	c := &cobra.Command{
-		Use:   "info FILE",
-		Short: "Print a trace's format, duration and capacity statistics",
-		Long: `info prints a trace's format, duration, number of steps and the mean, min,
-max and 5th/50th/95th percentiles of its downlink and uplink capacity in
-Mbit/s. Every statistic is time-weighted: a step counts for as long as it
-lasts. With --json it prints
-  {"format", "duration_s", "steps", "down_mbps": {"mean", "min", "max",
-   "p5", "p50", "p95"}, "up_mbps": {...} or null when the trace has no uplink}.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := f.load(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			st := t.Stats()
-			if asJSON {
-				out := traceInfoJSON{Format: t.Format, DurationS: st.Duration.Seconds(), Steps: st.Steps, DownMbps: toRateJSON(st.Down)}
-				if st.HasUp {
-					up := toRateJSON(st.Up)
-					out.UpMbps = &up
-				}
-				return printJSON(e.stdout, out)
-			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-			fmt.Fprintf(e.stdout, "trace     %s\nformat    %s\nduration  %s s\nsteps     %d\n",
-				t.Source, t.Format, trimFloat(st.Duration.Seconds()), st.Steps)
-			if t.HasDelay || t.HasLoss {
-				fmt.Fprintf(e.stdout, "also      %s\n", extraColumns(t))
-			}
-			fmt.Fprintln(e.stdout, "\nMbit/s, time-weighted:")
-			fmt.Fprintf(tw, "\tmean\tmin\tmax\tp5\tp50\tp95\t\n")
-			row := func(dir string, r tracefmt.RateStats) {
-				fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", dir, r.Mean, r.Min, r.Max, r.P5, r.P50, r.P95)
-			}
-			row("down", st.Down)
-			if st.HasUp {
-				row("up", st.Up)
-			}
-			return tw.Flush()
-		},
-	}
-	f.register(c)
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return c
-}
-
-func extraColumns(t *tracefmt.Trace) string {
-	var s []string
-	if t.HasDelay {
-		s = append(s, "delay")
-	}
-	if t.HasLoss {
-		s = append(s, "loss")
-	}
-	return strings.Join(s, ", ")
-}
-
 func trimFloat(v float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
-}
-
-func newTraceConvertCmd(e *env) *cobra.Command {
-	var (
-		f       traceFlags
-		to, out string
-		dir     string
-	)
-	c := &cobra.Command{
-		Use:   "convert FILE --to csv|mahimahi [-o OUT]",
-		Short: "Convert a trace to emu's plain CSV or to Mahimahi format",
-		Long: `convert writes a trace (after --offset/--duration/--time-scale/--rate-scale)
-as emu's plain CSV or as a Mahimahi trace, to OUT or standard output.
-A Mahimahi file holds one direction: --dir down|up picks it (default: up if
-OUT ends in .up, else down). Times in Mahimahi are whole milliseconds and
-every line is one 1500-byte packet.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var write func(io.Writer, *tracefmt.Trace) error
-			switch to {
-			case "csv":
-				write = tracefmt.WriteCSV
-			case "mahimahi":
-				if dir == "" {
-					dir = "down"
-					if strings.HasSuffix(out, ".up") {
-						dir = "up"
-					}
-				}
-				if dir != "down" && dir != "up" {
-					return usagef("--dir %q: want down or up", dir)
-				}
-				up := dir == "up"
-				write = func(w io.Writer, t *tracefmt.Trace) error { return tracefmt.WriteMahimahi(w, t, up) }
-			default:
-				return usagef("--to %q: want csv or mahimahi", to)
-			}
-			t, err := f.load(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			if out == "" || out == "-" {
-				return write(e.stdout, t)
-			}
-			return writeFile(out, func(w io.Writer) error { return write(w, t) })
-		},
-	}
-	f.register(c)
-	c.Flags().StringVar(&to, "to", "", "output format: csv or mahimahi (required)")
-	c.Flags().StringVarP(&out, "output", "o", "", "output file (default: standard output)")
-	c.Flags().StringVar(&dir, "dir", "", "mahimahi: direction to write, down or up")
-	return c
-}
-
-// writeFile writes path atomically with what fill writes, so a failed
-// conversion leaves no file behind.
-func writeFile(path string, fill func(io.Writer) error) error {
-	var b bytes.Buffer
-	if err := fill(&b); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return results.WriteFile(path, b.Bytes())
-}
-
-func newTracePlotCmd(e *env) *cobra.Command {
-	var (
-		f          traceFlags
-		out, title string
-	)
-	c := &cobra.Command{
-		Use:   "plot FILE -o OUT.svg|OUT.png",
-		Short: "Plot a trace's capacity over time",
-		Long: `plot draws a step plot of the trace's downlink (and uplink) capacity in
-Mbit/s against time in seconds, titled with the trace's name, as SVG or PNG
-according to OUT's extension.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			format := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
-			if out == "" {
-				return usagef("plot needs -o OUT.svg or -o OUT.png")
-			}
-			if format != "svg" && format != "png" {
-				return usagef("-o %s: the extension must be .svg or .png", out)
-			}
-			t, err := f.load(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			if err := writeFile(out, func(w io.Writer) error { return analysis.WriteTracePlot(w, t, title, format) }); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "wrote %s\n", out)
-			return nil
-		},
-	}
-	f.register(c)
-	c.Flags().StringVarP(&out, "output", "o", "", "output file, .svg or .png (required)")
-	c.Flags().StringVar(&title, "title", "", "plot title (default: the trace's name)")
-	return c
 }
 
 // traceListJSON is one row of `emu trace list --json`.

@@ -85,6 +85,9 @@ func TestTraceInfoMatchesProvenance(t *testing.T) {
 		{[]string{"step-10-30-10mbit.csv"}, []provenanceStat{{"duration", 30, 0}, {"mean", 16.667, 3}, {"min", 10, 0}, {"max", 30, 0}}},
 		{[]string{"square-5-25mbit-2s.csv"}, []provenanceStat{{"duration", 20, 0}, {"mean", 15, 0}}},
 		{[]string{"outage-10mbit-2s.csv"}, []provenanceStat{{"duration", 12, 0}, {"mean", 8.333, 3}, {"min", 0, 0}}},
+		// Starlink: the pair (rate and delay), then its delay file alone.
+		{[]string{"starlink-leoreplayer-example.bw"}, []provenanceStat{{"duration", 120.052, 3}, {"mean", 48.744, 3}, {"delay p50", 11, 0}}},
+		{[]string{"starlink-leoreplayer-example.delay"}, []provenanceStat{{"delay mean", 10.67, 2}, {"delay min", 7, 0}, {"delay p50", 11, 0}, {"delay max", 68, 0}}},
 	}
 	covered := map[string]bool{"StaticA.csv": true}
 	for _, r := range rows {
@@ -119,6 +122,12 @@ func statOf(info traceInfoJSON, what string) (float64, bool) {
 		}
 		r, what = *info.UpMbps, rest
 	}
+	if rest, ok := strings.CutPrefix(what, "delay "); ok {
+		if info.DelayMs == nil {
+			return 0, false
+		}
+		r, what = *info.DelayMs, rest
+	}
 	switch what {
 	case "duration":
 		return info.DurationS, true
@@ -132,6 +141,24 @@ func statOf(info traceInfoJSON, what string) (float64, bool) {
 		return r.P50, true
 	}
 	return 0, false
+}
+
+// TestTraceInfoShowsDelayJumps: the Starlink pair's info names its delay
+// and the 15-second reconfigurations, in text and JSON.
+func TestTraceInfoShowsDelayJumps(t *testing.T) {
+	code, out, errs := runEmu(t, "trace", "info", "starlink")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"also      delay", "delay ms", "delay jumps above 17.0 ms: 8 times, every 14.99 s (at 8.75, 23.73"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("emu trace info starlink lacks %q:\n%s", want, out)
+		}
+	}
+	info := traceInfo(t, "starlink")
+	if info.DelayJumpPeriodS < 14.9 || info.DelayJumpPeriodS > 15.1 || len(info.DelayJumpsS) < 7 || info.DelayJumpThresholdMs != 17 {
+		t.Errorf("jumps %v every %v s above %v ms", info.DelayJumpsS, info.DelayJumpPeriodS, info.DelayJumpThresholdMs)
+	}
 }
 
 func TestTraceInfoJSONShape(t *testing.T) {

@@ -1,0 +1,206 @@
+package emu
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// pingReply is one answered ping: its sequence number, when it was sent
+// and its round trip.
+type pingReply struct {
+	seq  int
+	sent time.Time
+	rtt  time.Duration
+}
+
+var pingStamped = regexp.MustCompile(`^\[([0-9.]+)\].*icmp_seq=([0-9]+).*time=([0-9.]+) ms`)
+
+// stampedPing pings the server from node every interval, count times,
+// with the system's ping and its receive timestamps (-D).
+func stampedPing(t *testing.T, em *Emulation, node string, interval time.Duration, count int) []pingReply {
+	t.Helper()
+	n, err := em.Net.Node(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("ping", "-n", "-D", "-i", strconv.FormatFloat(interval.Seconds(), 'f', 3, 64), "-c", strconv.Itoa(count), topo.ServerAddr.String())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := topo.StartIn(n.NS, cmd); err != nil {
+		t.Fatal(err)
+	}
+	var out []pingReply
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		m := pingStamped.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		recv, _ := strconv.ParseFloat(m[1], 64)
+		seq, _ := strconv.Atoi(m[2])
+		rtt, _ := strconv.ParseFloat(m[3], 64)
+		r := time.Duration(rtt * float64(time.Millisecond))
+		at := time.Unix(0, int64(recv*1e9))
+		out = append(out, pingReply{seq: seq, sent: at.Add(-r), rtt: r})
+	}
+	cmd.Wait() // ping exits 1 when replies were lost: that is the point here
+	return out
+}
+
+// writeSeries writes a .delay or .loss series file: value(i) for n lines.
+func writeSeries(t *testing.T, name string, n int, value func(i int) string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(value(i) + "\n")
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDelayAndLossTracesAgainstPing checks delay and loss traces through a
+// real namespace with the system's ping, an independent clock. link1's
+// downlink delay follows a square wave (10 ms and 40 ms, 500 ms each, in
+// 10 ms steps); its uplink delays 5 ms and loses every packet for 250 ms
+// of each second, while the delay is low (a loss series). Every reply's RTT must be what a FIFO
+// link with that delay schedule gives: 5 ms up plus the trace's delay at
+// the reply's arrival, or the wait behind the reply before it where the
+// delay fell; and the requests sent into the loss windows, and only those,
+// must be lost.
+func TestDelayAndLossTracesAgainstPing(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	if _, err := exec.LookPath("ping"); err != nil {
+		t.Skip("no ping (Debian package iputils-ping)")
+	}
+	const (
+		up       = 5 * time.Millisecond
+		interval = 20 * time.Millisecond
+		count    = 200
+	)
+	square := func(at time.Duration) time.Duration {
+		if (at/(500*time.Millisecond))%2 == 0 {
+			return 10 * time.Millisecond
+		}
+		return 40 * time.Millisecond
+	}
+	// Losses while the delay is low, so that replies sent before each
+	// falling edge (at every whole second) meet it and wait in the FIFO.
+	lossy := func(at time.Duration) bool {
+		r := at % time.Second
+		return r >= 250*time.Millisecond && r < 500*time.Millisecond
+	}
+	delayFile := writeSeries(t, "square.delay", 100, func(i int) string {
+		return strconv.Itoa(int(square(time.Duration(i)*10*time.Millisecond) / time.Millisecond))
+	})
+	lossFile := writeSeries(t, "gaps.loss", 100, func(i int) string {
+		if lossy(time.Duration(i) * 10 * time.Millisecond) {
+			return "1"
+		}
+		return "0"
+	})
+	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flow.path=link1",
+		"link1.up.delay="+up.String(), "link1.down.delay="+delayFile, "link1.up.loss="+lossFile)
+	replies := stampedPing(t, em, "cli1", interval, count)
+	if len(replies) < count/2 {
+		t.Fatalf("%d of %d pings answered", len(replies), count)
+	}
+	since := func(at time.Time) time.Duration { return at.Sub(em.Epoch) }
+	// near reports whether d lies within margin of a step of either trace.
+	near := func(d time.Duration, period time.Duration, margin time.Duration) bool {
+		r := d % period
+		return r < margin || period-r < margin
+	}
+
+	var errs []float64
+	var lastDue time.Time
+	levels := map[time.Duration]int{}
+	for _, r := range replies {
+		arrive := r.sent.Add(up) // at the downlink's delay line, give or take the stack
+		due := arrive.Add(square(since(arrive)))
+		if due.Before(lastDue) {
+			due = lastDue // FIFO: it waits for the reply before it
+		}
+		lastDue = due
+		if near(since(arrive), 500*time.Millisecond, 2*time.Millisecond) {
+			continue // which side of the step it fell on is a matter of microseconds
+		}
+		levels[square(since(arrive))]++
+		want := due.Sub(r.sent)
+		errs = append(errs, math.Abs(float64(r.rtt-want))/1e6)
+	}
+	slices.Sort(errs)
+	p50, p95 := errs[len(errs)/2], errs[len(errs)*95/100]
+	s := em.dirs[0].Loop.Snapshot()
+	t.Logf("%d replies; |RTT - trace| p50 %.2f ms, p95 %.2f ms, max %.2f ms; replies at 10 ms %d, at 40 ms %d; downlink delay line: %d held behind an earlier packet",
+		len(replies), p50, p95, errs[len(errs)-1], levels[10*time.Millisecond], levels[40*time.Millisecond], s.FIFOHeld)
+	if p50 > 1 || p95 > 3 {
+		t.Errorf("RTT against the trace's delay: p50 %.2f ms, p95 %.2f ms off (want at most 1 and 3)", p50, p95)
+	}
+	if levels[10*time.Millisecond] < 20 || levels[40*time.Millisecond] < 20 {
+		t.Errorf("replies at each level: %v", levels)
+	}
+	if s.FIFOHeld == 0 {
+		t.Errorf("no reply waited behind an earlier one, though the delay fell by 30 ms every second with replies 20 ms apart")
+	}
+
+	// Loss: a request is lost exactly when it reaches the uplink's delay
+	// line in a loss window. A lost one was sent between its answered
+	// neighbours, in proportion to its sequence number (ping's interval
+	// drifts from the nominal one).
+	got := map[int]pingReply{}
+	for _, r := range replies {
+		got[r.seq] = r
+	}
+	var wrong []string
+	lostIn, lostOut := 0, 0
+	for i := 0; i+1 < len(replies); i++ {
+		a, b := replies[i], replies[i+1]
+		for seq := a.seq; seq < b.seq; seq++ {
+			sent := a.sent.Add(time.Duration(float64(b.sent.Sub(a.sent)) * float64(seq-a.seq) / float64(b.seq-a.seq)))
+			at := since(sent)
+			if near(at, 250*time.Millisecond, 3*time.Millisecond) {
+				continue
+			}
+			_, answered := got[seq]
+			switch {
+			case lossy(at) && answered:
+				wrong = append(wrong, fmt.Sprintf("seq %d sent at %.3f s in a loss window was answered", seq, at.Seconds()))
+			case !lossy(at) && !answered:
+				wrong = append(wrong, fmt.Sprintf("seq %d sent at %.3f s outside the loss windows was lost", seq, at.Seconds()))
+			case lossy(at):
+				lostIn++
+			default:
+				lostOut++
+			}
+		}
+	}
+	t.Logf("loss windows: %d requests lost inside, %d answered outside", lostIn, lostOut)
+	if len(wrong) > 0 {
+		t.Errorf("%d of %d requests met the wrong fate: %s", len(wrong), count, strings.Join(wrong[:min(len(wrong), 5)], "; "))
+	}
+	if lostIn < count/8 {
+		t.Errorf("only %d requests lost in the loss windows", lostIn)
+	}
+	if u := em.dirs[1].Loop.Snapshot(); u.Lost == 0 {
+		t.Errorf("link1.up's delay line lost nothing: %+v", u)
+	}
+}

@@ -1,0 +1,281 @@
+package emu
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// traceFidelity is how long the Starlink tests measure: 10 s in the test
+// suite, 60 s for the figures in traces/PROVENANCE.md's companion notes
+// (go test -run Starlink -trace-fidelity=60s).
+var traceFidelity = flag.Duration("trace-fidelity", 10*time.Second, "how long TestStarlink* measure")
+
+// irttRoundTrip is what this test reads of one entry of irtt's JSON
+// round_trips: times in ns since the Unix epoch, on the host's one clock.
+type irttRoundTrip struct {
+	Seqno      int    `json:"seqno"`
+	Lost       string `json:"lost"`
+	Timestamps struct {
+		Client struct {
+			Send    struct{ Wall int64 } `json:"send"`
+			Receive struct{ Wall int64 } `json:"receive"`
+		} `json:"client"`
+		Server struct {
+			Send    struct{ Wall int64 } `json:"send"`
+			Receive struct{ Wall int64 } `json:"receive"`
+		} `json:"server"`
+	} `json:"timestamps"`
+}
+
+// runIrtt probes the server from node every interval for d with irtt
+// (Debian's package), and returns its round trips.
+func runIrtt(t *testing.T, em *Emulation, node string, interval, d time.Duration) []irttRoundTrip {
+	t.Helper()
+	srv, err := em.Net.Node("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := em.Net.Node(node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := exec.Command("irtt", "server", "-b", topo.ServerAddr.String()+":2112", "-i", "0")
+	var slog strings.Builder
+	s.Stdout, s.Stderr = &slog, &slog
+	if err := topo.StartIn(srv.NS, s); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Process.Kill(); s.Wait() }()
+	out := filepath.Join(t.TempDir(), "irtt.json")
+	var clog strings.Builder
+	for try := 0; ; try++ { // the server needs a moment to listen
+		c := exec.Command("irtt", "client", "-Q", "-i", interval.String(), "-d", d.String(), "-o", out, topo.ServerAddr.String()+":2112")
+		c.Stdout, c.Stderr = &clog, &clog
+		if err := topo.StartIn(cli.NS, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Wait(); err == nil {
+			break
+		} else if try == 20 {
+			t.Fatalf("irtt client: %v: %s (server: %s)", err, clog.String(), slog.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		RoundTrips []irttRoundTrip `json:"round_trips"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatalf("irtt's JSON: %v", err)
+	}
+	return res.RoundTrips
+}
+
+func requireTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("needs %s (apt-get install %s)", tool, tool)
+		}
+	}
+}
+
+// quantile is the q-quantile of sorted xs.
+func quantile(xs []float64, q float64) float64 {
+	return xs[min(len(xs)-1, int(q*float64(len(xs))))]
+}
+
+// TestStarlinkDelayAgainstIrtt replays the shipped Starlink trace's rate
+// and one-way delay on link1 and probes it with irtt every 10 ms, a light
+// load: each probe's one-way delay server to client (irtt's stamps, one
+// clock) against the trace's delay when the probe reached the downlink's
+// delay line, FIFO-adjusted (a probe waits behind the one before it where
+// the delay fell). The reconfiguration jumps must show in the series.
+func TestStarlinkDelayAgainstIrtt(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	requireTools(t, "irtt")
+	em := startEmulation(t, "link1.trace=starlink", "link.jitter=0", "dc.enabled=false", "flow.path=link1", "link1.up.rate=10mbit")
+	down := em.dirs[0]
+	if down.Impair == nil || down.Impair.Delay == nil {
+		t.Fatal("link1.down follows no delay trace")
+	}
+	const interval = 10 * time.Millisecond
+	rts := runIrtt(t, em, "cli1", interval, *traceFidelity)
+	var errs []float64
+	var lastDue time.Duration
+	var series [][2]float64 // (time since epoch s, measured ms)
+	for _, r := range rts {
+		if r.Lost != "false" {
+			continue
+		}
+		sent, recv := r.Timestamps.Server.Send.Wall, r.Timestamps.Client.Receive.Wall
+		at := time.Unix(0, sent).Sub(em.Epoch) // on the wire to the delay line: microseconds
+		d, _, _, _ := down.Impair.At(at)
+		due := max(at+d, lastDue)
+		lastDue = due
+		owd := time.Duration(recv - sent)
+		series = append(series, [2]float64{at.Seconds(), float64(owd) / 1e6})
+		errs = append(errs, math.Abs(float64(owd-(due-at)))/1e6)
+	}
+	if len(errs) < len(rts)*9/10 {
+		t.Fatalf("%d of %d probes came back", len(errs), len(rts))
+	}
+	slices.Sort(errs)
+	p50, p95 := quantile(errs, 0.5), quantile(errs, 0.95)
+	// The 15-second jumps: the measured delay's peaks where the trace's are.
+	jumps := down.Impair.Delay.Stats().Jumps
+	var seen []string
+	for _, j := range jumps.At {
+		if j.Seconds() > series[len(series)-1][0] {
+			break
+		}
+		peak := 0.0
+		for _, p := range series {
+			if p[0] >= j.Seconds()-0.05 && p[0] <= j.Seconds()+0.5 {
+				peak = max(peak, p[1])
+			}
+		}
+		seen = append(seen, fmt.Sprintf("%.2f s: %.1f ms", j.Seconds(), peak))
+		if peak*1e6 < float64(jumps.Threshold) {
+			t.Errorf("the trace's jump at %.2f s does not show: the measured delay peaked at %.1f ms (threshold %v)", j.Seconds(), peak, jumps.Threshold)
+		}
+	}
+	t.Logf("%d probes over %v: |one-way delay - trace| median %.3f ms, p95 %.3f ms, max %.3f ms; jumps (trace time: measured peak) %s; FIFO held %d",
+		len(errs), *traceFidelity, p50, p95, errs[len(errs)-1], strings.Join(seen, ", "), down.Loop.Snapshot().FIFOHeld)
+	// The issue's aims are 0.5 and 2 ms; the suite allows a busy machine
+	// more (design.md, timing tests).
+	if p50 > 1 || p95 > 4 {
+		t.Errorf("one-way delay against the trace: median %.3f ms, p95 %.3f ms off (want at most 1 and 4)", p50, p95)
+	}
+}
+
+// TestLossTraceAgainstIrtt replays a loss trace on link1's downlink (0 %,
+// 10 %, 3 %, 20 % in 5 s windows, in 10 ms steps) and counts irtt's probes
+// lost on the way down in each window.
+func TestLossTraceAgainstIrtt(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	requireTools(t, "irtt")
+	levels := []float64{0, 0.10, 0.03, 0.20}
+	const window = 5 * time.Second
+	file := writeSeries(t, "windows.loss", int(time.Duration(len(levels))*window/(10*time.Millisecond)), func(i int) string {
+		return fmt.Sprint(levels[(i/500)%len(levels)])
+	})
+	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flow.path=link1", "link1.delay=5ms", "link1.down.loss="+file)
+	rts := runIrtt(t, em, "cli1", 10*time.Millisecond, max(*traceFidelity, 2*window))
+	type count struct{ sent, lost int }
+	per := map[int]*count{}
+	for _, r := range rts {
+		// A probe meets the downlink's loss when the server answers; for a
+		// lost request (none here: the uplink loses nothing) irtt has no
+		// server stamp.
+		at := time.Unix(0, r.Timestamps.Client.Send.Wall).Sub(em.Epoch) + 5*time.Millisecond
+		if r := at % window; r < 30*time.Millisecond || window-r < 30*time.Millisecond {
+			continue
+		}
+		k := int(at / window)
+		if per[k] == nil {
+			per[k] = &count{}
+		}
+		per[k].sent++
+		switch r.Lost {
+		case "true_down", "true":
+			per[k].lost++
+		}
+	}
+	var rows []string
+	for k := 0; per[k] != nil; k++ {
+		c := per[k]
+		want := levels[k%len(levels)]
+		got := float64(c.lost) / float64(c.sent)
+		sd := math.Sqrt(want * (1 - want) / float64(c.sent))
+		rows = append(rows, fmt.Sprintf("%d-%d s: %.2f%% of %d (trace %.0f%%)", k*5, k*5+5, 100*got, c.sent, 100*want))
+		if math.Abs(got-want) > 4*sd+0.005 {
+			t.Errorf("window %d: lost %.2f%% of %d probes, the trace says %.0f%%", k, 100*got, c.sent, 100*want)
+		}
+	}
+	t.Logf("downlink loss per 5 s window: %s", strings.Join(rows, "; "))
+	if len(rows) < 2 {
+		t.Errorf("only %d windows measured", len(rows))
+	}
+}
+
+// TestStarlinkRateAgainstIperf3: iperf3 UDP, saturating, through link1
+// replaying the Starlink trace: its receiver's rate over the run against
+// the trace's mean over the same stretch (IP layer: iperf3 counts 1472-byte
+// payloads of 1500-byte packets).
+func TestStarlinkRateAgainstIperf3(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	emutest.SkipUnderRace(t)
+	requireTools(t, "iperf3")
+	em := startEmulation(t, "link1.trace=starlink", "link.jitter=0", "dc.enabled=false", "flow.path=link1", "link1.up.rate=10mbit")
+	srv, _ := em.Net.Node("srv")
+	cli, _ := em.Net.Node("cli1")
+	s := exec.Command("iperf3", "-s", "-1")
+	if err := topo.StartIn(srv.NS, s); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Process.Kill(); s.Wait() }()
+	secs := int(traceFidelity.Seconds())
+	var out strings.Builder
+	var start time.Time
+	for try := 0; ; try++ {
+		out.Reset()
+		c := exec.Command("iperf3", "-c", topo.ServerAddr.String(), "-R", "-u", "-b", "150M", "-l", "1472", "-t", fmt.Sprint(secs), "-J")
+		c.Stdout = &out
+		start = time.Now()
+		if err := topo.StartIn(cli.NS, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Wait(); err == nil {
+			break
+		} else if try == 20 {
+			t.Fatalf("iperf3: %v: %s", err, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var res struct {
+		Intervals []struct {
+			Sum struct {
+				Start, End float64
+				Bytes      int64
+			} `json:"sum"`
+		} `json:"intervals"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &res); err != nil || len(res.Intervals) < 3 {
+		t.Fatalf("iperf3 -J: %v (%d intervals)", err, len(res.Intervals))
+	}
+	// Leave out the first second (the queue fills) and the last (the
+	// sender stops): whole seconds in between.
+	var bytes int64
+	iv := res.Intervals[1 : len(res.Intervals)-1]
+	for _, i := range iv {
+		bytes += i.Sum.Bytes
+	}
+	from := start.Sub(em.Epoch) + time.Duration(iv[0].Sum.Start*1e9)
+	to := start.Sub(em.Epoch) + time.Duration(iv[len(iv)-1].Sum.End*1e9)
+	got := float64(bytes) * 8 * 1500 / 1472 / (to - from).Seconds()
+	want := em.dirs[0].Capacity(from, to)
+	t.Logf("iperf3 over %.1f-%.1f s since the epoch: %.2f Mbit/s at the IP layer, the trace %.2f Mbit/s (%+.2f %%)",
+		from.Seconds(), to.Seconds(), got/1e6, want/1e6, 100*(got-want)/want)
+	if math.Abs(got-want) > 0.05*want {
+		t.Errorf("iperf3 measured %.2f Mbit/s, the trace's mean is %.2f (want within 5 %%)", got/1e6, want/1e6)
+	}
+}
