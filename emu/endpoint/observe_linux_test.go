@@ -173,7 +173,7 @@ func TestCaptureDecrypt(t *testing.T) {
 				inFile = len(tshark(t, "-r", filepath.Join(dir, "server.pcapng"), "-Y", "ip.src=="+obsServerIP+" && tcp", "-T", "fields", "-e", "frame.number"))
 			}
 			t.Logf("server sent %d packets, its capture holds %d (kernel drops %d)", sent, inFile, sst.Dropped)
-			// One QUIC packet more than the qlog in 1 of 30 clean-clone CI
+			// One QUIC packet more than the qlog in 1 of 13 clean-clone CI
 			// runs (14743 captured, 14742 logged, no drop): a packet the
 			// server's connection does not log, sent as it closes (quic-go
 			// answers a packet for a closed connection with its saved
