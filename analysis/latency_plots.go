@@ -18,7 +18,7 @@ import (
 // one-way delay CDF per flow, and each TCP flow's congestion view.
 func (ra *RunAnalysis) latencyFigures(try func(*Figure, error) error) error {
 	if ts := ra.Timeseries; ts != nil {
-		if err := try(DelayFigure(ts, ra.Run)); err != nil {
+		if err := try(DelayFigure(ts, ra.Run, ra.delayJumps())); err != nil {
 			return err
 		}
 		if err := try(QueueDelayFigure(ts, ra.Run)); err != nil {
@@ -42,7 +42,11 @@ func (ra *RunAnalysis) latencyFigures(try func(*Figure, error) error) error {
 // DelayFigure draws, on one time axis, each flow's goodput, its RTT and
 // its one-way delay (per-bin means of timeseries.csv's flow.<name>.rtt_ms
 // and owd_ms): what the throughput figure shows for rate, here for delay.
-func DelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
+// A dotted vertical line marks each of jumpsS, the times (s) a link's
+// delay trace jumped, on every panel: a jump lasts tens of milliseconds,
+// less than a bin, so the trace's binned delay alone would hide it, while
+// its effect on goodput and RTT lasts longer.
+func DelayFigure(ts *results.Timeseries, run string, jumpsS []float64) (*Figure, error) {
 	flows := ts.Flows()
 	if !hasFinite(ts, flows, ".rtt_ms") && !hasFinite(ts, flows, ".owd_ms") {
 		return nil, fmt.Errorf("delay: %w: %s has no flow.<name>.rtt_ms or owd_ms values", errNoData, results.TimeseriesFile)
@@ -84,7 +88,31 @@ func DelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	for _, p := range panels {
 		p.X.Min, p.X.Max = 0, hi
 	}
+	if err := markJumps(panels, jumpsS); err != nil {
+		return nil, fmt.Errorf("delay: %w", err)
+	}
 	return &Figure{Name: "delay", Panels: panels, Width: figWidth, Height: 3 * figPanelHeight * 0.8}, nil
+}
+
+// markJumps draws a dotted vertical line at each of jumpsS across every
+// panel, named in the last panel's legend.
+func markJumps(panels []*plot.Plot, jumpsS []float64) error {
+	for i, p := range panels {
+		for k, x := range jumpsS {
+			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: p.Y.Min}, {X: x, Y: p.Y.Max}})
+			if err != nil {
+				return fmt.Errorf("delay jump at %g s: %w", x, err)
+			}
+			l.Color = color.Gray{Y: 110}
+			l.Width = vg.Points(0.8)
+			l.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+			p.Add(l)
+			if i == len(panels)-1 && k == 0 {
+				p.Legend.Add("delay trace jump", l)
+			}
+		}
+	}
+	return nil
 }
 
 // QueueDelayFigure draws how long packets waited in each link direction's

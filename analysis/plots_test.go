@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
 	"html"
 	"image/png"
 	"os"
@@ -227,5 +228,52 @@ func TestDecimateKeepsExtremes(t *testing.T) {
 	}
 	if !hasSpike || !hasDip || out[0].X != 0 || out[len(out)-1].X != 99999 {
 		t.Errorf("spike %v dip %v ends %v..%v", hasSpike, hasDip, out[0].X, out[len(out)-1].X)
+	}
+}
+
+// TestDelayFigureMarksJumps: a link's delay trace is drawn beside the
+// flows' one-way delay, and each jump of the trace is a vertical line
+// across all three panels, named once in the legend.
+func TestDelayFigureMarksJumps(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("t_s,flow.f.goodput_mbps,flow.f.rtt_ms,flow.f.owd_ms,link1.down.trace_delay_ms\n")
+	for i := 1; i <= 100; i++ {
+		d := 11.0
+		if i%40 == 0 {
+			d = 20 // a jump smeared over its bin
+		}
+		fmt.Fprintf(&b, "%.1f,40,%.1f,%.1f,%.1f\n", float64(i)/10, 2*d+5, d+2, d)
+	}
+	ts, err := results.ReadTimeseries(strings.NewReader(b.String()), "timeseries.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := DelayFigure(ts, "r", []float64{3.95, 7.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := renderBoth(t, f)
+	requireTexts(t, svg, "link1.down trace delay", "delay trace jump")
+	if n := strings.Count(strings.Join(svgTexts(svg), "\n"), "delay trace jump"); n != 1 {
+		t.Errorf("legend names the jumps %d times, want once", n)
+	}
+	// Two jumps on three panels: six dotted vertical lines.
+	vertical := regexp.MustCompile(`<path d="M([0-9.]+),[0-9.]+L([0-9.]+),[0-9.]+"[^>]*stroke-dasharray:[^;"]*1`)
+	n := 0
+	for _, m := range vertical.FindAllStringSubmatch(svg, -1) {
+		if m[1] == m[2] {
+			n++
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d dotted vertical lines, want 6", n)
+	}
+	// Without jumps, none.
+	f, err = DelayFigure(ts, "r", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svg := renderBoth(t, f); strings.Contains(svg, "delay trace jump") {
+		t.Error("a jump marked without jumps")
 	}
 }

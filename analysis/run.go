@@ -118,6 +118,10 @@ type LinkUsage struct {
 	ThroughputMbps NullFloat `json:"throughput_mbps"`
 	Utilization    NullFloat `json:"utilization"`
 	Source         string    `json:"source"` // summary | timeseries
+	// DelayJumpsS are the times (s) the direction's delay trace jumped
+	// during the run and DelayJumpPeriodS their period, from summary.json.
+	DelayJumpsS      []float64 `json:"delay_jumps_s,omitempty"`
+	DelayJumpPeriodS float64   `json:"delay_jump_period_s,omitempty"`
 }
 
 // PDCPSummary is results.PDCPCounters plus the derived repair count.

@@ -95,7 +95,8 @@ func (ra *RunAnalysis) computeLinks(sum *results.Summary) {
 				u = NullFloat(l.ThroughputMbps / l.CapacityMbps)
 			}
 			ra.Links = append(ra.Links, LinkUsage{Name: l.Name, Dir: l.Dir, CapacityMbps: NullFloat(l.CapacityMbps),
-				ThroughputMbps: NullFloat(l.ThroughputMbps), Utilization: u, Source: "summary"})
+				ThroughputMbps: NullFloat(l.ThroughputMbps), Utilization: u, Source: "summary",
+				DelayJumpsS: l.DelayJumpsS, DelayJumpPeriodS: l.DelayJumpPeriodS})
 		}
 	} else if ts := ra.Timeseries; ts != nil {
 		for _, p := range ts.Links() {
@@ -153,4 +154,15 @@ func (ra *RunAnalysis) computePDCP(sum *results.Summary, counters *results.Count
 	for dir, c := range m {
 		ra.PDCP[dir] = PDCPSummary{PDCPCounters: c, Repairs: int64(c.Reordered), Source: src}
 	}
+}
+
+// delayJumps are the times (s) any link's delay trace jumped during the
+// run, in order, each once (both directions of a link replay one trace).
+func (ra *RunAnalysis) delayJumps() []float64 {
+	var out []float64
+	for _, l := range ra.Links {
+		out = append(out, l.DelayJumpsS...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

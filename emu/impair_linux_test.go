@@ -2,6 +2,7 @@ package emu
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -202,5 +203,42 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	}
 	if u := em.dirs[1].Loop.Snapshot(); u.Lost == 0 {
 		t.Errorf("link1.up's delay line lost nothing: %+v", u)
+	}
+}
+
+// TestDelayJumpsInResults: a run over a link whose delay trace jumps
+// records the jumps it played, looping, in summary.json's links, at the
+// times timeseries.csv counts from. The trace is 2 s of 10 ms with a
+// 50 ms rise to 40 ms at 0.5 s; the flow runs for 4.5 s.
+func TestDelayJumpsInResults(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t)
+	spike := writeSeries(t, "spike.delay", 200, func(i int) string {
+		if i >= 50 && i < 55 {
+			return "40"
+		}
+		return "10"
+	})
+	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
+		"flow.size=0", "flow.duration=4500ms", "link1.delay="+spike, "trace.loop=true")
+	sum, err := em.RunFlows(context.Background(), RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range sum.Links {
+		if l.Name != "link1" {
+			if len(l.DelayJumpsS) > 0 {
+				t.Errorf("%s.%s: jumps %v without a delay trace", l.Name, l.Dir, l.DelayJumpsS)
+			}
+			continue
+		}
+		// The run ends after 4.5 s and a grace; the jumps before its
+		// last reading are recorded.
+		if len(l.DelayJumpsS) < 2 || !slices.Equal(l.DelayJumpsS[:2], []float64{0.5, 2.5}) {
+			t.Errorf("link1.%s: jumps at %v s, want 0.5, 2.5 (and 4.5 if the run lasted)", l.Dir, l.DelayJumpsS)
+		}
+		if len(l.DelayJumpsS) >= 3 && l.DelayJumpPeriodS != 2 {
+			t.Errorf("link1.%s: jump period %v s, want 2", l.Dir, l.DelayJumpPeriodS)
+		}
 	}
 }

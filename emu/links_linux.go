@@ -39,6 +39,11 @@ func (r *runner) linkResults() []results.LinkResult {
 		if d.Player != nil {
 			lr.RateSource, lr.Trace = "trace", r.cfg.Links[d.Link].Trace
 		}
+		j := d.DelayJumps(last.T)
+		for _, at := range j.At {
+			lr.DelayJumpsS = append(lr.DelayJumpsS, results.Round3(at.Seconds()))
+		}
+		lr.DelayJumpPeriodS = results.Round3(j.Period.Seconds())
 		q, err := linkstats.QueueDelays(ser, results.BinWidth)
 		if err != nil {
 			r.meas.warnings = append(r.meas.warnings, fmt.Sprintf("%s: queueing delay: %v", d.Name, err))

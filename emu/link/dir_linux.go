@@ -14,6 +14,7 @@ import (
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/topo"
+	"github.com/dc-emu/emu/tracefmt"
 )
 
 // Dir is one direction of one link, in the order a packet meets its parts:
@@ -162,6 +163,15 @@ func (d *Dir) TraceDelay(from, to time.Duration) (ms float64, ok bool) {
 		return 0, false
 	}
 	return float64(d.Impair.MeanDelay(from, to)) / 1e6, true
+}
+
+// DelayJumps are the direction's delay-trace jumps over [0, to) since the
+// epoch; none without a delay trace.
+func (d *Dir) DelayJumps(to time.Duration) tracefmt.Jumps {
+	if d.Impair == nil {
+		return tracefmt.Jumps{}
+	}
+	return d.Impair.Jumps(to)
 }
 
 // NominalDelay is the direction's typical one-way delay: its delay trace's

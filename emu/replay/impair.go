@@ -62,6 +62,30 @@ func (im *Impairments) MeanDelay(from, to time.Duration) time.Duration {
 	return time.Duration(sum / float64(to-from))
 }
 
+// Jumps are the delay trace's jumps as played over [0, to): with the
+// replay's offset and loop, at times since the epoch, so a run's figures
+// can mark them (tracefmt.Jumps has the rule). Zero without a delay trace.
+func (im *Impairments) Jumps(to time.Duration) tracefmt.Jumps {
+	if im.Delay == nil {
+		return tracefmt.Jumps{}
+	}
+	st := im.Delay.Stats()
+	d := st.Delay
+	if im.Up && st.HasUpDelay {
+		d = st.UpDelay
+	}
+	s := tracefmt.NewJumpScan(tracefmt.JumpThreshold(d))
+	for t := time.Duration(0); t < to; {
+		delay, _, next, ok := im.At(t)
+		s.Observe(t, delay)
+		if !ok || next <= t {
+			break
+		}
+		t = next
+	}
+	return s.Jumps()
+}
+
 // String says which traces drive: "delay from starlink-leoreplayer-example.bw".
 func (im *Impairments) String() string {
 	var parts []string

@@ -3,6 +3,7 @@ package replay
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +145,25 @@ func TestImpairmentTraceOptions(t *testing.T) {
 		if d, _, _, _ := im.At(c.el); d != c.want {
 			t.Errorf("At(%v) = %v, want %v", c.el, d, c.want)
 		}
+	}
+}
+
+// TestImpairmentsJumps: the jumps are those of the delay as played,
+// looping, at times since the epoch; without loop the trace's last value
+// holds and no jump follows.
+func TestImpairmentsJumps(t *testing.T) {
+	lines := strings.Repeat("10\n", 5) + "40\n" + strings.Repeat("10\n", 19) // 25 s, one jump at 5 s
+	im := Impairments{Delay: series(t, tracefmt.FormatDelay, time.Second, lines), Loop: true}
+	j := im.Jumps(80 * time.Second)
+	want := []time.Duration{5 * time.Second, 30 * time.Second, 55 * time.Second}
+	if !slices.Equal(j.At, want) || j.Period != 25*time.Second || j.Threshold != 15*ms {
+		t.Errorf("looping: jumps %v every %v above %v; want %v every 25s above 15ms", j.At, j.Period, j.Threshold, want)
+	}
+	im.Loop = false
+	if j := im.Jumps(80 * time.Second); !slices.Equal(j.At, want[:1]) || j.Period != 0 {
+		t.Errorf("without loop: jumps %v every %v; want [5s], no period", j.At, j.Period)
+	}
+	if j := (&Impairments{}).Jumps(time.Minute); len(j.At) != 0 {
+		t.Errorf("no delay trace: jumps %v", j.At)
 	}
 }

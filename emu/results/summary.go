@@ -91,6 +91,12 @@ type LinkResult struct {
 	QueueDelayMs        *DelayStats `json:"queue_delay_ms,omitempty"`
 	QueueDelayMethod    string      `json:"queue_delay_method,omitempty"`
 	QueueDelayDerivedMs *DelayStats `json:"queue_delay_derived_ms,omitempty"`
+	// DelayJumpsS are the times (s since the epoch, as in timeseries.csv)
+	// the direction's delay trace jumped during the run, by emu trace
+	// info's rule; DelayJumpPeriodS their period when regular. Absent
+	// without a delay trace or jumps.
+	DelayJumpsS      []float64 `json:"delay_jumps_s,omitempty"`
+	DelayJumpPeriodS float64   `json:"delay_jump_period_s,omitempty"`
 }
 
 // Versions records what produced a result, so every figure can be traced to
