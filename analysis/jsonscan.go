@@ -350,44 +350,56 @@ func (s *scanner) digits(i int, where string) (int, error) {
 
 // float consumes a number value as float64.
 func (s *scanner) float() (float64, error) {
-	if s.pos >= len(s.b) {
-		return 0, s.end()
+	n, f, whole, err := s.numberValue("number %s out of range")
+	if whole {
+		return float64(n), nil
 	}
-	start := s.pos
-	raw, err := s.number()
-	if err != nil {
-		return 0, err
-	}
-	if v, ok := smallInt(raw); ok {
-		return float64(v), nil
-	}
-	v, perr := strconv.ParseFloat(string(raw), 64)
-	if perr != nil {
-		s.pos = start
-		return 0, s.fail("number %s out of range", raw)
-	}
-	return v, nil
+	return f, err
 }
 
 // int consumes a number value that must be a whole number.
 func (s *scanner) int() (int64, error) {
+	const notInt = "expected an integer, found %s"
+	start := s.pos
+	n, f, whole, err := s.numberValue(notInt)
+	if err != nil || whole {
+		return n, err
+	}
+	if f != float64(int64(f)) || f > 1<<62 || f < -(1<<62) {
+		return 0, s.rejectNumber(start, notInt)
+	}
+	return int64(f), nil
+}
+
+// numberValue consumes a number value. A whole number smallInt reads comes
+// back in n with whole set, exact and without ParseFloat; any other is
+// parsed into f, and one that does not parse fails with unparsable, a
+// format given the number's text.
+func (s *scanner) numberValue(unparsable string) (n int64, f float64, whole bool, err error) {
 	if s.pos >= len(s.b) {
-		return 0, s.end()
+		return 0, 0, false, s.end()
 	}
 	start := s.pos
 	raw, err := s.number()
 	if err != nil {
-		return 0, err
+		return 0, 0, false, err
 	}
-	if v, ok := smallInt(raw); ok {
-		return v, nil
+	if n, ok := smallInt(raw); ok {
+		return n, 0, true, nil
 	}
 	f, perr := strconv.ParseFloat(string(raw), 64)
-	if perr != nil || f != float64(int64(f)) || f > 1<<62 || f < -(1<<62) {
-		s.pos = start
-		return 0, s.fail("expected an integer, found %s", raw)
+	if perr != nil {
+		return 0, 0, false, s.rejectNumber(start, unparsable)
 	}
-	return int64(f), nil
+	return 0, f, false, nil
+}
+
+// rejectNumber fails with format given the text of the number just
+// consumed, which began at start, and points the error at its start.
+func (s *scanner) rejectNumber(start int, format string) error {
+	raw := s.b[start:s.pos]
+	s.pos = start
+	return s.fail(format, raw)
 }
 
 // smallInt parses an optional '-' and up to 18 digits, the fast path for

@@ -19,13 +19,21 @@ func writeDelays(w io.Writer, ra *RunAnalysis) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "flow\tRTT p50\tp95\tp99\tmax\tfrom\tone-way p50\tp95\tp99\tmax\tstamps\t")
-	fmt.Fprintln(tw, "\tms\tms\tms\tms\t\tms\tms\tms\tms\t\t")
+	tw := unitTable(w, "flow\tRTT p50\tp95\tp99\tmax\tfrom\tone-way p50\tp95\tp99\tmax\tstamps\t",
+		"\tms\tms\tms\tms\t\tms\tms\tms\tms\t\t")
 	for _, f := range ra.Flows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, delayCells(f.RTTMs), orDash(f.RTTSource), owdCells(f.OWDMs))
 	}
 	tw.Flush()
+}
+
+// unitTable starts a right-aligned table on w under its header line and the
+// line of units beneath it.
+func unitTable(w io.Writer, header, units string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, header)
+	fmt.Fprintln(tw, units)
+	return tw
 }
 
 func delayCells(d *results.DelayStats) string {

@@ -185,35 +185,12 @@ func decodeFrame(s *scanner, ev *Event) error {
 func decodeMetrics(s *scanner, m *Metrics) error {
 	o := s.object()
 	for o.next(s) {
-		var bit MetricField
-		switch string(o.key) {
-		case "min_rtt":
-			bit = HasMinRTT
-			m.MinRTT, o.err = s.float()
-		case "smoothed_rtt":
-			bit = HasSmoothedRTT
-			m.SmoothedRTT, o.err = s.float()
-		case "latest_rtt":
-			bit = HasLatestRTT
-			m.LatestRTT, o.err = s.float()
-		case "rtt_variance":
-			bit = HasRTTVariance
-			m.RTTVariance, o.err = s.float()
-		case "congestion_window":
-			bit = HasCongestionWindow
-			m.CongestionWindow, o.err = s.int()
-		case "bytes_in_flight":
-			bit = HasBytesInFlight
-			m.BytesInFlight, o.err = s.int()
-		case "packets_in_flight":
-			bit = HasPacketsInFlight
-			m.PacketsInFlight, o.err = s.int()
-		case "ssthresh":
-			bit = HasSSThresh
-			m.SSThresh, o.err = s.int()
-		case "pto_count":
-			bit = HasPTOCount
-			m.PTOCount, o.err = s.int()
+		bit, f, i := metricSlot(m, o.key)
+		switch {
+		case f != nil:
+			*f, o.err = s.float()
+		case i != nil:
+			*i, o.err = s.int()
 		default:
 			o.err = s.skip()
 		}
@@ -222,6 +199,33 @@ func decodeMetrics(s *scanner, m *Metrics) error {
 		}
 	}
 	return o.end()
+}
+
+// metricSlot says where the value of the metrics_updated field key goes, f
+// for the RTTs (floats) or i for the sizes and counts (integers), and the
+// bit that marks it present; a field the analysis does not read has none.
+func metricSlot(m *Metrics, key []byte) (bit MetricField, f *float64, i *int64) {
+	switch string(key) {
+	case "min_rtt":
+		return HasMinRTT, &m.MinRTT, nil
+	case "smoothed_rtt":
+		return HasSmoothedRTT, &m.SmoothedRTT, nil
+	case "latest_rtt":
+		return HasLatestRTT, &m.LatestRTT, nil
+	case "rtt_variance":
+		return HasRTTVariance, &m.RTTVariance, nil
+	case "congestion_window":
+		return HasCongestionWindow, nil, &m.CongestionWindow
+	case "bytes_in_flight":
+		return HasBytesInFlight, nil, &m.BytesInFlight
+	case "packets_in_flight":
+		return HasPacketsInFlight, nil, &m.PacketsInFlight
+	case "ssthresh":
+		return HasSSThresh, nil, &m.SSThresh
+	case "pto_count":
+		return HasPTOCount, nil, &m.PTOCount
+	}
+	return 0, nil, nil
 }
 
 func decodeState(s *scanner, ev *Event) error {

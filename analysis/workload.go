@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"text/tabwriter"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -93,9 +92,8 @@ func writeWorkloads(w io.Writer, ra *RunAnalysis) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "flow\tkind\tsamples\tp50\tp95\tp99\tmax\tmean\tjitter\treordered\t")
-	fmt.Fprintln(tw, "\t\t\tms\tms\tms\tms\tms\tms\t\t")
+	tw := unitTable(w, "flow\tkind\tsamples\tp50\tp95\tp99\tmax\tmean\tjitter\treordered\t",
+		"\t\t\tms\tms\tms\tms\tms\tms\t\t")
 	for _, wa := range ra.Workloads {
 		if st := wa.DelayStats; st != nil {
 			jit, reord := "-", "-"
@@ -114,9 +112,8 @@ func writeWorkloads(w io.Writer, ra *RunAnalysis) {
 			continue
 		}
 		fmt.Fprintf(w, "\nobjects of %s:\n", wa.Name)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "#\tsize\tstart\tfct\tgoodput\tutilization\tset-up\tresumed\t0-RTT\t")
-		fmt.Fprintln(tw, "\tB\ts\ts\tMbit/s\t\tms\t\t\t")
+		tw := unitTable(w, "#\tsize\tstart\tfct\tgoodput\tutilization\tset-up\tresumed\t0-RTT\t",
+			"\tB\ts\ts\tMbit/s\t\tms\t\t\t")
 		for _, o := range wa.Objects {
 			hs := "-"
 			if o.HandshakeMs != nil {

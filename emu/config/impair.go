@@ -38,32 +38,33 @@ func isNumber(v string) bool {
 	return v != "" && strings.ContainsRune("0123456789+-.", rune(v[0]))
 }
 
+// constantOrTrace sets the delay or loss key's value v: a constant, read by
+// parse, when it starts like a number, otherwise the trace it names.
+func constantOrTrace[T any](v string, constant *T, trace *string, parse func(string) (T, error)) (err error) {
+	if !isNumber(v) {
+		*trace = normTrace(v)
+		return nil
+	}
+	*constant, err = parse(v)
+	return err
+}
+
 // impairFields are the per-direction keys of delay and loss: the constant,
 // which also takes a trace, and the trace setting itself.
 func impairFields() []shapeField {
 	return []shapeField{
 		{"delay", "duration or trace", "one-way delay: a duration, or a delay trace (shipped name or file; see delay_trace)",
 			func(s *Shape) string { return s.Delay.String() },
-			func(s *Shape, v string) (err error) {
-				if !isNumber(v) {
-					s.DelayTrace = normTrace(v)
-					return nil
-				}
-				s.Delay, err = units.ParseDuration(v)
-				return err
+			func(s *Shape, v string) error {
+				return constantOrTrace(v, &s.Delay, &s.DelayTrace, units.ParseDuration)
 			}},
 		{"delay_trace", "link, none or trace", "what drives the delay: link = the link's trace where it carries delay (Starlink), none = the constant delay, or a delay trace (.delay: ms per 10 ms; CSV with delay_ms)",
 			func(s *Shape) string { return traceFrom(s.DelayTrace) },
 			func(s *Shape, v string) error { s.DelayTrace = normTrace(v); return nil }},
 		{"loss", "% or trace", "random loss probability (1% or 0.01), or a loss trace (shipped name or file; see loss_trace)",
 			func(s *Shape) string { return units.FormatFraction(s.Loss) },
-			func(s *Shape, v string) (err error) {
-				if !isNumber(v) {
-					s.LossTrace = normTrace(v)
-					return nil
-				}
-				s.Loss, err = units.ParseFraction(v)
-				return err
+			func(s *Shape, v string) error {
+				return constantOrTrace(v, &s.Loss, &s.LossTrace, units.ParseFraction)
 			}},
 		{"loss_bursts", "p,r[,1-h[,1-k]] or none", "Gilbert-Elliott burst loss as tc-netem's gemodel takes it: p good->bad and r bad->good per packet, loss 1-h in the bad state (default 100%) and 1-k in the good one (default 0%); replaces loss",
 			func(s *Shape) string { return s.Bursts.String() },

@@ -76,9 +76,7 @@ func ClientArgs(cfg ClientConfig) []string {
 	a.str(FlagProto, string(cfg.Proto))
 	a.str(FlagURL, cfg.URL)
 	a.str(FlagCA, cfg.CAFile)
-	if cfg.Size != 0 {
-		a.str(FlagSize, strconv.FormatInt(cfg.Size, 10))
-	}
+	a.int(FlagSize, cfg.Size)
 	a.dur(FlagDuration, cfg.Duration)
 	a.str(FlagCC, cfg.CC)
 	a.flag(FlagMPTCP, cfg.MPTCP)

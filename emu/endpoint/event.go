@@ -154,51 +154,25 @@ func ParseEvent(line []byte) (Event, error) {
 	}
 	e := Event{Kind: w.Event}
 	var missing []string
-	need := func(name string, present bool) {
-		if !present {
-			missing = append(missing, name)
-		}
-	}
 	switch w.Event {
 	case EventReady:
-		need("addr", w.Addr != nil)
-		if w.Addr != nil {
-			e.Addr = *w.Addr
-		}
+		need(&missing, "addr", &e.Addr, w.Addr)
 	case EventAccept:
-		need("remote", w.Remote != nil)
-		need("cc", w.CC != nil)
-		if w.Remote != nil && w.CC != nil {
-			e.Remote, e.CC = *w.Remote, *w.CC
-		}
-		if w.MPTCP != nil {
-			e.MPTCP = *w.MPTCP
-		}
-		if w.Error != nil {
-			e.Error = *w.Error
-		}
+		need(&missing, "remote", &e.Remote, w.Remote)
+		need(&missing, "cc", &e.CC, w.CC)
+		optional(&e.MPTCP, w.MPTCP)
+		optional(&e.Error, w.Error)
 	case EventProgress:
-		need("t", w.T != nil)
-		need("bytes", w.Bytes != nil)
-		if w.T != nil && w.Bytes != nil {
-			e.T, e.Bytes = *w.T, *w.Bytes
-		}
+		need(&missing, "t", &e.T, w.T)
+		need(&missing, "bytes", &e.Bytes, w.Bytes)
 	case EventDone:
-		need("bytes", w.Bytes != nil)
-		need("seconds", w.Seconds != nil)
-		need("goodput_mbps", w.GoodputMbps != nil)
-		need("complete", w.Complete != nil)
-		need("error", w.Error != nil)
-		if len(missing) == 0 {
-			e.Bytes, e.Seconds, e.GoodputMbps = *w.Bytes, *w.Seconds, *w.GoodputMbps
-			e.Complete, e.Error = *w.Complete, *w.Error
-		}
-		if w.CC != nil {
-			e.CC = *w.CC
-		}
-		if w.RcvBufBytes != nil {
-			e.RcvBufBytes = *w.RcvBufBytes
-		}
+		need(&missing, "bytes", &e.Bytes, w.Bytes)
+		need(&missing, "seconds", &e.Seconds, w.Seconds)
+		need(&missing, "goodput_mbps", &e.GoodputMbps, w.GoodputMbps)
+		need(&missing, "complete", &e.Complete, w.Complete)
+		need(&missing, "error", &e.Error, w.Error)
+		optional(&e.CC, w.CC)
+		optional(&e.RcvBufBytes, w.RcvBufBytes)
 		if w.OWD != nil && w.OWD.N <= 0 {
 			return Event{}, fmt.Errorf("endpoint done event %q: owd_ms without samples", truncate(line))
 		}
@@ -219,6 +193,23 @@ func ParseEvent(line []byte) (Event, error) {
 		return Event{}, fmt.Errorf("endpoint %s event %q: negative value", w.Event, truncate(line))
 	}
 	return e, nil
+}
+
+// need copies a field the event kind requires, or adds its name to missing
+// when the line lacks it.
+func need[T any](missing *[]string, name string, dst, v *T) {
+	if v == nil {
+		*missing = append(*missing, name)
+		return
+	}
+	*dst = *v
+}
+
+// optional copies a field the line may leave out; absent, it stays zero.
+func optional[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 func truncate(b []byte) string {

@@ -209,28 +209,51 @@ func perPoint(c Check, src source, r Results, f func(Stat) (Verdict, string)) Ch
 	if err != nil {
 		return notJudged(c, err)
 	}
-	res := CheckResult{Kind: c.Kind(), Rule: c.Rule(), Numbers: []Number{}}
-	var vs []Verdict
-	var details []string
+	var pts tally
 	for _, t := range terms {
 		st, err := r.stat(t)
 		if err != nil {
-			v, d := missing(err)
-			vs, details = append(vs, v), append(details, d)
+			pts.missed(err)
 			continue
 		}
 		v, d := f(st)
-		vs = append(vs, v)
-		res.Numbers = append(res.Numbers, number(t, st))
 		label := t.At.String()
 		if src.series != nil {
 			label = src.series.Line.Axis + "=" + t.At.Labels[src.series.Line.Axis]
 		}
-		details = append(details, fmt.Sprintf("%s: %s %s (%s)", label, fmtStat(st), d, v))
+		pts.judged(v, fmt.Sprintf("%s: %s %s (%s)", label, fmtStat(st), d, v), number(t, st))
 	}
-	res.Verdict = all(vs)
-	res.Detail = strings.Join(details, "; ")
-	return res
+	return pts.result(c)
+}
+
+// tally gathers a check's outcome point by point: each point's verdict,
+// its numbers and its detail.
+type tally struct {
+	verdicts []Verdict
+	numbers  []Number
+	details  []string
+}
+
+// judged records a point whose numbers were found.
+func (t *tally) judged(v Verdict, detail string, nums ...Number) {
+	t.verdicts = append(t.verdicts, v)
+	t.numbers = append(t.numbers, nums...)
+	t.details = append(t.details, detail)
+}
+
+// missed records a point whose numbers could not be found.
+func (t *tally) missed(err error) {
+	v, d := missing(err)
+	t.verdicts, t.details = append(t.verdicts, v), append(t.details, d)
+}
+
+// result is c's result over the points: all of their verdicts.
+func (t *tally) result(c Check) CheckResult {
+	nums := t.numbers
+	if nums == nil {
+		nums = []Number{} // "numbers": [] in the JSON, never null
+	}
+	return CheckResult{Kind: c.Kind(), Rule: c.Rule(), Verdict: all(t.verdicts), Numbers: nums, Detail: strings.Join(t.details, "; ")}
 }
 
 // threshold: a value below or above a bound the paper implies.

@@ -222,9 +222,7 @@ func (c pointwise) eval(r Results) CheckResult {
 	if err != nil {
 		return notJudged(c, err)
 	}
-	res := CheckResult{Kind: c.Kind(), Rule: c.Rule(), Numbers: []Number{}}
-	var vs []Verdict
-	var details []string
+	var pts tally
 	for _, v := range vals {
 		ta, tb := c.a.At(v), c.b.At(v)
 		sa, err := r.stat(ta)
@@ -232,21 +230,17 @@ func (c pointwise) eval(r Results) CheckResult {
 			var sb Stat
 			if sb, err = r.stat(tb); err == nil {
 				ok, d := c.rel.judge(sa, sb)
-				vs = append(vs, ok)
-				res.Numbers = append(res.Numbers, number(ta, sa), number(tb, sb))
-				details = append(details, fmt.Sprintf("%s=%s: %s vs %s, %s (%s)", c.a.Line.Axis, v, fmtStat(sa), fmtStat(sb), d, ok))
+				pts.judged(ok, fmt.Sprintf("%s=%s: %s vs %s, %s (%s)", c.a.Line.Axis, v, fmtStat(sa), fmtStat(sb), d, ok), number(ta, sa), number(tb, sb))
 				continue
 			}
 		}
-		bad, d := missing(err)
-		vs, details = append(vs, bad), append(details, d)
+		pts.missed(err)
 	}
-	res.Detail = strings.Join(details, "; ")
-	res.Verdict = all(vs)
+	res := pts.result(c)
 	if c.share < 1 && res.Verdict != NotJudged {
-		need := int(math.Ceil(c.share * float64(len(vs))))
+		need := int(math.Ceil(c.share * float64(len(pts.verdicts))))
 		held, open := 0, 0
-		for _, v := range vs {
+		for _, v := range pts.verdicts {
 			switch v {
 			case Holds:
 				held++
@@ -262,7 +256,7 @@ func (c pointwise) eval(r Results) CheckResult {
 		default:
 			res.Verdict = Inconclusive
 		}
-		res.Detail = fmt.Sprintf("%d of %d hold, %d needed; %s", held, len(vs), need, res.Detail)
+		res.Detail = fmt.Sprintf("%d of %d hold, %d needed; %s", held, len(pts.verdicts), need, res.Detail)
 	}
 	return res
 }

@@ -33,15 +33,26 @@ func addDelayMetrics(m map[string]float64, s *results.Summary) {
 
 // delayMetricLabel is the axis label of a delay metric.
 func delayMetricLabel(m string) (string, bool) {
-	name, ok := strings.CutPrefix(m, "flow.")
+	return labelBySuffix(m, "flow.",
+		labelFormat{rttP95Suffix, "p95 RTT of %s (ms)"},
+		labelFormat{owdP95Suffix, "p95 one-way delay of %s (ms)"})
+}
+
+// labelFormat is the axis label of the metrics that end in suffix: a format
+// given what stands between the metric's prefix and the suffix.
+type labelFormat struct{ suffix, format string }
+
+// labelBySuffix is the axis label of m when it is prefix, a name and the
+// suffix of one of formats: that format, given the name.
+func labelBySuffix(m, prefix string, formats ...labelFormat) (string, bool) {
+	name, ok := strings.CutPrefix(m, prefix)
 	if !ok {
 		return "", false
 	}
-	if f, ok := strings.CutSuffix(name, rttP95Suffix); ok {
-		return fmt.Sprintf("p95 RTT of %s (ms)", f), true
-	}
-	if f, ok := strings.CutSuffix(name, owdP95Suffix); ok {
-		return fmt.Sprintf("p95 one-way delay of %s (ms)", f), true
+	for _, f := range formats {
+		if n, ok := strings.CutSuffix(name, f.suffix); ok {
+			return fmt.Sprintf(f.format, n), true
+		}
 	}
 	return "", false
 }

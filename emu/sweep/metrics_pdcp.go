@@ -1,11 +1,6 @@
 package sweep
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/dc-emu/emu/emu/results"
-)
+import "github.com/dc-emu/emu/emu/results"
 
 // PDCP metrics: how often a direction's receiving proxy waited out
 // t-Reordering for a sequence number that never came, and how long it held
@@ -34,15 +29,7 @@ func addPDCPMetrics(m map[string]float64, s *results.Summary) {
 
 // pdcpMetricLabel is the axis label of a PDCP metric.
 func pdcpMetricLabel(m string) (string, bool) {
-	rest, ok := strings.CutPrefix(m, "pdcp.")
-	if !ok {
-		return "", false
-	}
-	if dir, ok := strings.CutSuffix(rest, pdcpExpiriesSuffix); ok {
-		return fmt.Sprintf("t-Reordering expiries per s (%s)", dir), true
-	}
-	if dir, ok := strings.CutSuffix(rest, pdcpHoldP95Suffix); ok {
-		return fmt.Sprintf("p95 PDCP hold, %s (ms)", dir), true
-	}
-	return "", false
+	return labelBySuffix(m, "pdcp.",
+		labelFormat{pdcpExpiriesSuffix, "t-Reordering expiries per s (%s)"},
+		labelFormat{pdcpHoldP95Suffix, "p95 PDCP hold, %s (ms)"})
 }

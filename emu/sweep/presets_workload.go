@@ -42,6 +42,24 @@ func concat(parts ...[]string) []string {
 	return out
 }
 
+// dcScheduler is the axis value that runs DC with one scheduler.
+func dcScheduler(name string) Value { return Value{"dc-" + name, []string{"dc.scheduler=" + name}} }
+
+// tcpCC and ngtcp2CC are the cca axis values of the congestion-control
+// presets: kernel TCP or ngtcp2 with controller cc.
+func tcpCC(cc string) Value { return Value{"tcp-" + cc, []string{"flow.proto=tcp", "flow.cc=" + cc}} }
+
+func ngtcp2CC(cc string) Value {
+	return Value{"ngtcp2-" + cc, []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=" + cc}}
+}
+
+// downloadOnLink1 are the settings the congestion-control presets share
+// (one unlimited 60 s download with large QUIC buffers on link1, DC off
+// and no trace until the preset names one), then more.
+func downloadOnLink1(more ...string) []string {
+	return concat([]string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "flow.size=0", "flow.duration=60s", "flow.rcvbuf=large"}, more)
+}
+
 var workloadPresets = []Preset{
 	{
 		Name: "rrul", Title: "latency under load: bulk down, bulk up, a latency probe and VoIP at once, over DC and over one link, per scheduler",
@@ -52,11 +70,11 @@ var workloadPresets = []Preset{
 			"flows.2.name=rr", "flows.3.name=voip"},
 			flowSettings(2, rrProbe), flowSettings(3, voip)),
 		Axes: []results.Axis{Labeled("path",
-			Value{"dc-batch", []string{"dc.scheduler=batch"}},
-			Value{"dc-weighted", []string{"dc.scheduler=weighted"}},
-			Value{"dc-smallest-delay", []string{"dc.scheduler=smallest-delay"}},
-			Value{"dc-adaptive", []string{"dc.scheduler=adaptive"}},
-			Value{"dc-duplicate", []string{"dc.scheduler=duplicate"}},
+			dcScheduler("batch"),
+			dcScheduler("weighted"),
+			dcScheduler("smallest-delay"),
+			dcScheduler("adaptive"),
+			dcScheduler("duplicate"),
 			Value{"link1", []string{"dc.enabled=false"}},
 		)},
 		Repeat: 5,
@@ -121,7 +139,7 @@ var workloadPresets = []Preset{
 	{
 		Name: "cca-5g", Title: "congestion controls over 5G and mmWave traces on one link: goodput against p95 RTT and one-way delay",
 		Figure: "5G congestion-control comparisons (not in the paper)", Scenario: "throughput",
-		Settings: []string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "flow.size=0", "flow.duration=60s", "flow.rcvbuf=large", "link1.jitter=0"},
+		Settings: downloadOnLink1("link1.jitter=0"),
 		Axes: []results.Axis{
 			Labeled("trace",
 				Value{"5g-static", []string{"link1.trace=raca5g-static-B"}},
@@ -129,11 +147,11 @@ var workloadPresets = []Preset{
 				Value{"mmwave-driving", []string{"link1.trace=lumos5g-mmwave-driving-run1"}},
 				Value{"mmwave-walking", []string{"link1.trace=5gophers-mmwave-walking"}}),
 			Labeled("cca",
-				Value{"tcp-cubic", []string{"flow.proto=tcp", "flow.cc=cubic"}},
-				Value{"tcp-bbr", []string{"flow.proto=tcp", "flow.cc=bbr"}},
-				Value{"tcp-reno", []string{"flow.proto=tcp", "flow.cc=reno"}},
-				Value{"ngtcp2-cubic", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=cubic"}},
-				Value{"ngtcp2-bbr", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=bbr"}}),
+				tcpCC("cubic"),
+				tcpCC("bbr"),
+				tcpCC("reno"),
+				ngtcp2CC("cubic"),
+				ngtcp2CC("bbr")),
 		},
 		Grid: true, Repeat: 3,
 		Notes: "One download of 60 s on link1 (DC off) whose downlink replays a shipped trace: Raca et al.'s 5G static and driving traces (121 and 40 Mbit/s mean) " +
@@ -146,19 +164,18 @@ var workloadPresets = []Preset{
 	{
 		Name: "leo", Title: "congestion controls over a Starlink trace on one link, its delay replayed or held constant: goodput against p95 RTT and one-way delay",
 		Figure: "LEO congestion-control comparisons, LeoCC (SIGCOMM 2025) (not in the paper)", Scenario: "throughput",
-		Settings: []string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "flow.size=0", "flow.duration=60s", "flow.rcvbuf=large",
-			"link1.trace=starlink", "link1.jitter=0", "link1.up.rate=10mbit"},
+		Settings: downloadOnLink1("link1.trace=starlink", "link1.jitter=0", "link1.up.rate=10mbit"),
 		Axes: []results.Axis{
 			Labeled("delay",
 				Value{"trace", []string{"link1.delay_trace=link"}},
 				Value{"constant", []string{"link1.delay=11ms"}}),
 			Labeled("cca",
-				Value{"tcp-reno", []string{"flow.proto=tcp", "flow.cc=reno"}},
-				Value{"tcp-cubic", []string{"flow.proto=tcp", "flow.cc=cubic"}},
-				Value{"tcp-bbr", []string{"flow.proto=tcp", "flow.cc=bbr"}},
+				tcpCC("reno"),
+				tcpCC("cubic"),
+				tcpCC("bbr"),
 				Value{"quic-go", []string{"flow.proto=quic"}},
-				Value{"ngtcp2-cubic", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=cubic"}},
-				Value{"ngtcp2-bbr", []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=bbr"}}),
+				ngtcp2CC("cubic"),
+				ngtcp2CC("bbr")),
 		},
 		Grid: true, Repeat: 3,
 		Notes: "One download of 60 s on link1 (DC off) over the shipped Starlink trace (LeoReplayer's example, SIGCOMM 2025: 48.7 Mbit/s mean, one-way delay " +
@@ -178,10 +195,10 @@ var workloadPresets = []Preset{
 		Axes: []results.Axis{Labeled("path",
 			Value{"link1", []string{"dc.enabled=false", "flow.path=link1"}},
 			Value{"link2", []string{"dc.enabled=false", "flow.path=link2"}},
-			Value{"dc-batch", []string{"dc.scheduler=batch"}},
-			Value{"dc-weighted", []string{"dc.scheduler=weighted"}},
-			Value{"dc-smallest-delay", []string{"dc.scheduler=smallest-delay"}},
-			Value{"dc-adaptive", []string{"dc.scheduler=adaptive"}},
+			dcScheduler("batch"),
+			dcScheduler("weighted"),
+			dcScheduler("smallest-delay"),
+			dcScheduler("adaptive"),
 			Value{"mptcp", []string{"dc.enabled=false", "flows.0.path=mptcp", "flows.0.proto=tcp", "flows.0.cc=cubic", "flows.1.path=link1"}},
 		)},
 		Repeat: 3,

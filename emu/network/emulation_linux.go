@@ -1,4 +1,4 @@
-package emu
+package network
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type machinery struct {
 // components' settings without checking it again (each component still
 // refuses what it cannot do). On error nothing is left behind. The caller
 // must Close the emulation.
-func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, error) {
+func Start(ctx context.Context, cfg config.Config, o Options) (*Emulation, error) {
 	pickID := o.ID == ""
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -94,7 +94,7 @@ func Start(ctx context.Context, cfg config.Config, o StartOptions) (*Emulation, 
 // Nodes describes the nodes for users.
 func (e *Emulation) Nodes() []runstate.NodeInfo { return nodeInfos(e.Net.Spec) }
 
-func (e *Emulation) setup(ctx context.Context, scheds [2][2]replay.Schedule, o StartOptions) error {
+func (e *Emulation) setup(ctx context.Context, scheds [2][2]replay.Schedule, o Options) error {
 	gws, err := e.Net.Node("gws")
 	if err != nil {
 		return err

@@ -22,64 +22,27 @@ const (
 	tcpPortBase  = 8443
 )
 
-// compiled is what the components of a run take, compiled once from a
-// validated configuration (as quic-go's populateConfig fills its Config
-// once): each component gets a plain configuration of its own, named in
-// its own fields, and none of them reads config.Config. The configuration
-// holds its values parsed (config: dc.split is a pdcp.Split from the
-// moment it is set), so compiling only moves them; the components check
-// their own ranges when they are built, with errors config.Validate has
-// already turned into the keys' names for the user.
-type compiled struct {
-	// links are the two links' directions: links[i][0] is link i+1's
-	// downlink, links[i][1] its uplink.
-	links [2][2]link.Shape
-	// pdcp is the DC client's proxies' configuration.
-	pdcp dcproxy.Config
-	// steered are the flows over DC with a PDCP scheduler of their own.
-	steered []steeredFlow
-	// flows are each flow's endpoints as the configuration makes them;
-	// the run adds the files and times it knows when it starts them.
-	flows []flowEndpoints
-	// fidelity are the thresholds of the run's fidelity verdict.
-	fidelity fidelity.Thresholds
-}
-
 // flowEndpoints are one flow's server and client.
 type flowEndpoints struct {
 	server endpoint.ServerConfig
 	client endpoint.ClientConfig
 }
 
-// steeredFlow is a flow with its own PDCP entity: its index in the
-// configuration's flows and its scheduler.
-type steeredFlow struct {
-	flow  int
-	sched pdcp.SchedulerConfig
-}
-
-// compile turns a validated configuration, its seed chosen, into the
-// components' settings. It fails only when the working directory, which
-// a sizes file's relative name is resolved against, cannot be read.
-func compile(cfg *config.Config) (compiled, error) {
-	s := compiled{
-		pdcp:     dcproxy.Config{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering},
-		fidelity: cfg.Fidelity,
-	}
-	for i, l := range cfg.Links {
-		s.links[i] = [2]link.Shape{linkShape(l.Down), linkShape(l.Up)}
-	}
-	for i, f := range cfg.Flows {
-		if f.Path == config.PathDC && f.Steered() {
-			s.steered = append(s.steered, steeredFlow{flow: i, sched: cfg.FlowScheduler(i)})
-		}
+// compileFlows turns a validated configuration, its seed chosen, into its
+// flows' endpoints, as the network compiles its own components' settings
+// (package network): the run adds the files and times it knows when it
+// starts them. It fails only when the working directory, which a sizes
+// file's relative name is resolved against, cannot be read.
+func compileFlows(cfg *config.Config) ([]flowEndpoints, error) {
+	var out []flowEndpoints
+	for i := range cfg.Flows {
 		fe, err := compileFlow(cfg, i)
 		if err != nil {
-			return compiled{}, fmt.Errorf("flows.%d: %w", i, err)
+			return nil, fmt.Errorf("flows.%d: %w", i, err)
 		}
-		s.flows = append(s.flows, fe)
+		out = append(out, fe)
 	}
-	return s, nil
+	return out, nil
 }
 
 // compileFlow is flow i's server and client, without the run's files.
@@ -164,27 +127,3 @@ func clientURL(f config.Flow, i int) string {
 	return endpoint.BytesURL(serverListen(f, i), size)
 }
 
-// linkShape is a direction's shape as package link takes it.
-func linkShape(s config.Shape) link.Shape {
-	return link.Shape{
-		Rate:  s.Rate,
-		Queue: link.QueueLimit{Packets: s.Queue.Packets, Bytes: s.Queue.Bytes, Time: s.Queue.Time},
-		Delay: s.Delay, Jitter: s.Jitter.Abs, JitterCV: s.Jitter.CV, JitterCorr: s.JitterCorr,
-		Reorder: s.Reorder, Loss: s.Loss,
-		Bursts: delayline.GilbertElliott{P: s.Bursts.P, R: s.Bursts.R, BadLoss: s.Bursts.BadLoss, GoodLoss: s.Bursts.GoodLoss},
-	}
-}
-
-// usesScheduler reports whether the run's DC scheduler, or that of a flow
-// steered over DC, is kind.
-func (s *compiled) usesScheduler(kind string) bool {
-	if s.pdcp.Sched.WithDefaults().Kind == kind {
-		return true
-	}
-	for _, f := range s.steered {
-		if f.sched.WithDefaults().Kind == kind {
-			return true
-		}
-	}
-	return false
-}

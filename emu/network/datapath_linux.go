@@ -1,4 +1,4 @@
-package emu
+package network
 
 import (
 	"context"
@@ -81,7 +81,7 @@ type gatewayPlan struct {
 
 // startDatapath installs the queue rules in the gateways and starts the
 // delay lines and the PDCP proxies.
-func (e *Emulation) startDatapath(ctx context.Context, o StartOptions) error {
+func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 	gws, _ := e.Net.Node("gws")
 	gwc, _ := e.Net.Node("gwc")
 	plans := map[string]*gatewayPlan{"gws": {node: gws}, "gwc": {node: gwc}}
@@ -225,7 +225,7 @@ func (e *Emulation) hasDCClient() bool {
 
 // warnWindow says when the configured rates can overrun the 12-bit SN
 // window during a reordering stall (pdcp-reordering.md §6).
-func (e *Emulation) warnWindow(o StartOptions) {
+func (e *Emulation) warnWindow(o Options) {
 	var peak float64
 	for _, d := range e.dirs {
 		if d.Up {

@@ -1,6 +1,7 @@
-package emu
+package network
 
 import (
+	"errors"
 	"io"
 	"time"
 
@@ -31,8 +32,13 @@ type Emulation struct {
 	machinery
 }
 
-// StartOptions tune Start.
-type StartOptions struct {
+// ErrUnsupported is what Start returns off Linux: the emulator needs
+// network namespaces, netlink and NFQUEUE. Configuration, traces and
+// analysis work everywhere.
+var ErrUnsupported = errors.New("emu emulates networks only on Linux (network namespaces, netlink, NFQUEUE); config, trace and analyze work here")
+
+// Options tune Start.
+type Options struct {
 	// ID is the run id (namespace names); "" picks a new one.
 	ID string
 	// Command is recorded in the run's state file (up, run, …).

@@ -1,0 +1,31 @@
+package network
+
+// Thread is one of the emulator's own packet threads, by name ("delay
+// link1.down", "pdcp tx down") and kernel thread id.
+type Thread struct {
+	Name string
+	TID  int
+}
+
+// PacketThreads lists the emulator's threads whose scheduling a run's
+// fidelity verdict judges: the delay lines and the PDCP proxies. The link
+// sampler is not among them: a reading it takes late says so itself
+// (Sample.Took) and is left out of the figures, so its wait does not make
+// the run's figures wrong; counters.json reports it.
+func (e *Emulation) PacketThreads() []Thread {
+	var out []Thread
+	for _, d := range e.dirs {
+		if d.Loop != nil && d.Loop.TID() != 0 {
+			out = append(out, Thread{"delay " + d.Name, d.Loop.TID()})
+		}
+	}
+	for _, pp := range e.proxies {
+		if tid := pp.tx.TID(); tid != 0 {
+			out = append(out, Thread{"pdcp tx " + pp.dir, tid})
+		}
+		if tid := pp.rx.TID(); tid != 0 {
+			out = append(out, Thread{"pdcp rx " + pp.dir, tid})
+		}
+	}
+	return out
+}
