@@ -15,6 +15,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	fid "github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/internal/procstat"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 )
@@ -65,7 +66,7 @@ type oneOfMany struct {
 // calibrateLevel runs n emulations at once, each in its own namespaces with
 // its own seed.
 func calibrateLevel(ctx context.Context, cfg config.Config, o CalibrateOptions, n int) (*results.JobsLevel, error) {
-	ems := make([]*Emulation, n)
+	ems := make([]*network.Emulation, n)
 	defer func() {
 		for _, em := range ems {
 			if em != nil {
@@ -77,7 +78,7 @@ func calibrateLevel(ctx context.Context, cfg config.Config, o CalibrateOptions, 
 		c := cfg
 		c.Flows = slices.Clone(cfg.Flows)
 		c.Seed = o.Seed + uint64(i)
-		em, err := Start(ctx, c, StartOptions{Command: "calibrate", ExtraClients: []string{config.PathLink2}})
+		em, err := network.Start(ctx, c, network.Options{Command: "calibrate", ExtraClients: []string{config.PathLink2}})
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +127,7 @@ func calibrateLevel(ctx context.Context, cfg config.Config, o CalibrateOptions, 
 
 // loadAndProbe runs em's flow into out while probing link2 from its
 // client, then reads the delay lines' lateness.
-func loadAndProbe(ctx context.Context, em *Emulation, o CalibrateOptions, out string) (oneOfMany, error) {
+func loadAndProbe(ctx context.Context, em *network.Emulation, o CalibrateOptions, out string) (oneOfMany, error) {
 	var m oneOfMany
 	probes := int(o.Duration / (10 * time.Millisecond))
 	var rtts []time.Duration
@@ -137,7 +138,7 @@ func loadAndProbe(ctx context.Context, em *Emulation, o CalibrateOptions, out st
 		defer close(done)
 		rtts, lost, pingErr = em.Ping(ctx, "cli2", "srv", probes, 10*time.Millisecond)
 	}()
-	sum, err := em.RunFlows(ctx, RunOptions{Out: out})
+	sum, err := RunFlows(ctx, em, RunOptions{Out: out})
 	<-done
 	if err != nil {
 		return m, err
@@ -156,7 +157,7 @@ func loadAndProbe(ctx context.Context, em *Emulation, o CalibrateOptions, out st
 	m.rttMean, m.rttP99, m.lost = st.Mean, st.P99, lost
 	m.goodput = sum.Flows[0].GoodputMbps
 	m.fid = sum.Fidelity
-	for _, d := range em.dirs {
+	for _, d := range em.Dirs() {
 		if d.Loop == nil {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 )
@@ -70,7 +71,7 @@ func nanZero(v float64) float64 {
 // calibrateOnce builds one variant, measures its idle RTT, then its
 // throughput, and returns both (ms, Mbit/s).
 func calibrateOnce(ctx context.Context, cfg config.Config, o CalibrateOptions, out string) (float64, float64, error) {
-	em, err := Start(ctx, cfg, StartOptions{Command: "calibrate"})
+	em, err := network.Start(ctx, cfg, network.Options{Command: "calibrate"})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -86,7 +87,7 @@ func calibrateOnce(ctx context.Context, cfg config.Config, o CalibrateOptions, o
 	for _, r := range rtts {
 		sum += r
 	}
-	s, err := em.RunFlows(ctx, RunOptions{Out: out})
+	s, err := RunFlows(ctx, em, RunOptions{Out: out})
 	if err != nil {
 		return 0, 0, err
 	}

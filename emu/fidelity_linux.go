@@ -7,19 +7,19 @@ import (
 	"github.com/dc-emu/emu/emu/fidelity"
 )
 
-// fidelity judges whether the run's emulation kept up (package fidelity)
+// judgeFidelity judges whether the run's emulation kept up (package fidelity)
 // from what the run measured between the start of its flows and its
 // outcome: the delay lines' lateness, the rate limiters' delivery while
 // saturated, the packet threads' and endpoints' CPU and run-queue wait,
 // the softirq threads' wait and the host's steal. Nil when the run never
 // reached its flows.
-func (r *runner) fidelity() *fidelity.Fidelity {
+func (r *runner) judgeFidelity() *fidelity.Fidelity {
 	m := &r.meas
 	if !m.started {
 		return nil
 	}
 	var fm fidelity.Measurements
-	for i, d := range r.em.dirs {
+	for i, d := range r.em.Dirs() {
 		if d.Loop != nil {
 			// A packet's due time is its arrival plus the delay in force
 			// then (a delay trace's included): the lateness measures the
@@ -43,7 +43,7 @@ func (r *runner) fidelity() *fidelity.Fidelity {
 	}
 	for _, t := range m.probe.threads {
 		if t.haveA && t.haveB {
-			fm.Threads = append(fm.Threads, threadFigures(t.name, t.a, t.b))
+			fm.Threads = append(fm.Threads, threadFigures(t.Name, t.a, t.b))
 		}
 	}
 	for i, f := range m.probe.flows {
@@ -55,6 +55,6 @@ func (r *runner) fidelity() *fidelity.Fidelity {
 	}
 	fm.HostSteal, fm.HostStealKnown = m.probe.steal, m.probe.stealOK
 	fm.SoftirqMeanWait, fm.SoftirqKnown = m.probe.softirqWait, m.probe.softirqOK
-	v := fidelity.Evaluate(fm, r.em.set.fidelity)
+	v := fidelity.Evaluate(fm, r.cfg.Fidelity)
 	return &v
 }

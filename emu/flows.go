@@ -6,20 +6,10 @@ import (
 	"path/filepath"
 
 	"github.com/dc-emu/emu/emu/config"
-	"github.com/dc-emu/emu/emu/dcproxy"
-	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/emu/endpoint"
-	"github.com/dc-emu/emu/emu/fidelity"
-	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/workload"
-	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
-)
-
-// Port bases of the flows' servers; flow i listens on base+i.
-const (
-	quicPortBase = 4433
-	tcpPortBase  = 8443
 )
 
 // flowEndpoints are one flow's server and client.
@@ -104,15 +94,7 @@ func clientWork(cfg *config.Config, i int) (endpoint.Workload, error) {
 
 // serverListen returns the listening address of flow i's server.
 func serverListen(f config.Flow, i int) string {
-	return netip.AddrPortFrom(topo.ServerAddr, serverPort(f, i)).String()
-}
-
-// serverPort is the port of flow i's server (UDP for QUIC and cbr).
-func serverPort(f config.Flow, i int) uint16 {
-	if f.Proto == "tcp" {
-		return uint16(tcpPortBase + i)
-	}
-	return uint16(quicPortBase + i)
+	return netip.AddrPortFrom(topo.ServerAddr, network.ServerPort(f, i)).String()
 }
 
 // clientURL is the URL flow i's client is given.
@@ -126,4 +108,3 @@ func clientURL(f config.Flow, i int) string {
 	}
 	return endpoint.BytesURL(serverListen(f, i), size)
 }
-

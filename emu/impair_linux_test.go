@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -31,7 +32,7 @@ var pingStamped = regexp.MustCompile(`^\[([0-9.]+)\].*icmp_seq=([0-9]+).*time=([
 
 // stampedPing pings the server from node every interval, count times,
 // with the system's ping and its receive timestamps (-D).
-func stampedPing(t *testing.T, em *Emulation, node string, interval time.Duration, count int) []pingReply {
+func stampedPing(t *testing.T, em *network.Emulation, node string, interval time.Duration, count int) []pingReply {
 	t.Helper()
 	n, err := em.Net.Node(node)
 	if err != nil {
@@ -150,7 +151,7 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	}
 	slices.Sort(errs)
 	p50, p95 := errs[len(errs)/2], errs[len(errs)*95/100]
-	s := em.dirs[0].Loop.Snapshot()
+	s := em.Dirs()[0].Loop.Snapshot()
 	t.Logf("%d replies; |RTT - trace| p50 %.2f ms, p95 %.2f ms, max %.2f ms; replies at 10 ms %d, at 40 ms %d; downlink delay line: %d held behind an earlier packet",
 		len(replies), p50, p95, errs[len(errs)-1], levels[10*time.Millisecond], levels[40*time.Millisecond], s.FIFOHeld)
 	if p50 > 1 || p95 > 3 {
@@ -201,7 +202,7 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	if lostIn < count/8 {
 		t.Errorf("only %d requests lost in the loss windows", lostIn)
 	}
-	if u := em.dirs[1].Loop.Snapshot(); u.Lost == 0 {
+	if u := em.Dirs()[1].Loop.Snapshot(); u.Lost == 0 {
 		t.Errorf("link1.up's delay line lost nothing: %+v", u)
 	}
 }
@@ -221,7 +222,7 @@ func TestDelayJumpsInResults(t *testing.T) {
 	})
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
 		"flow.size=0", "flow.duration=4500ms", "link1.delay="+spike, "trace.loop=true")
-	sum, err := em.RunFlows(context.Background(), RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
+	sum, err := RunFlows(context.Background(), em, RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -58,7 +59,7 @@ type pingRun struct {
 	sum        *results.Summary
 	ping       []float64 // RTTs, ms
 	from, to   float64   // the ping window, seconds since the epoch
-	emulation  *Emulation
+	emulation  *network.Emulation
 	snmpOutTCP int64 // srv's Tcp OutSegs at the end (before the namespaces go)
 }
 
@@ -66,11 +67,11 @@ type pingRun struct {
 // flows end, pings the server from the flow's client every 100 ms with
 // the system's ping (an independent measurement; the emulation's UDP echo
 // where ping is missing).
-func runWithPing(t *testing.T, cfg config.Config, after time.Duration, prepare ...func(*Emulation)) pingRun {
+func runWithPing(t *testing.T, cfg config.Config, after time.Duration, prepare ...func(*network.Emulation)) pingRun {
 	t.Helper()
 	emutest.RequireRoot(t)
 	ctx := context.Background()
-	em, err := Start(ctx, cfg, StartOptions{Command: "test"})
+	em, err := network.Start(ctx, cfg, network.Options{Command: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func runWithPing(t *testing.T, cfg config.Config, after time.Duration, prepare .
 	}
 	done := make(chan result, 1)
 	go func() {
-		sum, err := em.RunFlows(ctx, RunOptions{Out: pr.out, Binary: emuBinary(t)})
+		sum, err := RunFlows(ctx, em, RunOptions{Out: pr.out, Binary: emuBinary(t)})
 		done <- result{sum, err}
 	}()
 	if after > 0 {
@@ -108,7 +109,7 @@ func runWithPing(t *testing.T, cfg config.Config, after time.Duration, prepare .
 
 var pingTime = regexp.MustCompile(`time=([0-9.]+) ms`)
 
-func systemPing(t *testing.T, em *Emulation, node string, count int) []float64 {
+func systemPing(t *testing.T, em *network.Emulation, node string, count int) []float64 {
 	t.Helper()
 	if _, err := exec.LookPath("ping"); err != nil {
 		t.Log("no ping (Debian package iputils-ping): using the emulation's UDP echo")
@@ -287,12 +288,12 @@ func TestOWDWithoutQueueing(t *testing.T) {
 		t.Run("jitter="+tc.jitter, func(t *testing.T) {
 			cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=0", "flow.duration="+d.String(),
 				"flow.proto=tcp", "link1.rate=12gbit", "link1.delay=10ms", "link1.jitter="+tc.jitter)
-			var prepare []func(*Emulation)
+			var prepare []func(*network.Emulation)
 			if os.Getenv("EMU_LATENCY_DURATION") == "" {
 				// On a shared machine a 2.7 Gbit/s flow can outrun the
 				// delay line and the client (the queue then forms there);
 				// a 1 MiB receive window keeps it near 400 Mbit/s.
-				prepare = append(prepare, func(em *Emulation) { setSysctl(t, em, "cli1", "net/ipv4/tcp_rmem", "4096 131072 1048576") })
+				prepare = append(prepare, func(em *network.Emulation) { setSysctl(t, em, "cli1", "net/ipv4/tcp_rmem", "4096 131072 1048576") })
 			}
 			pr := runWithPing(t, cfg, 0, prepare...)
 			f := pr.sum.Flows[0]
@@ -330,13 +331,13 @@ func TestRunPcapDecrypts(t *testing.T) {
 	for _, proto := range []string{"quic", "tcp"} {
 		t.Run(proto, func(t *testing.T) {
 			cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=3MB", "flow.proto="+proto, "run.pcap=true")
-			em, err := Start(context.Background(), cfg, StartOptions{Command: "test"})
+			em, err := network.Start(context.Background(), cfg, network.Options{Command: "test"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer em.Close()
 			out := t.TempDir()
-			sum, err := em.RunFlows(context.Background(), RunOptions{Out: out, Binary: emuBinary(t)})
+			sum, err := RunFlows(context.Background(), em, RunOptions{Out: out, Binary: emuBinary(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -447,7 +448,7 @@ func tsharkLines(t *testing.T, tshark, pcap, keys, filter string, fields ...stri
 }
 
 // snmpCounter reads a /proc/net/snmp counter as a node's namespace sees it.
-func snmpCounter(t *testing.T, em *Emulation, node, group, field string) int64 {
+func snmpCounter(t *testing.T, em *network.Emulation, node, group, field string) int64 {
 	t.Helper()
 	n, err := em.Net.Node(node)
 	if err != nil {
@@ -457,7 +458,7 @@ func snmpCounter(t *testing.T, em *Emulation, node, group, field string) int64 {
 }
 
 // setSysctl writes a sysctl in a node's namespace.
-func setSysctl(t *testing.T, em *Emulation, node, key, value string) {
+func setSysctl(t *testing.T, em *network.Emulation, node, key, value string) {
 	t.Helper()
 	n, err := em.Net.Node(node)
 	if err != nil {

@@ -20,7 +20,7 @@ func (r *runner) linkResults() []results.LinkResult {
 	series := r.meas.series
 	r.meas.queue = make([]linkstats.QueueDelay, len(series))
 	var out []results.LinkResult
-	for i, d := range r.em.dirs {
+	for i, d := range r.em.Dirs() {
 		if i >= len(series) || len(series[i]) == 0 {
 			continue
 		}
@@ -58,4 +58,11 @@ func (r *runner) linkResults() []results.LinkResult {
 		out = append(out, lr)
 	}
 	return out
+}
+
+func dirName(up bool) string {
+	if up {
+		return "up"
+	}
+	return "down"
 }

@@ -52,7 +52,7 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 
 	out := t.TempDir()
 	start, host := time.Now(), emutest.WatchHost(t)
-	sum, err := em.RunFlows(context.Background(), RunOptions{Out: out, Binary: bin})
+	sum, err := RunFlows(context.Background(), em, RunOptions{Out: out, Binary: bin})
 	end := time.Now()
 	stop()
 	if err != nil {
@@ -322,7 +322,7 @@ func TestSamplerAgreesWithShaperStats(t *testing.T) {
 	em := startEmulation(t, "link.delay=1ms", "link1.down.queue=50ms", "flows.0.path=link1", "flows.count=2", "flows.1.path=dc")
 	srv, cli1 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1")
 	udp := startUDPFlow(t, srv, cli1, topo.ClientAddr(topo.PathLink1), 1472)
-	s, err := link.StartSampler(em.dirs, time.Now(), link.SampleInterval)
+	s, err := link.StartSampler(em.Dirs(), time.Now(), link.SampleInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,12 +330,12 @@ func TestSamplerAgreesWithShaperStats(t *testing.T) {
 	if err != nil || cpu0.Stat.Name != "emu sampler" || cpu0.Stat.Policy != 1 || cpu0.Stat.RTPriority != nfq.RealtimePriority-1 {
 		t.Errorf("sampler thread %+v (%v), want emu sampler, SCHED_FIFO %d", cpu0.Stat, err, nfq.RealtimePriority-1)
 	}
-	if n := len(em.packetThreads()); n != 6 {
+	if n := len(em.PacketThreads()); n != 6 {
 		t.Errorf("%d packet threads, want 4 delay lines and 2 PDCP proxies", n)
 	}
-	for _, th := range em.packetThreads() {
-		if rd, err := procstat.ReadThread(os.Getpid(), th.tid); err != nil || !strings.HasPrefix(rd.Stat.Name, "dl link") && !strings.HasPrefix(rd.Stat.Name, "pdcp ") {
-			t.Errorf("%s: thread %d named %q (%v)", th.name, th.tid, rd.Stat.Name, err)
+	for _, th := range em.PacketThreads() {
+		if rd, err := procstat.ReadThread(os.Getpid(), th.TID); err != nil || !strings.HasPrefix(rd.Stat.Name, "dl link") && !strings.HasPrefix(rd.Stat.Name, "pdcp ") {
+			t.Errorf("%s: thread %d named %q (%v)", th.Name, th.TID, rd.Stat.Name, err)
 		}
 	}
 	udp.pace(30e6, 2*time.Second)
@@ -344,11 +344,11 @@ func TestSamplerAgreesWithShaperStats(t *testing.T) {
 	series, st := s.Stop()
 	u := procstat.Between(cpu0, cpu1)
 	t.Logf("sampler: %d rounds, %d failed, %d missed, %d slow (longest %v); thread %.2f %% of a core, %.0f µs per round of %d directions, run-queue wait %.1f µs per wake-up",
-		st.Rounds, st.Failed, st.Missed, st.Slow, st.MaxTook, 100*u.CPU, u.CPU*u.Wall.Seconds()*1e6/float64(st.Rounds), len(em.dirs), float64(u.MeanWait)/1e3)
+		st.Rounds, st.Failed, st.Missed, st.Slow, st.MaxTook, 100*u.CPU, u.CPU*u.Wall.Seconds()*1e6/float64(st.Rounds), len(em.Dirs()), float64(u.MeanWait)/1e3)
 	if st.Failed > 0 {
 		t.Fatalf("%d readings failed: %v", st.Failed, st.FirstError)
 	}
-	for i, d := range em.dirs {
+	for i, d := range em.Dirs() {
 		want, err := d.Shaper.Stats()
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/emutest"
@@ -101,7 +102,7 @@ func TestRunMPTCPFallbackFails(t *testing.T) {
 	emutest.Exclusive(t)
 	cfg := mptcpConfig(t, "flow.size=2MB")
 	id := runstate.NewRunID()
-	em, err := Start(context.Background(), cfg, StartOptions{ID: id, Command: "run"})
+	em, err := network.Start(context.Background(), cfg, network.Options{ID: id, Command: "run"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRunMPTCPFallbackFails(t *testing.T) {
 	if err := cli.Do(func() error { return os.WriteFile("/proc/sys/net/mptcp/enabled", []byte("0"), 0) }); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := em.RunFlows(context.Background(), RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
+	sum, err := RunFlows(context.Background(), em, RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
 	if err == nil {
 		t.Fatal("the run succeeded over a connection that fell back to plain TCP")
 	}
@@ -138,7 +139,7 @@ func TestMPTCPSchedulerTheKernelLacks(t *testing.T) {
 	emutest.RequireMPTCP(t)
 	cfg := mptcpConfig(t, "mptcp.scheduler=nosuch")
 	id := runstate.NewRunID()
-	em, err := Start(context.Background(), cfg, StartOptions{ID: id, Command: "run"})
+	em, err := network.Start(context.Background(), cfg, network.Options{ID: id, Command: "run"})
 	if err == nil {
 		em.Close()
 		t.Fatal("started with a scheduler the kernel does not have")
@@ -157,7 +158,7 @@ func TestFairnessTopologyWithMPTCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := TopologyOf(cfg, "t1")
+	spec := network.TopologyOf(cfg, "t1")
 	if err := spec.Validate(); err != nil {
 		t.Fatal(err)
 	}

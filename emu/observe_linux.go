@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 
@@ -14,28 +13,6 @@ import (
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
 )
-
-// observation is what a run records about its flows besides their
-// results: packet captures while it runs, and the flows' delay series,
-// read once from their logs when it is over.
-type observation struct {
-	captures []*runCapture
-	delays   []flowDelays // by flow; nil until read
-}
-
-type runCapture struct {
-	res results.CaptureResult
-	c   *capture.Capture
-}
-
-// flowDelays are a flow's RTT and one-way delay series, times since the
-// epoch.
-type flowDelays struct {
-	rtt, owd analysis.DelaySeries
-}
-
-// file is a run-directory path (results' slash form) under the output.
-func (r *runner) file(rel string) string { return results.RunDir(r.o.Out).File(rel) }
 
 // observeServer makes flow i's server write its TLS key log, for TCP its
 // TCP_INFO log with times since the epoch, and for an upload (the server
@@ -226,16 +203,4 @@ func (r *runner) addDelayColumns(t *results.SeriesTable) {
 			}
 		}
 	}
-}
-
-// readQlog analyses a qlog file; a file cut short still gives its
-// complete records.
-func readQlog(path string) (*analysis.ConnAnalysis, error) {
-	a, err := readLog(path, func(r io.Reader, name string) (*analysis.ConnAnalysis, error) {
-		return analysis.AnalyzeQlog(r, name, analysis.QlogOptions{})
-	})
-	if errors.Is(err, analysis.ErrTruncated) {
-		return a, nil
-	}
-	return a, err
 }

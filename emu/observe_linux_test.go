@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/endpoint"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -22,7 +23,7 @@ func TestDelaysFromTheLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := testConfig(t, "flows.count=2", "flows.1.path=link1", "flows.1.proto=tcp", "flow.size=0", "flow.duration=3s")
-	r := &runner{em: &Emulation{Epoch: time.Now()}, cfg: cfg, o: RunOptions{Out: out}}
+	r := &runner{em: &network.Emulation{Epoch: time.Now()}, cfg: cfg, o: RunOptions{Out: out}}
 	if cfg.Flows[0].Name != "dc" || cfg.Flows[1].Name != "link1" {
 		t.Fatalf("flows %s, %s", cfg.Flows[0].Name, cfg.Flows[1].Name)
 	}
@@ -71,7 +72,7 @@ func TestDelaysFromTheLogs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "flows", "link1.owd.csv"), []byte("t_s,offset,owd_ms\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = &runner{em: &Emulation{Epoch: time.Now()}, cfg: cfg, o: RunOptions{Out: out}}
+	r = &runner{em: &network.Emulation{Epoch: time.Now()}, cfg: cfg, o: RunOptions{Out: out}}
 	done := &results.DelayStats{P50: 1, P95: 2, P99: 3, Max: 4, Mean: 1.5, N: 7}
 	_, owd = r.delayStats(1, doneWith(done))
 	if owd == nil || *owd != *done {

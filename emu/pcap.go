@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -55,6 +56,6 @@ func pcapTargets(spec topo.Spec, p config.Pcap) ([]config.PcapIface, error) {
 // checkPcap fails a run whose run.pcap names an interface its topology
 // lacks, before anything is built.
 func checkPcap(cfg config.Config) error {
-	_, err := pcapTargets(TopologyOf(cfg, "check"), cfg.Observe.Pcap)
+	_, err := pcapTargets(network.TopologyOf(cfg, "check"), cfg.Observe.Pcap)
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/network"
 )
 
 func TestPcapTargets(t *testing.T) {
@@ -12,7 +13,7 @@ func TestPcapTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := TopologyOf(cfg, "t1")
+	spec := network.TopologyOf(cfg, "t1")
 	got, err := pcapTargets(spec, config.Pcap{All: true})
 	if err != nil {
 		t.Fatal(err)

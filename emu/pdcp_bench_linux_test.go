@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/units"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -56,13 +57,13 @@ func BenchmarkPDCPProxyUDP(b *testing.B) {
 // startFastUDP starts an emulation whose links do not limit (10 Gbit/s,
 // no delay), with both proxies (18-bit SNs) and more settings, and a UDP
 // flow of 1400-byte datagrams from srv to the DC client.
-func startFastUDP(b *testing.B, more ...config.Setting) (*Emulation, *udpFlow) {
+func startFastUDP(b *testing.B, more ...config.Setting) (*network.Emulation, *udpFlow) {
 	cfg, err := config.Resolve("throughput", append([]config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
 		{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}}, more...))
 	if err != nil {
 		b.Fatal(err)
 	}
-	em, err := Start(context.Background(), cfg, StartOptions{})
+	em, err := network.Start(context.Background(), cfg, network.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,9 +72,9 @@ func startFastUDP(b *testing.B, more ...config.Setting) (*Emulation, *udpFlow) {
 }
 
 // waitPDCPEmpty waits until the downlink receive proxy holds nothing.
-func waitPDCPEmpty(b *testing.B, em *Emulation) {
+func waitPDCPEmpty(b *testing.B, em *network.Emulation) {
 	emutest.WaitFor(b, 3*time.Second, func() error {
-		if st := em.pdcpBuffered(); len(st) > 0 && st[0] > 0 {
+		if st := em.PDCPBuffered(); len(st) > 0 && st[0] > 0 {
 			return errorf("%d held", st[0])
 		}
 		return nil
@@ -96,7 +97,7 @@ func BenchmarkPDCPProxyTCP(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				em, err := Start(context.Background(), cfg, StartOptions{})
+				em, err := network.Start(context.Background(), cfg, network.Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -113,7 +114,7 @@ func BenchmarkPDCPProxyTCP(b *testing.B) {
 
 // iperf3 runs an iperf3 download (server in srv, reverse mode client in
 // cli) and returns the receiver's goodput.
-func iperf3(em *Emulation, d time.Duration) (float64, error) {
+func iperf3(em *network.Emulation, d time.Duration) (float64, error) {
 	srv, _ := em.Net.Node("srv")
 	cli, _ := em.Net.Node("cli")
 	s := exec.Command("iperf3", "-s", "-1")

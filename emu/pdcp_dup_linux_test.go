@@ -29,7 +29,7 @@ func TestPDCPDuplicationUnderLoad(t *testing.T) {
 	waitDrained(t, em)
 	c := em.PDCP()["down"]
 	var link2Drops uint64
-	for _, d := range em.dirs {
+	for _, d := range em.Dirs() {
 		if d.Name == "link2.down" {
 			st, err := d.Shaper.Stats()
 			if err != nil {

@@ -9,15 +9,17 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
 
-func startEmulation(t *testing.T, kv ...string) *Emulation {
+func startEmulation(t *testing.T, kv ...string) *network.Emulation {
 	t.Helper()
 	emutest.RequireRoot(t)
 	cfg := testConfig(t, kv...)
-	em, err := Start(context.Background(), cfg, StartOptions{})
+	em, err := network.Start(context.Background(), cfg, network.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 			return err
 		}
 		pkt := make([]byte, 21)
-		pkt[0], pkt[3], pkt[8], pkt[9] = 0x45, 21, 64, pdcpProto
+		pkt[0], pkt[3], pkt[8], pkt[9] = 0x45, 21, 64, pdcp.IPProto
 		copy(pkt[12:16], []byte{10, 1, 1, 1})
 		copy(pkt[16:20], dst[:])
 		return unix.Sendto(fd, pkt, 0, &unix.SockaddrInet4{Addr: dst})
@@ -139,10 +141,10 @@ func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 // limiters, delay lines and PDCP receive buffers.
 // pathDrops says what each link direction's rate limiter and delay line
 // dropped other than by the configured loss, for a failure message.
-func pathDrops(em *Emulation) string {
-	counters := em.linkCounters()
+func pathDrops(em *network.Emulation) string {
+	counters := em.LinkCounters()
 	var parts []string
-	for _, d := range em.dirs {
+	for _, d := range em.Dirs() {
 		c := counters[d.Name]
 		var drops []string
 		if c.Qdisc != nil {
@@ -156,10 +158,10 @@ func pathDrops(em *Emulation) string {
 	return strings.Join(parts, "; ")
 }
 
-func waitDrained(t *testing.T, em *Emulation) {
+func waitDrained(t *testing.T, em *network.Emulation) {
 	t.Helper()
 	emutest.WaitFor(t, 5*time.Second, func() error {
-		for _, d := range em.dirs {
+		for _, d := range em.Dirs() {
 			if st, err := d.Shaper.Stats(); err != nil || st.BacklogPackets > 0 {
 				return errorf("%s: rate limiter holds %d packets (%v)", d.Name, st.BacklogPackets, err)
 			}
@@ -169,9 +171,9 @@ func waitDrained(t *testing.T, em *Emulation) {
 				}
 			}
 		}
-		for i, b := range em.pdcpBuffered() {
+		for i, b := range em.PDCPBuffered() {
 			if b > 0 {
-				return errorf("pdcp %s holds %d packets", em.pdcpDirs()[i], b)
+				return errorf("pdcp %s holds %d packets", em.PDCPDirs()[i], b)
 			}
 		}
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/nfq/nfqtest"
 	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -51,7 +52,7 @@ const replayStall = 10 * time.Millisecond
 
 // startReplay starts an emulation of the throughput scenario whose link1
 // downlink replays trace; extra settings come last.
-func startReplay(tb testing.TB, trace string, extra ...config.Setting) *Emulation {
+func startReplay(tb testing.TB, trace string, extra ...config.Setting) *network.Emulation {
 	tb.Helper()
 	emutest.RequireRoot(tb)
 	sets := append([]config.Setting{
@@ -63,7 +64,7 @@ func startReplay(tb testing.TB, trace string, extra ...config.Setting) *Emulatio
 	if err != nil {
 		tb.Fatal(err)
 	}
-	em, err := Start(context.Background(), cfg, StartOptions{ID: emutest.RunID(tb)})
+	em, err := network.Start(context.Background(), cfg, network.Options{ID: emutest.RunID(tb)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -81,9 +82,9 @@ func startReplay(tb testing.TB, trace string, extra ...config.Setting) *Emulatio
 }
 
 // replayDir returns the link direction named name (link1.down).
-func replayDir(tb testing.TB, em *Emulation, name string) *link.Dir {
+func replayDir(tb testing.TB, em *network.Emulation, name string) *link.Dir {
 	tb.Helper()
-	for _, d := range em.dirs {
+	for _, d := range em.Dirs() {
 		if d.Name == name {
 			return d
 		}
@@ -112,7 +113,7 @@ type stamped struct {
 
 // startStampedFlow opens a flow from srv to the DC client of em and starts
 // receiving.
-func startStampedFlow(tb testing.TB, em *Emulation) *stampedFlow {
+func startStampedFlow(tb testing.TB, em *network.Emulation) *stampedFlow {
 	tb.Helper()
 	from, err := em.Net.Node("srv")
 	if err != nil {

@@ -80,9 +80,15 @@ func (p *process) read(stdout io.Reader) {
 	close(p.done)
 }
 
-// signal sends sig to the process group.
+// signal sends sig to the process group unless the process has exited
+// (the group may be gone and its id reused); nil until started.
 func (p *process) signal(sig syscall.Signal) {
-	if p.cmd.Process != nil {
+	if p == nil || p.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-p.done:
+	default:
 		syscall.Kill(-p.cmd.Process.Pid, sig)
 	}
 }

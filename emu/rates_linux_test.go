@@ -10,6 +10,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -23,13 +24,13 @@ func TestExplicitRateMakesLinkConstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	em, err := Start(context.Background(), cfg, StartOptions{ID: emutest.RunID(t)})
+	em, err := network.Start(context.Background(), cfg, network.Options{ID: emutest.RunID(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer em.Close()
 	var l1, l2 *link.Dir
-	for _, d := range em.dirs {
+	for _, d := range em.Dirs() {
 		switch d.Name {
 		case "link1.down":
 			l1 = d

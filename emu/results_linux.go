@@ -3,7 +3,6 @@ package emu
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
-	"github.com/dc-emu/emu/internal/invoker"
 )
 
 // summarize turns what the run measured into its summary: the run loop's
@@ -26,10 +24,11 @@ import (
 // fidelity verdict.
 func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summary {
 	s := &results.Summary{
-		Run: filepath.Base(r.o.Out), Scenario: r.cfg.Scenario, Status: results.StatusOK, Seed: r.cfg.Seed,
+		Scenario: r.cfg.Scenario, Status: results.StatusOK, Seed: r.cfg.Seed,
 		Started: r.started.UTC(), DurationS: results.Round3(time.Since(r.started).Seconds()),
 		Config: config.Values(&r.cfg), Versions: host.CollectVersions(),
 	}
+	s.Run = filepath.Base(r.o.Out) // the run's name: its directory's
 	switch outcome {
 	case runloop.Interrupted:
 		s.Status, s.Error = results.StatusInterrupted, runErr.Error()
@@ -70,16 +69,9 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 	}
 	s.Links = r.linkResults()
 	s.PDCP = r.em.PDCP()
-	s.Fidelity = r.fidelity()
+	s.Fidelity = r.judgeFidelity()
 	s.Warnings = slices.Concat(r.em.Warnings, r.meas.warnings, s.Warnings)
 	return s
-}
-
-func dirName(up bool) string {
-	if up {
-		return "up"
-	}
-	return "down"
 }
 
 // flowCC is the congestion control of a flow's sender (the server) as
@@ -109,7 +101,7 @@ func (r *runner) writeResults(s *results.Summary) error {
 	if err := r.writeSeries(); err != nil {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	}
-	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.linkCounters(), Sampler: r.samplerCounters()}
+	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.LinkCounters(), Sampler: r.samplerCounters()}
 	if len(counters.PDCP) == 0 {
 		counters.PDCP = nil // written as null, as before
 	}
@@ -142,7 +134,7 @@ func (r *runner) writeSeries() error {
 		}
 		logs[i] = fl
 	}
-	for _, d := range r.em.dirs {
+	for _, d := range r.em.Dirs() {
 		t.Header = append(t.Header, d.Name+".capacity_mbps", d.Name+".throughput_mbps", d.Name+".queue_bytes", d.Name+".queue_delay_ms")
 		if d.Loop != nil {
 			t.Header = append(t.Header, d.Name+".late_max_ms")
@@ -151,7 +143,7 @@ func (r *runner) writeSeries() error {
 			t.Header = append(t.Header, d.Name+".trace_delay_ms")
 		}
 	}
-	pdcpDirs := r.em.pdcpDirs()
+	pdcpDirs := r.em.PDCPDirs()
 	for _, name := range pdcpDirs {
 		t.Header = append(t.Header, "pdcp."+name+".buffer_pkts")
 	}
@@ -168,7 +160,7 @@ func (r *runner) writeSeries() error {
 			got := results.BytesAt(fl, to.Seconds()) - results.BytesAt(fl, from.Seconds())
 			row = append(row, results.Round3(float64(got)*8/bin.Seconds()/1e6))
 		}
-		for i, d := range r.em.dirs {
+		for i, d := range r.em.Dirs() {
 			var ser []linkstats.Sample
 			var q linkstats.QueueDelay
 			if i < len(series) {
@@ -202,16 +194,4 @@ func (r *runner) writeSeries() error {
 		return err
 	}
 	return results.RunDir(r.o.Out).WriteTimeseries(t)
-}
-
-// readLog reads the log at path with read, which names it by its path in
-// errors (results.ReadFlowSamples, results.ReadTCPInfo, a qlog analysis).
-func readLog[T any](path string, read func(io.Reader, string) (T, error)) (T, error) {
-	f, err := invoker.Open(path) // the user's run directory: as the user
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer f.Close()
-	return read(f, path)
 }

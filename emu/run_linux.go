@@ -14,6 +14,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
 	"github.com/dc-emu/emu/emu/runstate"
@@ -30,17 +31,17 @@ func Run(ctx context.Context, cfg config.Config, o RunOptions) (*results.Summary
 	if err := checkPcap(cfg); err != nil {
 		return nil, err
 	}
-	em, err := Start(ctx, cfg, StartOptions{ID: o.ID, Command: "run", Log: o.Log})
+	em, err := network.Start(ctx, cfg, network.Options{ID: o.ID, Command: "run", Log: o.Log})
 	if err != nil {
 		return nil, err
 	}
 	defer em.Close()
-	return em.RunFlows(ctx, o)
+	return RunFlows(ctx, em, o)
 }
 
 // RunFlows runs the configuration's flows over a started emulation and
 // writes the run directory. An emulation runs its flows once.
-func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summary, error) {
+func RunFlows(ctx context.Context, em *network.Emulation, o RunOptions) (*results.Summary, error) {
 	if o.Out == "" {
 		return nil, errors.New("run: no output directory")
 	}
@@ -68,7 +69,11 @@ func (em *Emulation) RunFlows(ctx context.Context, o RunOptions) (*results.Summa
 		return nil, fmt.Errorf("run: scratch: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	r := &runner{em: em, cfg: em.Config, o: o, started: time.Now(), scratch: scratch}
+	flows, err := compileFlows(&em.Config)
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	r := &runner{em: em, cfg: em.Config, flows: flows, o: o, started: time.Now(), scratch: scratch}
 	return r.run(ctx)
 }
 
@@ -91,24 +96,6 @@ func checkEndpoints(cfg config.Config) error {
 		}
 	}
 	return nil
-}
-
-// runner runs the flows of one configuration. Everything in it belongs to
-// the goroutine of loop: the goroutines that follow the endpoint processes
-// only send events on events.
-type runner struct {
-	em      *Emulation
-	cfg     config.Config
-	o       RunOptions
-	started time.Time
-	state   *runloop.Run
-	events  chan runloop.Event
-	servers []*process // by flow; nil until started
-	clients []*process
-	meas    measure
-	certs   struct{ cert, key string }
-	scratch string
-	obs     observation // observe_linux.go
 }
 
 func (r *runner) run(ctx context.Context) (*results.Summary, error) {
@@ -217,13 +204,13 @@ func (r *runner) do(now time.Time, a runloop.Action) bool {
 	case runloop.PrintStatus:
 		fmt.Fprintln(r.o.Status, a.Line)
 	case runloop.EndClient:
-		signal(r.clients[a.Flow], syscall.SIGINT) // the client reports what it measured
+		r.clients[a.Flow].signal(syscall.SIGINT) // the client reports what it measured
 	case runloop.KillClient:
-		signal(r.clients[a.Flow], syscall.SIGKILL)
+		r.clients[a.Flow].signal(syscall.SIGKILL)
 	case runloop.EndServer:
-		signal(r.servers[a.Flow], syscall.SIGTERM) // the server closes its connections and qlog files
+		r.servers[a.Flow].signal(syscall.SIGTERM) // the server closes its connections and qlog files
 	case runloop.KillServer:
-		signal(r.servers[a.Flow], syscall.SIGKILL)
+		r.servers[a.Flow].signal(syscall.SIGKILL)
 	}
 	// Stop needs nothing more: the state holds the outcome, and asks for
 	// the endpoints to be stopped next.
@@ -277,19 +264,6 @@ func clientEvent(ev endpoint.Event) (runloop.Event, bool) {
 	return runloop.Event{}, false
 }
 
-// signal sends sig to p's process group unless p has exited (the group
-// may be gone and its id reused).
-func signal(p *process, sig syscall.Signal) {
-	if p == nil {
-		return
-	}
-	select {
-	case <-p.done:
-	default:
-		p.signal(sig)
-	}
-}
-
 // startServer starts flow i's server in the server's namespace.
 func (r *runner) startServer(i int) (*process, error) {
 	srv, err := r.em.Net.Node("srv")
@@ -297,7 +271,7 @@ func (r *runner) startServer(i int) (*process, error) {
 		return nil, err
 	}
 	f := r.cfg.Flows[i]
-	sc := r.em.set.flows[i].server
+	sc := r.flows[i].server
 	sc.CertFile, sc.KeyFile, sc.Work = r.certs.cert, r.certs.key, r.serverWork(f)
 	if f.Proto == "quic" {
 		sc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "server")))
@@ -317,7 +291,7 @@ func (r *runner) startClient(i int) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc := r.em.set.flows[i].client
+	cc := r.flows[i].client
 	cc.CAFile, cc.T0 = r.certs.cert, r.em.Epoch
 	cc.Work.KindLog, cc.RecvLog = r.clientLogs(f)
 	if f.Proto == "quic" {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
 )
@@ -41,7 +42,7 @@ type irttRoundTrip struct {
 
 // runIrtt probes the server from node every interval for d with irtt
 // (Debian's package), and returns its round trips.
-func runIrtt(t *testing.T, em *Emulation, node string, interval, d time.Duration) []irttRoundTrip {
+func runIrtt(t *testing.T, em *network.Emulation, node string, interval, d time.Duration) []irttRoundTrip {
 	t.Helper()
 	srv, err := em.Net.Node("srv")
 	if err != nil {
@@ -111,7 +112,7 @@ func TestStarlinkDelayAgainstIrtt(t *testing.T) {
 	emutest.Exclusive(t)
 	requireTools(t, "irtt")
 	em := startEmulation(t, "link1.trace=starlink", "link.jitter=0", "dc.enabled=false", "flow.path=link1", "link1.up.rate=10mbit")
-	down := em.dirs[0]
+	down := em.Dirs()[0]
 	if down.Impair == nil || down.Impair.Delay == nil {
 		t.Fatal("link1.down follows no delay trace")
 	}
@@ -272,7 +273,7 @@ func TestStarlinkRateAgainstIperf3(t *testing.T) {
 	from := start.Sub(em.Epoch) + time.Duration(iv[0].Sum.Start*1e9)
 	to := start.Sub(em.Epoch) + time.Duration(iv[len(iv)-1].Sum.End*1e9)
 	got := float64(bytes) * 8 * 1500 / 1472 / (to - from).Seconds()
-	want := em.dirs[0].Capacity(from, to)
+	want := em.Dirs()[0].Capacity(from, to)
 	t.Logf("iperf3 over %.1f-%.1f s since the epoch: %.2f Mbit/s at the IP layer, the trace %.2f Mbit/s (%+.2f %%)",
 		from.Seconds(), to.Seconds(), got/1e6, want/1e6, 100*(got-want)/want)
 	if math.Abs(got-want) > 0.05*want {

@@ -136,7 +136,7 @@ func (r *runner) bottleneck(f config.Flow, from, to time.Duration) float64 {
 		return true
 	}
 	c := 0.0
-	for _, d := range r.em.dirs {
+	for _, d := range r.em.Dirs() {
 		if d.Up == up && uses(d.Link) {
 			c += d.Capacity(from, to)
 		}

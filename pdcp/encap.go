@@ -31,7 +31,7 @@ func Encap(dst, pkt []byte, sn uint32, bits int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pkt[protoOff] == protoShim {
+	if pkt[protoOff] == IPProto {
 		return nil, ErrEncapsulated
 	}
 	shim := ShimLen(bits)
@@ -64,11 +64,11 @@ func Encap(dst, pkt []byte, sn uint32, bits int) ([]byte, error) {
 	copy(out[:hdrLen], pkt[:hdrLen])
 	putHeader(out[hdrLen:], sn, bits)
 	out[hdrLen+shim-1] = proto
-	out[protoOff] = protoShim
+	out[protoOff] = IPProto
 	newLen := oldLen + uint16(shim)
 	binary.BigEndian.PutUint16(out[lenOff:], newLen)
 	if ipv4 {
-		updateChecksum(out[10:12], oldLen, newLen, uint16(ttl)<<8|uint16(proto), uint16(ttl)<<8|protoShim)
+		updateChecksum(out[10:12], oldLen, newLen, uint16(ttl)<<8|uint16(proto), uint16(ttl)<<8|IPProto)
 	}
 	return out, nil
 }
@@ -103,7 +103,7 @@ func Decap(pdu []byte, bits int) (sn uint32, pkt []byte, err error) {
 	default:
 		return 0, nil, ErrNotIP
 	}
-	if pdu[protoOff] != protoShim {
+	if pdu[protoOff] != IPProto {
 		return 0, nil, ErrNotPDCP
 	}
 	if _, _, err := checkIP(pdu); err != nil {
@@ -124,7 +124,7 @@ func Decap(pdu []byte, bits int) (sn uint32, pkt []byte, err error) {
 	pdu[protoOff] = proto
 	if protoOff == 9 {
 		ttl := uint16(pdu[8]) << 8
-		updateChecksum(pdu[10:12], oldLen, newLen, ttl|protoShim, ttl|uint16(proto))
+		updateChecksum(pdu[10:12], oldLen, newLen, ttl|IPProto, ttl|uint16(proto))
 	}
 	copy(pdu[shim:shim+hdrLen], pdu[:hdrLen])
 	return sn, pdu[shim:], nil

@@ -10,9 +10,10 @@ const (
 	SNBits18 = 18
 )
 
-// protoShim is the IP protocol number (RFC 3692 experimental) that marks a
-// packet carrying the PDCP shim between its IP header and its payload.
-const protoShim = 253
+// IPProto is the IP protocol number (RFC 3692 experimental) that marks a
+// packet carrying the PDCP shim between its IP header and its payload: the
+// proxies' queue rules match it.
+const IPProto = 253
 
 // CheckSNBits reports whether bits is a supported SN length, as a
 // *FieldError for the field SNBits that is ErrSNBits to errors.Is.

@@ -31,10 +31,6 @@ const (
 	prioPDCP  = -150
 )
 
-// pdcpProto is the IP protocol number the PDCP shim carries (RFC 3692
-// experimental); see package pdcp.
-const pdcpProto = 253
-
 // proxyPair is the two halves of PDCP for one direction.
 type proxyPair struct {
 	dir string // down or up
@@ -60,13 +56,13 @@ func (e *Emulation) openProxyPair(dir string, tx, rx *gatewayPlan, iif string, d
 		return err
 	}
 	tx.chains = appendRule(tx.chains, "pdcp", prioPDCP,
-		nft.QueueRule{IIf: iif, Dst: dst, NotProto: pdcpProto, Queue: queuePDCPTx})
+		nft.QueueRule{IIf: iif, Dst: dst, NotProto: pdcp.IPProto, Queue: queuePDCPTx})
 	if err := e.planDup(tx, iif); err != nil {
 		return err
 	}
 	for _, l := range []string{"l1", "l2"} {
 		rx.chains = appendRule(rx.chains, "pdcp", prioPDCP,
-			nft.QueueRule{IIf: l, Proto: pdcpProto, Queue: queuePDCPRx})
+			nft.QueueRule{IIf: l, Proto: pdcp.IPProto, Queue: queuePDCPRx})
 	}
 	return nil
 }
@@ -270,8 +266,8 @@ func (e *Emulation) updateSchedulers() {
 	}
 }
 
-// pdcpDirs names the PDCP directions in use, in the order of pdcpBuffered.
-func (e *Emulation) pdcpDirs() []string {
+// PDCPDirs names the PDCP directions in use, in the order of PDCPBuffered.
+func (e *Emulation) PDCPDirs() []string {
 	var out []string
 	for _, pp := range e.proxies {
 		out = append(out, pp.dir)
@@ -279,8 +275,8 @@ func (e *Emulation) pdcpDirs() []string {
 	return out
 }
 
-// pdcpBuffered returns how many packets each receive proxy holds now.
-func (e *Emulation) pdcpBuffered() []int {
+// PDCPBuffered returns how many packets each receive proxy holds now.
+func (e *Emulation) PDCPBuffered() []int {
 	var out []int
 	for _, pp := range e.proxies {
 		_, b, _ := pp.rx.Snapshot()
@@ -329,8 +325,8 @@ func (e *Emulation) closeDatapath() {
 	}
 }
 
-// linkCounters returns each direction's counters, for counters.json.
-func (e *Emulation) linkCounters() map[string]results.LinkCounters {
+// LinkCounters returns each direction's counters, for counters.json.
+func (e *Emulation) LinkCounters() map[string]results.LinkCounters {
 	out := map[string]results.LinkCounters{}
 	for _, d := range e.dirs {
 		out[d.Name] = d.Counters()

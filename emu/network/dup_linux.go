@@ -34,7 +34,7 @@ func (e *Emulation) planDup(p *gatewayPlan, iif string) error {
 		return fmt.Errorf("%s: pdcp duplication: device %s: %w", p.node.NSName, dev, err)
 	}
 	p.dup = &nft.DupChain{Name: "pdcp-dup", Hook: nft.Prerouting, Priority: prioDup, Rules: []nft.DupRule{{
-		IIf: iif, Mark: topo.MarkBoth, Proto: pdcpProto,
+		IIf: iif, Mark: topo.MarkBoth, Proto: pdcp.IPProto,
 		To: topo.LinkNextHop(p.node.Name, 1), Dev: dev, DevIndex: l.Attrs().Index,
 	}}}
 	return nil

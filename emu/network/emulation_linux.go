@@ -47,10 +47,7 @@ func Start(ctx context.Context, cfg config.Config, o Options) (*Emulation, error
 	if cfg.Seed == 0 {
 		cfg.Seed = rand.Uint64()>>1 | 1
 	}
-	set, err := compile(&cfg)
-	if err != nil {
-		return nil, err
-	}
+	set := compile(&cfg)
 	scheds, err := replay.SchedulesFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err
@@ -176,3 +173,7 @@ func (e *Emulation) Close() error {
 	})
 	return e.closeErr
 }
+
+// Dirs are the emulated link directions, in the order link1.down,
+// link1.up, link2.down, link2.up: what a run samples, judges and reports.
+func (e *Emulation) Dirs() []*link.Dir { return e.dirs }

@@ -1,7 +1,8 @@
-package emu
+package network
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/netip"
 	"slices"
@@ -80,7 +81,7 @@ func bareVethRTT(t *testing.T, n int) time.Duration {
 		var err error
 		rtts, _, err = pingLoop(context.Background(), conn, 1, 0)
 		if err == nil && len(rtts) == 0 {
-			err = errorf("no answer yet")
+			err = errors.New("no answer yet")
 		}
 		return err
 	})

@@ -14,7 +14,7 @@ import (
 func (e *Emulation) steerRules() []dcproxy.SteerRule {
 	var rules []dcproxy.SteerRule
 	for _, f := range e.set.steered {
-		rules = append(rules, dcproxy.SteerRule{Port: serverPort(e.Config.Flows[f.flow], f.flow), Sched: f.sched})
+		rules = append(rules, dcproxy.SteerRule{Port: ServerPort(e.Config.Flows[f.flow], f.flow), Sched: f.sched})
 	}
 	return rules
 }

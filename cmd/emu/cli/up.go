@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dc-emu/emu/emu"
+	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/topo"
@@ -39,12 +39,12 @@ emu down. Run any tool inside a node with emu exec, e.g.
 				return err
 			}
 			if dryRun {
-				for _, op := range topo.Plan(emu.TopologyOf(cfg, "<id>")) {
+				for _, op := range topo.Plan(network.TopologyOf(cfg, "<id>")) {
 					fmt.Fprintln(e.stdout, op)
 				}
 				return nil
 			}
-			em, err := emu.Start(e.ctx, cfg, emu.StartOptions{Command: "up", Log: e.stderr})
+			em, err := network.Start(e.ctx, cfg, network.Options{Command: "up", Log: e.stderr})
 			if err != nil {
 				return err
 			}
