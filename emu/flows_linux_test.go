@@ -4,7 +4,6 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/topo"
 )
@@ -13,18 +12,8 @@ import (
 // the values the keys set: the server's address and sizes, the client's
 // implementation and size, an objects workload with its own seed.
 func TestCompileFlows(t *testing.T) {
-	sets, err := config.ParseSettings([]string{
-		"link.trace=none", "dc.batch=150", "dc.split=3:1", "dc.sn_bits=18", "link2.down.delay=30ms", "link1.up.queue=50ms",
-		"flows.count=3", "flows.1.scheduler=active-standby", "flows.1.active=link2",
-		"flows.2.kind=objects", "flows.2.objects=fixed:1MB", "flows.2.count=4", "flows.0.size=5MB", "flows.0.proto=tcp",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Resolve("throughput", sets)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig(t, "flows.count=3", "flows.0.size=5MB", "flows.0.proto=tcp",
+		"flows.2.kind=objects", "flows.2.objects=fixed:1MB", "flows.2.count=4")
 	cfg.Seed = 7
 	flows, err := compileFlows(&cfg)
 	if err != nil {
