@@ -17,12 +17,13 @@ func IsSweepDir(fsys fs.FS) bool {
 }
 
 // RunMetrics returns the one-value-per-run figures of a run's analysis that
-// a sweep can aggregate (emu analyze adds them to the summary's metrics),
-// named like timeseries.csv columns: "jfi", "jfi_active",
-// "total.goodput_mbps", "flow.<name>.goodput_mbps" (and reordered_packets,
-// reordered_ratio, packets_lost, mean_srtt_ms, p95_srtt_ms),
-// "link.<dir>.utilization", "<link>.<dir>.utilization",
-// "pdcp.<dir>.repairs". Unknown figures are left out.
+// a sweep can aggregate, named as results names them: jfi, jfi_active,
+// total.goodput_mbps, each flow's goodput, reordered packets and ratio,
+// packets lost, mean and p95 sRTT, each link direction's and each
+// direction's utilization, each direction's PDCP repairs. emu analyze
+// SWEEP adds those a run's summary.json and timeseries.csv do not give
+// (sweep.AggregateOptions.Extra: the summary's win). Unknown figures are
+// left out.
 func RunMetrics(ra *RunAnalysis) map[string]float64 {
 	m := map[string]float64{}
 	put := func(name string, v NullFloat) {
@@ -35,17 +36,16 @@ func RunMetrics(ra *RunAnalysis) map[string]float64 {
 			m[name] = float64(*v)
 		}
 	}
-	put("jfi", ra.JFI)
-	put("jfi_active", ra.JFIActive)
+	put(results.MetricJFI, ra.JFI)
+	put(results.MetricJFIActive, ra.JFIActive)
 	total, all := 0.0, len(ra.Flows) > 0
 	for _, f := range ra.Flows {
-		p := "flow." + f.Name + "."
-		put(p+"goodput_mbps", f.GoodputMbps)
-		putInt(p+"reordered_packets", f.ReorderedPackets)
-		put(p+"reordered_ratio", f.ReorderedRatio)
-		putInt(p+"packets_lost", f.PacketsLost)
-		put(p+"mean_srtt_ms", f.MeanSRTTMs)
-		put(p+"p95_srtt_ms", f.P95SRTTMs)
+		put(results.FlowGoodput(f.Name), f.GoodputMbps)
+		putInt(results.FlowMetric(f.Name, results.QReorderedPackets), f.ReorderedPackets)
+		put(results.FlowMetric(f.Name, results.QReorderedRatio), f.ReorderedRatio)
+		putInt(results.FlowMetric(f.Name, results.QPacketsLost), f.PacketsLost)
+		put(results.FlowMetric(f.Name, results.QMeanSRTT), f.MeanSRTTMs)
+		put(results.FlowMetric(f.Name, results.QP95SRTT), f.P95SRTTMs)
 		if f.GoodputMbps.Valid() {
 			total += float64(f.GoodputMbps)
 		} else {
@@ -53,16 +53,16 @@ func RunMetrics(ra *RunAnalysis) map[string]float64 {
 		}
 	}
 	if all {
-		m["total.goodput_mbps"] = total
+		m[results.MetricGoodput] = total
 	}
 	for dir, u := range ra.Utilization {
-		put("link."+dir+".utilization", u)
+		put(results.DirUtilization(dir), u)
 	}
 	for _, l := range ra.Links {
-		put(l.Name+"."+l.Dir+".utilization", l.Utilization)
+		put(results.LinkDirUtilization(l.Name, l.Dir), l.Utilization)
 	}
 	for dir, p := range ra.PDCP {
-		m["pdcp."+dir+".repairs"] = float64(p.Repairs)
+		m[results.PDCPRepairs(dir)] = float64(p.Repairs)
 	}
 	return m
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // seriesStats returns a series' axis values and their stats.
@@ -310,9 +312,9 @@ type dupRelation struct {
 }
 
 // DupRelation holds when, at every loss rate p of a duplication line
-// (axis link.loss), the goodput X (MetricGoodput) matches the paper's
+// (axis link.loss), the goodput X (results.MetricGoodput) matches the paper's
 // X = B(1+p)/2 within tol, B being the interface throughput after the
-// loss. emu counts link throughput before its loss (MetricLinksDown), so B
+// loss. emu counts link throughput before its loss (results.MetricLinksDown), so B
 // is that times (1−p) and the prediction B_emu(1−p²)/2. X/prediction's CI is
 // the delta method's over both means.
 func DupRelation(l Line, tol Tol) Check { return dupRelation{l, tol} }
@@ -320,10 +322,10 @@ func DupRelation(l Line, tol Tol) Check { return dupRelation{l, tol} }
 func (c dupRelation) Kind() string { return "duplication relation" }
 func (c dupRelation) Rule() string {
 	return fmt.Sprintf("along %s: %s / (%s × (1 − p²) / 2) = 1 ± %s, p the loss rate (the paper's X = B(1+p)/2, B counted after the loss)",
-		c.l, MetricGoodput, MetricLinksDown, c.tol)
+		c.l, results.MetricGoodput, results.MetricLinksDown, c.tol)
 }
 func (c dupRelation) uses() []use {
-	return []use{{line: &c.l, metric: MetricGoodput}, {line: &c.l, metric: MetricLinksDown}}
+	return []use{{line: &c.l, metric: results.MetricGoodput}, {line: &c.l, metric: results.MetricLinksDown}}
 }
 
 func (c dupRelation) eval(r Results) CheckResult {
@@ -331,7 +333,7 @@ func (c dupRelation) eval(r Results) CheckResult {
 	if err != nil {
 		return notJudged(c, err)
 	}
-	x, b := Series{c.l, MetricGoodput}, Series{c.l, MetricLinksDown}
+	x, b := Series{c.l, results.MetricGoodput}, Series{c.l, results.MetricLinksDown}
 	res := CheckResult{Kind: c.Kind(), Rule: c.Rule(), Numbers: []Number{}}
 	var vs []Verdict
 	var details []string

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // st is a synthetic aggregate of 5 runs.
@@ -146,7 +148,7 @@ func TestSeriesPairKinds(t *testing.T) {
 func TestDupRelation(t *testing.T) {
 	losses := []string{"0%", "2%", "5%"}
 	r := func(x []Stat, b []Stat) Results {
-		res := line1(losses, col{MetricGoodput, x}, col{MetricLinksDown, b})
+		res := line1(losses, col{results.MetricGoodput, x}, col{results.MetricLinksDown, b})
 		res["p"].Axes[0].Key = "link.loss"
 		for _, p := range res["p"].Points {
 			p.Labels["link.loss"] = p.Labels["x"]
@@ -162,7 +164,7 @@ func TestDupRelation(t *testing.T) {
 		{"relation fails", rel, r([]Stat{st(0.95*pred(0), 0.2), st(0.7*pred(0.02), 0.2), st(0.95*pred(0.05), 0.2)}, b), Fails},
 		{"relation within CI", rel, r([]Stat{st(0.95*pred(0), 0.2), st(0.88*pred(0.02), 1), st(0.95*pred(0.05), 0.2)}, b), Inconclusive},
 	})
-	bad := line1([]string{"none"}, col{MetricGoodput, []Stat{st(1, 0)}}, col{MetricLinksDown, []Stat{st(1, 0)}})
+	bad := line1([]string{"none"}, col{results.MetricGoodput, []Stat{st(1, 0)}}, col{results.MetricLinksDown, []Stat{st(1, 0)}})
 	if got := DupRelation(along("p", "x"), Rel(0.1)).eval(bad); got.Verdict != NotJudged || !strings.Contains(got.Detail, "rule error") {
 		t.Errorf("a non-percentage loss label: %s %s", got.Verdict, got.Detail)
 	}

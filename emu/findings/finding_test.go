@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func TestFindingsTable(t *testing.T) {
@@ -67,7 +69,7 @@ var ratios = []string{"1:1", "2:1", "3:1", "4:1", "5:1"}
 func fairnessByRatio(preset, axis string, jfi5, ci float64) *Sweep {
 	return oneAxis(preset, axis, ratios, func(i int) map[string]Stat {
 		j := 1 - (1-jfi5)*float64(i)/4
-		return map[string]Stat{MetricJFI: st(j, ci), dc: st(5, 0.3), link1: st(20+float64(i), 0.3), link2: st(5-float64(i)/2, 0.3)}
+		return map[string]Stat{results.MetricJFI: st(j, ci), dc: st(5, 0.3), link1: st(20+float64(i), 0.3), link2: st(5-float64(i)/2, 0.3)}
 	})
 }
 

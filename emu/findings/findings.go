@@ -1,5 +1,7 @@
 package findings
 
+import "github.com/dc-emu/emu/emu/results"
+
 // Tolerances of the rules. The paper gives JFIs to two decimals (four near
 // 1); throughput words such as "close" or "hardly affected" have no number,
 // and emu reads them as within 10 %.
@@ -52,9 +54,9 @@ func term(metric string, a At) Term       { return Term{At: a, Metric: metric} }
 func series(metric string, l Line) Series { return Series{Line: l, Metric: metric} }
 
 var (
-	dc    = FlowGoodput("dc")
-	link1 = FlowGoodput("link1")
-	link2 = FlowGoodput("link2")
+	dc    = results.FlowGoodput("dc")
+	link1 = results.FlowGoodput("link1")
+	link2 = results.FlowGoodput("link2")
 )
 
 // Findings returns the paper's findings, one per row of
@@ -76,12 +78,12 @@ func coreFindings() []Finding {
 			ID: "fig4a", Figures: "Fig. 4a", Title: "throughput vs batch size (QUIC default buffer, QUIC modified buffer, TCP)",
 			Paper: "Larger batches lower throughput: one link idles while the other carries a batch. Too small batches cost through reordering. The best batch lies around 100–150, depending on the protocol. QUIC with the modified buffer is close to TCP over much of the range; QUIC needs the larger buffer to match TCP.",
 			Shape: []Check{
-				ArgmaxIn(series(MetricGoodput, along("batch", batch, stackAxis, ql)), "100", "150"),
-				Greater(term(MetricGoodput, at("batch", batch, "150", stackAxis, ql)), term(MetricGoodput, at("batch", batch, "500", stackAxis, ql))),
-				Greater(term(MetricGoodput, at("batch", batch, "150", stackAxis, tr)), term(MetricGoodput, at("batch", batch, "500", stackAxis, tr))),
-				Greater(term(MetricGoodput, at("batch", batch, "150", stackAxis, qd)), term(MetricGoodput, at("batch", batch, "500", stackAxis, qd))),
-				WithinAlong(series(MetricGoodput, along("batch", batch, stackAxis, ql)), series(MetricGoodput, along("batch", batch, stackAxis, tr)), Rel(CloseTol), 0.5),
-				Greater(term(MetricGoodput, at("batch", batch, "100", stackAxis, ql)), term(MetricGoodput, at("batch", batch, "100", stackAxis, qd))),
+				ArgmaxIn(series(results.MetricGoodput, along("batch", batch, stackAxis, ql)), "100", "150"),
+				Greater(term(results.MetricGoodput, at("batch", batch, "150", stackAxis, ql)), term(results.MetricGoodput, at("batch", batch, "500", stackAxis, ql))),
+				Greater(term(results.MetricGoodput, at("batch", batch, "150", stackAxis, tr)), term(results.MetricGoodput, at("batch", batch, "500", stackAxis, tr))),
+				Greater(term(results.MetricGoodput, at("batch", batch, "150", stackAxis, qd)), term(results.MetricGoodput, at("batch", batch, "500", stackAxis, qd))),
+				WithinAlong(series(results.MetricGoodput, along("batch", batch, stackAxis, ql)), series(results.MetricGoodput, along("batch", batch, stackAxis, tr)), Rel(CloseTol), 0.5),
+				Greater(term(results.MetricGoodput, at("batch", batch, "100", stackAxis, ql)), term(results.MetricGoodput, at("batch", batch, "100", stackAxis, qd))),
 			},
 			Unjudged: "The cost of small batches is judged through the argmax (25 and 50 below the best); \"much of the range\" is read as at least half the batch sizes.",
 		},
@@ -89,7 +91,7 @@ func coreFindings() []Finding {
 			ID: "fig4bc", Figures: "Figs. 4b, 4c", Title: "link utilisation over time at batch 50 and 500",
 			Paper: "At batch 500 there are long stretches in which one link is underused.",
 			Shape: []Check{
-				Greater(term(MetricUnderused, at("batch", batch, "500", stackAxis, ql)), term(MetricUnderused, at("batch", batch, "50", stackAxis, ql))),
+				Greater(term(results.MetricUnderused, at("batch", batch, "500", stackAxis, ql)), term(results.MetricUnderused, at("batch", batch, "50", stackAxis, ql))),
 			},
 			Unjudged: "\"Long stretches\" has no number: the share of 100 ms bins with a link below half its capacity must be larger at 500 than at 50.",
 		},
@@ -97,7 +99,7 @@ func coreFindings() []Finding {
 			ID: "fig5a", Figures: "Fig. 5a", Title: "fairness vs batch size",
 			Paper: "Fairness falls with large batches. The DC client's throughput drops markedly from batch 150 up, as the single-link clients take the link during DC's off periods.",
 			Shape: []Check{
-				Greater(term(MetricJFI, at("batch-fairness", batch, "100")), term(MetricJFI, at("batch-fairness", batch, "500"))),
+				Greater(term(results.MetricJFI, at("batch-fairness", batch, "100")), term(results.MetricJFI, at("batch-fairness", batch, "500"))),
 				Decreasing(series(dc, along("batch-fairness", batch).Only("100", "150", "300", "500"))),
 				Greater(term(link1, at("batch-fairness", batch, "500")), term(dc, at("batch-fairness", batch, "500"))),
 				Greater(term(link2, at("batch-fairness", batch, "500")), term(dc, at("batch-fairness", batch, "500"))),
@@ -107,8 +109,8 @@ func coreFindings() []Finding {
 			ID: "fig5b", Figures: "Fig. 5b", Title: "3-minute throughput of the three clients at the defaults",
 			Paper: "Short-term unfairness persists at time scales up to about 30 s; 3-minute runs averaged over 10 repeats filter it out.",
 			Shape: []Check{
-				Greater(term(MetricJFI, at("batch-fairness", batch, "100")), term(MetricJFI1s, at("batch-fairness", batch, "100"))),
-				Greater(term(MetricJFI10s, at("batch-fairness", batch, "100")), term(MetricJFI1s, at("batch-fairness", batch, "100"))),
+				Greater(term(results.MetricJFI, at("batch-fairness", batch, "100")), term(results.MetricJFI1s, at("batch-fairness", batch, "100"))),
+				Greater(term(results.MetricJFI10s, at("batch-fairness", batch, "100")), term(results.MetricJFI1s, at("batch-fairness", batch, "100"))),
 			},
 			Unjudged: "The 30 s time scale is not judged: the quick scale's 60 s runs have two 30 s windows.",
 		},
@@ -121,8 +123,8 @@ func coreFindings() []Finding {
 			ID: "fig6", Figures: "Fig. 6", Title: "link utilisation at split 9:1",
 			Paper: "The lightly loaded link almost never reaches its capacity, even in bursts.",
 			Shape: []Check{
-				Below(term(LinkUtilizationP99("link2"), at("split", split, "9:1", stackAxis, ql)), 0.9),
-				Greater(term(LinkUtilizationP99("link1"), at("split", split, "9:1", stackAxis, ql)), term(LinkUtilizationP99("link2"), at("split", split, "9:1", stackAxis, ql))),
+				Below(term(results.LinkUtilizationP99("link2"), at("split", split, "9:1", stackAxis, ql)), 0.9),
+				Greater(term(results.LinkUtilizationP99("link1"), at("split", split, "9:1", stackAxis, ql)), term(results.LinkUtilizationP99("link2"), at("split", split, "9:1", stackAxis, ql))),
 			},
 			Unjudged: "\"Almost never, even in bursts\" is read as: the 99th percentile of link2's 100 ms utilisation stays below 90 %.",
 		},
@@ -130,9 +132,9 @@ func coreFindings() []Finding {
 			ID: "fig7a", Figures: "Fig. 7a", Title: "throughput vs split (percent on eno1)",
 			Paper: "Throughput peaks at 50/50 and falls convexly as the split becomes uneven.",
 			Shape: []Check{
-				ArgmaxIn(series(MetricGoodput, along("split", split, stackAxis, ql)), "1:1"),
-				ArgmaxIn(series(MetricGoodput, along("split", split, stackAxis, tr)), "1:1"),
-				Decreasing(series(MetricGoodput, along("split", split, stackAxis, ql))),
+				ArgmaxIn(series(results.MetricGoodput, along("split", split, stackAxis, ql)), "1:1"),
+				ArgmaxIn(series(results.MetricGoodput, along("split", split, stackAxis, tr)), "1:1"),
+				Decreasing(series(results.MetricGoodput, along("split", split, stackAxis, ql))),
 			},
 			Unjudged: "Convexity is not judged; emu runs 50–90 % on link1 only (the links are identical, the other half is its mirror).",
 		},
@@ -140,9 +142,9 @@ func coreFindings() []Finding {
 			ID: "fig8a", Figures: "Fig. 8a", Title: "fairness vs split",
 			Paper: "Below 20 % or above 80 % on one link, the DC client competes almost only on the busier link; fairness is best, all clients roughly equal, when the split is balanced.",
 			Shape: []Check{
-				ArgmaxIn(series(MetricJFI, along("split-fairness", split)), "1:1"),
+				ArgmaxIn(series(results.MetricJFI, along("split-fairness", split)), "1:1"),
 				Greater(term(link2, at("split-fairness", split, "9:1")), term(link1, at("split-fairness", split, "9:1"))),
-				Above(term(MetricJFI, at("split-fairness", split, "1:1")), 0.95),
+				Above(term(results.MetricJFI, at("split-fairness", split, "1:1")), 0.95),
 			},
 			Unjudged: "\"All roughly equal\" is read as JFI above 0.95 at 1:1.",
 		},
@@ -150,20 +152,20 @@ func coreFindings() []Finding {
 			ID: "fig7b", Figures: "Fig. 7b", Title: "throughput vs bandwidth ratio, 50/50 split",
 			Paper: "Throughput is highest at 1:1; a 50/50 split underuses the faster link as the ratio grows.",
 			Shape: []Check{
-				ArgmaxIn(series(MetricGoodput, along("bw-ratio", bw, stackAxis, ql)), "1:1"),
-				ArgmaxIn(series(MetricGoodput, along("bw-ratio", bw, stackAxis, tr)), "1:1"),
-				Decreasing(series(MetricGoodput, along("bw-ratio", bw, stackAxis, ql))),
+				ArgmaxIn(series(results.MetricGoodput, along("bw-ratio", bw, stackAxis, ql)), "1:1"),
+				ArgmaxIn(series(results.MetricGoodput, along("bw-ratio", bw, stackAxis, tr)), "1:1"),
+				Decreasing(series(results.MetricGoodput, along("bw-ratio", bw, stackAxis, ql))),
 			},
 		},
 		{
 			ID: "fig7c", Figures: "Fig. 7c", Title: "throughput vs bandwidth ratio, split matching the ratio",
 			Paper: "A split that matches the ratio gives much higher throughput, with very small impact of the ratio for QUIC with the modified buffer and for TCP; QUIC with the default buffer does worse (burstier from reordering, higher RTT).",
 			Shape: []Check{
-				Greater(term(MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, ql)), term(MetricGoodput, at("bw-ratio", bw, "5:1", stackAxis, ql))),
-				Greater(term(MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, tr)), term(MetricGoodput, at("bw-ratio", bw, "5:1", stackAxis, tr))),
-				Flat(series(MetricGoodput, along("bw-ratio-matched", bwm, stackAxis, ql)), Rel(CloseTol)),
-				Flat(series(MetricGoodput, along("bw-ratio-matched", bwm, stackAxis, tr)), Rel(CloseTol)),
-				Greater(term(MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, ql)), term(MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, qd))),
+				Greater(term(results.MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, ql)), term(results.MetricGoodput, at("bw-ratio", bw, "5:1", stackAxis, ql))),
+				Greater(term(results.MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, tr)), term(results.MetricGoodput, at("bw-ratio", bw, "5:1", stackAxis, tr))),
+				Flat(series(results.MetricGoodput, along("bw-ratio-matched", bwm, stackAxis, ql)), Rel(CloseTol)),
+				Flat(series(results.MetricGoodput, along("bw-ratio-matched", bwm, stackAxis, tr)), Rel(CloseTol)),
+				Greater(term(results.MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, ql)), term(results.MetricGoodput, at("bw-ratio-matched", bwm, "5:1", stackAxis, qd))),
 			},
 			Unjudged: "\"Very small impact\" is read as goodput within 10 % across the ratios.",
 		},
@@ -171,18 +173,18 @@ func coreFindings() []Finding {
 			ID: "fig8bc", Figures: "Figs. 8b, 8c", Title: "fairness vs bandwidth ratio, 50/50 and matched split",
 			Paper: "The matched split is fairer: at 5:1, JFI 0.70 matched against 0.59 at 50/50. In both, the single-link client on the fast link dominates and DC leans on the weak link; JFI is 1.00 only at 1:1.",
 			Shape: []Check{
-				Greater(term(MetricJFI, at("bw-ratio-matched-fairness", bwm, "5:1")), term(MetricJFI, at("bw-ratio-fairness", bw, "5:1"))),
+				Greater(term(results.MetricJFI, at("bw-ratio-matched-fairness", bwm, "5:1")), term(results.MetricJFI, at("bw-ratio-fairness", bw, "5:1"))),
 				Greater(term(link1, at("bw-ratio-fairness", bw, "5:1")), term(dc, at("bw-ratio-fairness", bw, "5:1"))),
 				Greater(term(link1, at("bw-ratio-fairness", bw, "5:1")), term(link2, at("bw-ratio-fairness", bw, "5:1"))),
 				Greater(term(link1, at("bw-ratio-matched-fairness", bwm, "5:1")), term(dc, at("bw-ratio-matched-fairness", bwm, "5:1"))),
 				Greater(term(link1, at("bw-ratio-matched-fairness", bwm, "5:1")), term(link2, at("bw-ratio-matched-fairness", bwm, "5:1"))),
-				ArgmaxIn(series(MetricJFI, along("bw-ratio-fairness", bw)), "1:1"),
-				ArgmaxIn(series(MetricJFI, along("bw-ratio-matched-fairness", bwm)), "1:1"),
+				ArgmaxIn(series(results.MetricJFI, along("bw-ratio-fairness", bw)), "1:1"),
+				ArgmaxIn(series(results.MetricJFI, along("bw-ratio-matched-fairness", bwm)), "1:1"),
 			},
 			Magnitude: []Check{
-				Near(term(MetricJFI, at("bw-ratio-matched-fairness", bwm, "5:1")), 0.70, Abs(JFITol)),
-				Near(term(MetricJFI, at("bw-ratio-fairness", bw, "5:1")), 0.59, Abs(JFITol)),
-				Near(term(MetricJFI, at("bw-ratio-fairness", bw, "1:1")), 1.00, Abs(JFITolNearOne)),
+				Near(term(results.MetricJFI, at("bw-ratio-matched-fairness", bwm, "5:1")), 0.70, Abs(JFITol)),
+				Near(term(results.MetricJFI, at("bw-ratio-fairness", bw, "5:1")), 0.59, Abs(JFITol)),
+				Near(term(results.MetricJFI, at("bw-ratio-fairness", bw, "1:1")), 1.00, Abs(JFITolNearOne)),
 			},
 			Unjudged: "\"DC leans on the weak link\" needs the DC flow's traffic per link, which a sweep does not record.",
 		},
@@ -190,13 +192,13 @@ func coreFindings() []Finding {
 			ID: "fig9a10a", Figures: "Figs. 9a, 10a", Title: "low-delay scenario (delays sum to 20 ms), delay ratio 1:1 to 5:1",
 			Paper: "Throughput is hardly affected; JFI goes from 0.9996 to 0.9986.",
 			Shape: []Check{
-				Flat(series(MetricGoodput, along("delay-ratio-low", dr, stackAxis, ql)), Rel(CloseTol)),
-				Flat(series(MetricGoodput, along("delay-ratio-low", dr, stackAxis, tr)), Rel(CloseTol)),
-				Above(term(MetricJFI, at("delay-ratio-low-fairness", dr, "5:1")), 0.99),
+				Flat(series(results.MetricGoodput, along("delay-ratio-low", dr, stackAxis, ql)), Rel(CloseTol)),
+				Flat(series(results.MetricGoodput, along("delay-ratio-low", dr, stackAxis, tr)), Rel(CloseTol)),
+				Above(term(results.MetricJFI, at("delay-ratio-low-fairness", dr, "5:1")), 0.99),
 			},
 			Magnitude: []Check{
-				Near(term(MetricJFI, at("delay-ratio-low-fairness", dr, "1:1")), 0.9996, Abs(JFITolNearOne)),
-				Near(term(MetricJFI, at("delay-ratio-low-fairness", dr, "5:1")), 0.9986, Abs(JFITolNearOne)),
+				Near(term(results.MetricJFI, at("delay-ratio-low-fairness", dr, "1:1")), 0.9996, Abs(JFITolNearOne)),
+				Near(term(results.MetricJFI, at("delay-ratio-low-fairness", dr, "5:1")), 0.9986, Abs(JFITolNearOne)),
 			},
 			Unjudged: "\"Hardly affected\" is read as goodput within 10 % across the ratios, and JFI above 0.99 at 5:1.",
 		},
@@ -204,14 +206,14 @@ func coreFindings() []Finding {
 			ID: "fig9b10b", Figures: "Figs. 9b, 10b", Title: "high-delay scenario (delays sum to 200 ms), delay ratio 1:1 to 5:1",
 			Paper: "Throughput and fairness fall with the ratio, JFI from 0.9903 to 0.8758 (more reordering, PDCP buffering giving bursts and a higher RTT, cumulative ACKs after a batch emptying the pipe); 1:1 is best. The single-link client on the lower-delay link gets more than the other.",
 			Shape: []Check{
-				Decreasing(series(MetricGoodput, along("delay-ratio-high", dr, stackAxis, ql))),
-				ArgmaxIn(series(MetricGoodput, along("delay-ratio-high", dr, stackAxis, ql)), "1:1"),
-				Decreasing(series(MetricJFI, along("delay-ratio-high-fairness", dr))),
+				Decreasing(series(results.MetricGoodput, along("delay-ratio-high", dr, stackAxis, ql))),
+				ArgmaxIn(series(results.MetricGoodput, along("delay-ratio-high", dr, stackAxis, ql)), "1:1"),
+				Decreasing(series(results.MetricJFI, along("delay-ratio-high-fairness", dr))),
 				Greater(term(link2, at("delay-ratio-high-fairness", dr, "5:1")), term(link1, at("delay-ratio-high-fairness", dr, "5:1"))),
 			},
 			Magnitude: []Check{
-				Near(term(MetricJFI, at("delay-ratio-high-fairness", dr, "1:1")), 0.9903, Abs(JFITolNearOne)),
-				Near(term(MetricJFI, at("delay-ratio-high-fairness", dr, "5:1")), 0.8758, Abs(JFITol)),
+				Near(term(results.MetricJFI, at("delay-ratio-high-fairness", dr, "1:1")), 0.9903, Abs(JFITolNearOne)),
+				Near(term(results.MetricJFI, at("delay-ratio-high-fairness", dr, "5:1")), 0.8758, Abs(JFITol)),
 			},
 			Unjudged: "The causes are not judged here (the runs' PDCP counters show reordering and holds). link1 carries the larger delay of a ratio a:b.",
 		},
@@ -219,10 +221,10 @@ func coreFindings() []Finding {
 			ID: "fig9c10c", Figures: "Figs. 9c, 10c", Title: "throughput and fairness vs loss rate",
 			Paper: "More loss lowers throughput; small losses barely change fairness.",
 			Shape: []Check{
-				Decreasing(series(MetricGoodput, along("loss", loss, stackAxis, ql))),
-				Decreasing(series(MetricGoodput, along("loss", loss, stackAxis, tr))),
-				Within(term(MetricJFI, at("loss-fairness", loss, "0.08%")), term(MetricJFI, at("loss-fairness", loss, "0%")), Abs(JFITol)),
-				Within(term(MetricJFI, at("loss-fairness", loss, "0.5%")), term(MetricJFI, at("loss-fairness", loss, "0%")), Abs(JFITol)),
+				Decreasing(series(results.MetricGoodput, along("loss", loss, stackAxis, ql))),
+				Decreasing(series(results.MetricGoodput, along("loss", loss, stackAxis, tr))),
+				Within(term(results.MetricJFI, at("loss-fairness", loss, "0.08%")), term(results.MetricJFI, at("loss-fairness", loss, "0%")), Abs(JFITol)),
+				Within(term(results.MetricJFI, at("loss-fairness", loss, "0.5%")), term(results.MetricJFI, at("loss-fairness", loss, "0%")), Abs(JFITol)),
 			},
 			Unjudged: "\"Small losses\" is read as up to 0.5 %, \"barely\" as a JFI within 0.05 of the lossless one.",
 		},
@@ -230,12 +232,12 @@ func coreFindings() []Finding {
 			ID: "fig11a", Figures: "Fig. 11a", Title: "throughput with duplication vs loss",
 			Paper: "With duplication throughput is at most about 20 Mbit/s (both links carry the same data) but much steadier as loss rises.",
 			Shape: []Check{
-				Greater(term(MetricGoodput, at("loss", loss, "0%", stackAxis, ql)), term(MetricGoodput, at("duplication", loss, "0%", stackAxis, ql))),
-				Steadier(series(MetricGoodput, along("duplication", loss, stackAxis, ql)), series(MetricGoodput, along("loss", loss, stackAxis, ql)), "0%", "5%"),
-				Steadier(series(MetricGoodput, along("duplication", loss, stackAxis, tr)), series(MetricGoodput, along("loss", loss, stackAxis, tr)), "0%", "5%"),
+				Greater(term(results.MetricGoodput, at("loss", loss, "0%", stackAxis, ql)), term(results.MetricGoodput, at("duplication", loss, "0%", stackAxis, ql))),
+				Steadier(series(results.MetricGoodput, along("duplication", loss, stackAxis, ql)), series(results.MetricGoodput, along("loss", loss, stackAxis, ql)), "0%", "5%"),
+				Steadier(series(results.MetricGoodput, along("duplication", loss, stackAxis, tr)), series(results.MetricGoodput, along("loss", loss, stackAxis, tr)), "0%", "5%"),
 			},
 			Magnitude: []Check{
-				AtMost(series(MetricGoodput, along("duplication", loss, stackAxis, ql)), 20, Rel(CloseTol)),
+				AtMost(series(results.MetricGoodput, along("duplication", loss, stackAxis, ql)), 20, Rel(CloseTol)),
 			},
 			Unjudged: "Batch splitting at the same loss rates is the loss preset.",
 		},
@@ -245,11 +247,11 @@ func coreFindings() []Finding {
 			Shape: []Check{
 				GreaterAlong(series(dc, along("duplication-fairness", loss)), series(link1, along("duplication-fairness", loss))),
 				GreaterAlong(series(dc, along("duplication-fairness", loss)), series(link2, along("duplication-fairness", loss))),
-				BelowAll(series(MetricJFI, along("duplication-fairness", loss)), 0.5),
+				BelowAll(series(results.MetricJFI, along("duplication-fairness", loss)), 0.5),
 				DupRelation(along("duplication", loss, stackAxis, ql), Rel(CloseTol)),
 			},
 			Magnitude: []Check{
-				InRange(series(MetricJFI, along("duplication-fairness", loss)), 0.39, 0.48, Abs(JFITol)),
+				InRange(series(results.MetricJFI, along("duplication-fairness", loss)), 0.39, 0.48, Abs(JFITol)),
 			},
 			Unjudged: "The relation X = B(1+p)/2 is checked on the throughput preset (one DC flow), where B is the DC flow's alone; X is goodput, B counts IP bytes, so headers alone put X/prediction about 5 % below 1.",
 		},

@@ -30,11 +30,11 @@ func FigureStem(kind, axis string) string { return kind + "-" + results.FileSlug
 // metrics only the tables show).
 func figureKind(metric string) string {
 	switch {
-	case metric == MetricGoodput:
+	case metric == results.MetricGoodput:
 		return "goodput"
-	case metric == MetricJFI:
+	case metric == results.MetricJFI:
 		return "jfi"
-	case metric == MetricUtilization:
+	case metric == results.MetricUtilization:
 		return "utilization"
 	case strings.HasPrefix(metric, "flow.") && strings.HasSuffix(metric, ".goodput_mbps"):
 		return "flows"

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 func testResults() Results {
@@ -17,7 +19,7 @@ func testResults() Results {
 		"bw-ratio-matched-fairness": fairnessByRatio("bw-ratio-matched-fairness", "link.bw_ratio+dc.split", 0.71, 0.01),
 		"bw-ratio-fairness":         fairnessByRatio("bw-ratio-fairness", "link.bw_ratio", 0.52, 0.01),
 		"sc-pairs": oneAxis("sc-pairs", "pair", []string{"quic-quic", "quic-tcp"}, func(i int) map[string]Stat {
-			return map[string]Stat{MetricJFI: st(0.99, 0.01), FlowGoodput("quic1"): {Mean: 10, SD: math.NaN(), CI95: math.NaN(), N: 1}}
+			return map[string]Stat{results.MetricJFI: st(0.99, 0.01), results.FlowGoodput("quic1"): {Mean: 10, SD: math.NaN(), CI95: math.NaN(), N: 1}}
 		}),
 	}
 }

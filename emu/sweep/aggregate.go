@@ -184,7 +184,7 @@ func FailedChecks(f *fidelity.Fidelity) string {
 // order the plan's configurations name the flows (then any other metric a
 // run reported, sorted), JFI, utilization.
 func metricOrder(p *results.Plan, runs []results.RunResult) []string {
-	out := []string{MetricGoodput}
+	out := []string{results.MetricGoodput}
 	add := func(m string) {
 		if !slices.Contains(out, m) {
 			out = append(out, m)
@@ -200,20 +200,20 @@ func metricOrder(p *results.Plan, runs []results.RunResult) []string {
 			if !ok || name == results.Unset {
 				break
 			}
-			add(flowMetric(name))
+			add(results.FlowGoodput(name))
 		}
 	}
 	var extra []string
 	for _, r := range runs {
 		for k := range r.Metrics {
-			if k != MetricGoodput && k != MetricJFI && k != MetricUtilization && !slices.Contains(out, k) && !slices.Contains(extra, k) {
+			if k != results.MetricGoodput && k != results.MetricJFI && k != results.MetricUtilization && !slices.Contains(out, k) && !slices.Contains(extra, k) {
 				extra = append(extra, k)
 			}
 		}
 	}
 	slices.Sort(extra)
 	out = append(out, extra...)
-	return append(out, MetricJFI, MetricUtilization)
+	return append(out, results.MetricJFI, results.MetricUtilization)
 }
 
 // MaxFlows is the largest number of flows of any point of t.
@@ -232,5 +232,6 @@ func MaxFlows(t *results.SweepTable) int {
 }
 
 func isFlowMetric(m string) bool {
-	return strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps")
+	_, ok := results.GoodputFlow(m)
+	return ok
 }

@@ -144,17 +144,17 @@ func TestRunMetrics(t *testing.T) {
 		},
 	}
 	m := RunMetrics(s)
-	if m[MetricGoodput] != 36 || m["flow.dc.goodput_mbps"] != 30 || m[MetricJFI] != 0.7 || m[MetricUtilization] != 36.0/40 {
+	if m[results.MetricGoodput] != 36 || m["flow.dc.goodput_mbps"] != 30 || m[results.MetricJFI] != 0.7 || m[results.MetricUtilization] != 36.0/40 {
 		t.Errorf("metrics %v", m)
 	}
 	// A single-link path (satellite): the bottleneck is that link alone.
 	s.Flows = []results.FlowResult{{Name: "dc", Path: "dc", GoodputMbps: 10}}
 	s.Config["dc.enabled"] = "false"
 	s.Links[0].CapacityMbps = 50
-	if u := RunMetrics(s)[MetricUtilization]; u != 0.2 {
+	if u := RunMetrics(s)[results.MetricUtilization]; u != 0.2 {
 		t.Errorf("utilization over link1 alone = %v, want 10/50", u)
 	}
-	if m := RunMetrics(&results.Summary{}); !math.IsNaN(m[MetricGoodput]) || !math.IsNaN(m[MetricUtilization]) {
+	if m := RunMetrics(&results.Summary{}); !math.IsNaN(m[results.MetricGoodput]) || !math.IsNaN(m[results.MetricUtilization]) {
 		t.Errorf("no flows: %v", m)
 	}
 }

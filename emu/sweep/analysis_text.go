@@ -16,7 +16,7 @@ import (
 func analysisColumns(names []string) []string {
 	var cols []string
 	for _, n := range names {
-		if isFlowMetric(n) || n == MetricJFI ||
+		if isFlowMetric(n) || n == results.MetricJFI ||
 			(strings.HasPrefix(n, "link.") && strings.HasSuffix(n, ".utilization")) ||
 			(strings.HasPrefix(n, "pdcp.") && strings.HasSuffix(n, ".repairs")) {
 			cols = append(cols, n)

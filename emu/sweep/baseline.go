@@ -10,13 +10,6 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// MetricRelativeGoodput is a run's total goodput divided by the mean total
-// goodput of its point's baseline point (results.Point.Baseline): the
-// point with the baseline axis at its baseline value and every other axis
-// the same, e.g. multipath ÷ the best single path. Plans without a
-// baseline axis do not have it.
-const MetricRelativeGoodput = "relative_goodput"
-
 // AnyLabel is a point's label on an axis when several of the axis's
 // values resolved to that one configuration (a value that sets what
 // another axis's value then overrides).
@@ -91,7 +84,7 @@ func mergeLabels(dst, src map[string]string) {
 	}
 }
 
-// addRelativeGoodput sets MetricRelativeGoodput of every counted run of
+// addRelativeGoodput sets results.MetricRelativeGoodput of every counted run of
 // a plan with a baseline axis, and adds it to the per-point values.
 func addRelativeGoodput(p *results.Plan, runs []results.RunResult, perPoint map[string]map[string][]float64) {
 	base := map[string]float64{} // point id → mean total goodput
@@ -100,7 +93,7 @@ func addRelativeGoodput(p *results.Plan, runs []results.RunResult, perPoint map[
 			continue
 		}
 		if _, done := base[pt.Baseline]; !done {
-			base[pt.Baseline] = analysis.Summarize(perPoint[pt.Baseline][MetricGoodput]).Mean // NaN without runs
+			base[pt.Baseline] = analysis.Summarize(perPoint[pt.Baseline][results.MetricGoodput]).Mean // NaN without runs
 		}
 	}
 	for i := range runs {
@@ -111,9 +104,9 @@ func addRelativeGoodput(p *results.Plan, runs []results.RunResult, perPoint map[
 		}
 		rel := math.NaN()
 		if m := base[pt.Baseline]; m > 0 {
-			rel = r.Metrics[MetricGoodput] / m
+			rel = r.Metrics[results.MetricGoodput] / m
 		}
-		r.Metrics[MetricRelativeGoodput] = rel
-		perPoint[r.Point][MetricRelativeGoodput] = append(perPoint[r.Point][MetricRelativeGoodput], rel)
+		r.Metrics[results.MetricRelativeGoodput] = rel
+		perPoint[r.Point][results.MetricRelativeGoodput] = append(perPoint[r.Point][results.MetricRelativeGoodput], rel)
 	}
 }

@@ -47,7 +47,7 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 	var flows []string
 	for _, m := range t.Metrics {
 		if f, ok := strings.CutSuffix(strings.TrimPrefix(m, "flow."), suffix); ok && strings.HasPrefix(m, "flow.") {
-			if slices.Contains(t.Metrics, flowMetric(f)) {
+			if slices.Contains(t.Metrics, results.FlowGoodput(f)) {
 				flows = append(flows, f)
 			}
 		}
@@ -60,7 +60,7 @@ func drawDelayFigure(t *results.SweepTable, name, suffix, what string) (*Figure,
 	for _, f := range flows {
 		l := line{flow: f}
 		for _, r := range t.Rows {
-			d, g := r.Stats["flow."+f+suffix], r.Stats[flowMetric(f)]
+			d, g := r.Stats["flow."+f+suffix], r.Stats[results.FlowGoodput(f)]
 			if d.N == 0 || g.N == 0 || !finite(d.Mean) || !finite(g.Mean) {
 				continue
 			}

@@ -113,7 +113,7 @@ func TestFailedRunsAreRecorded(t *testing.T) {
 	if tab.Rows[0].OK != 1 || tab.Rows[0].Failed != 1 || tab.Rows[1].OK != 0 || tab.Rows[1].Failed != 2 {
 		t.Errorf("counts %+v %+v", tab.Rows[0], tab.Rows[1])
 	}
-	if st := tab.Rows[1].Stats[MetricGoodput]; st.N != 0 {
+	if st := tab.Rows[1].Stats[results.MetricGoodput]; st.N != 0 {
 		t.Errorf("failed runs entered the statistics: %+v", st)
 	}
 }

@@ -48,7 +48,7 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 		}
 		slug := results.FileSlug(a.Key)
 		var specs []figSpec
-		specs = append(specs, figSpec{name: "goodput-" + slug, title: "Goodput vs " + a.Key, metric: MetricGoodput, perGroup: true})
+		specs = append(specs, figSpec{name: "goodput-" + slug, title: "Goodput vs " + a.Key, metric: results.MetricGoodput, perGroup: true})
 		if multi {
 			if len(groups) == 1 {
 				specs = append(specs, figSpec{name: "flows-" + slug, title: "Per-flow goodput vs " + a.Key, flows: true, group: 0})
@@ -58,9 +58,9 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 						title: "Per-flow goodput vs " + a.Key + " at " + g.name, flows: true, group: gi})
 				}
 			}
-			specs = append(specs, figSpec{name: "jfi-" + slug, title: "Jain's fairness index vs " + a.Key, metric: MetricJFI, perGroup: true})
+			specs = append(specs, figSpec{name: "jfi-" + slug, title: "Jain's fairness index vs " + a.Key, metric: results.MetricJFI, perGroup: true})
 		}
-		specs = append(specs, figSpec{name: "utilization-" + slug, title: "Bottleneck utilization vs " + a.Key, metric: MetricUtilization, perGroup: true})
+		specs = append(specs, figSpec{name: "utilization-" + slug, title: "Bottleneck utilization vs " + a.Key, metric: results.MetricUtilization, perGroup: true})
 		specs = append(specs, workloadSpecs(t, slug, a.Key)...)
 		for _, s := range specs {
 			f, err := drawFigure(t, a, groups, s, xlabel)
@@ -168,8 +168,8 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 	case s.flows:
 		g := groups[s.group]
 		for _, m := range t.Metrics {
-			if isFlowMetric(m) {
-				lines = append(lines, series(strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"), m, g))
+			if f, ok := results.GoodputFlow(m); ok {
+				lines = append(lines, series(f, m, g))
 			}
 		}
 	default:
@@ -224,7 +224,7 @@ func drawFigure(t *results.SweepTable, a results.Axis, groups []group, s figSpec
 		}
 	}
 	p.Y.Min = 0
-	if s.metric == MetricJFI || s.metric == MetricUtilization {
+	if s.metric == results.MetricJFI || s.metric == results.MetricUtilization {
 		p.Y.Max = math.Max(p.Y.Max, 1)
 	}
 	// Headroom above the data for the legend in the top left corner.

@@ -39,7 +39,7 @@ func tradeoffFigures(t *results.SweepTable) ([]Figure, error) {
 		}
 	}
 	for _, m := range t.Metrics {
-		if isFlowMetric(m) && !interactive[strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps")] {
+		if f, ok := results.GoodputFlow(m); ok && !interactive[f] {
 			goodputs = append(goodputs, m)
 		}
 	}
@@ -80,7 +80,8 @@ func tradeoffFigure(t *results.SweepTable, dm, gm string) (*Figure, error) {
 	if len(xy) < 2 {
 		return nil, nil
 	}
-	name := "tradeoff-" + results.FileSlug(strings.TrimSuffix(strings.TrimPrefix(gm, "flow."), ".goodput_mbps")) + "-" + results.FileSlug(strings.TrimPrefix(dm, "flow."))
+	gf, _ := results.GoodputFlow(gm)
+	name := "tradeoff-" + results.FileSlug(gf) + "-" + results.FileSlug(strings.TrimPrefix(dm, "flow."))
 	title := metricLabel(gm) + " against " + metricLabel(dm)
 	p := newPlot(title, metricLabel(dm), metricLabel(gm))
 	s, err := newErrorScatter(xy, xerr, yerr, labels, analysis.PaletteColor(0), nil)

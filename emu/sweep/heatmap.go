@@ -63,7 +63,7 @@ func heatmapFigure(t *results.SweepTable) (*Figure, error) {
 				continue
 			}
 			xi, yi := slices.Index(ax.Values, r.Labels[ax.Key]), slices.Index(ay.Values, r.Labels[ay.Key])
-			st := r.Stats[MetricRelativeGoodput]
+			st := r.Stats[results.MetricRelativeGoodput]
 			if xi < 0 || yi < 0 || st.N == 0 || math.IsNaN(st.Mean) {
 				continue
 			}

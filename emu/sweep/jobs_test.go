@@ -113,7 +113,7 @@ func TestJobsRunAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range a.Rows {
-			sa, sb := a.Rows[i].Stats[MetricGoodput], b.Rows[i].Stats[MetricGoodput]
+			sa, sb := a.Rows[i].Stats[results.MetricGoodput], b.Rows[i].Stats[results.MetricGoodput]
 			if sa != sb {
 				t.Errorf("point %s: %+v one at a time, %+v three at once", a.Rows[i].ID, sa, sb)
 			}
@@ -258,7 +258,7 @@ func TestDegradedTwiceIsFinal(t *testing.T) {
 			t.Fatal(err)
 		}
 		row := tab.Rows[1]
-		if row.OK != 1 || row.Degraded != 1 || row.Stats[MetricGoodput].N != 1 {
+		if row.OK != 1 || row.Degraded != 1 || row.Stats[results.MetricGoodput].N != 1 {
 			t.Errorf("row %+v", row)
 		}
 		var why string
@@ -274,7 +274,7 @@ func TestDegradedTwiceIsFinal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := kept.Rows[1].Stats[MetricGoodput]; st.N != 2 {
+		if st := kept.Rows[1].Stats[results.MetricGoodput]; st.N != 2 {
 			t.Errorf("kept: %+v", st)
 		}
 		again := &timedRunner{took: 5 * time.Second}

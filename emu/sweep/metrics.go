@@ -9,26 +9,6 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// Metric names: one value per run, aggregated per point. They follow the
-// names `emu analyze` uses for the same quantities.
-const (
-	// MetricGoodput is the sum of the flows' goodput (Mbit/s).
-	MetricGoodput = "total.goodput_mbps"
-	// MetricJFI is Jain's fairness index over the flows' goodput, as the
-	// run computed it (1 for a single flow).
-	MetricJFI = "jfi"
-	// MetricUtilization is the total goodput divided by the capacity of
-	// the bottleneck: the downlinks the flows use (a DC or MPTCP flow uses
-	// both links, a DC flow link1 alone with dc.enabled=false) and the
-	// uplinks their uploads use, at their configured or trace-replayed mean
-	// rate. Goodput, not IP throughput: it says how
-	// much of the path reached the application.
-	MetricUtilization = "utilization"
-)
-
-// flowMetric is the goodput metric of one flow.
-func flowMetric(name string) string { return "flow." + name + ".goodput_mbps" }
-
 // metricLabel is a metric's y-axis label with its unit.
 func metricLabel(m string) string {
 	if l, ok := delayMetricLabel(m); ok {
@@ -38,11 +18,11 @@ func metricLabel(m string) string {
 		return l
 	}
 	switch {
-	case m == MetricGoodput:
+	case m == results.MetricGoodput:
 		return "total goodput (Mbit/s)"
-	case m == MetricJFI:
+	case m == results.MetricJFI:
 		return "Jain's fairness index"
-	case m == MetricUtilization:
+	case m == results.MetricUtilization:
 		return "goodput / bottleneck capacity"
 	case strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps"):
 		return fmt.Sprintf("goodput of %s (Mbit/s)", strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"))
@@ -56,24 +36,24 @@ func metricLabel(m string) string {
 // run cannot give (no flows, no link capacities) is NaN.
 func RunMetrics(s *results.Summary) map[string]float64 {
 	m := map[string]float64{
-		MetricGoodput:     math.NaN(),
-		MetricJFI:         math.NaN(),
-		MetricUtilization: math.NaN(),
+		results.MetricGoodput:     math.NaN(),
+		results.MetricJFI:         math.NaN(),
+		results.MetricUtilization: math.NaN(),
 	}
 	if len(s.Flows) == 0 {
 		return m
 	}
 	total := 0.0
 	for _, f := range s.Flows {
-		m[flowMetric(f.Name)] = f.GoodputMbps
+		m[results.FlowGoodput(f.Name)] = f.GoodputMbps
 		total += f.GoodputMbps
 	}
-	m[MetricGoodput] = total
+	m[results.MetricGoodput] = total
 	addDelayMetrics(m, s)
 	addPDCPMetrics(m, s)
-	m[MetricJFI] = s.JFI
+	m[results.MetricJFI] = s.JFI
 	if c := bottleneckMbps(s); c > 0 {
-		m[MetricUtilization] = total / c
+		m[results.MetricUtilization] = total / c
 	}
 	addWorkloadMetrics(m, s)
 	return m

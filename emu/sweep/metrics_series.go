@@ -12,31 +12,6 @@ import (
 	"github.com/dc-emu/emu/internal/invoker"
 )
 
-// Metrics the paper's findings read (emu/reproduce's NeededMetrics), from
-// a run's summary.json and timeseries.csv.
-const (
-	// MetricLinksDown is the combined downlink throughput: the sum of
-	// summary.json's links[dir=down].throughput_mbps (IP bytes that left
-	// the rate limiters, before the delay lines' loss).
-	MetricLinksDown = "link.down.throughput_mbps"
-	// MetricUnderused is the fraction of the run's 100 ms bins, from the
-	// first to the last with goodput, in which a downlink the flows use
-	// carried less than half its capacity.
-	MetricUnderused = "link.down.underused_frac"
-	// MetricJFI1s and MetricJFI10s are the mean, over the consecutive
-	// whole windows of 1 s and 10 s while every flow is active (as emu
-	// analyze's jfi_active), of Jain's index of the flows' goodput within
-	// the window. Runs with one flow have none.
-	MetricJFI1s  = "jfi.window_1s"
-	MetricJFI10s = "jfi.window_10s"
-)
-
-// LinkUtilizationP99 is the 99th percentile, over the run's 100 ms bins
-// from the first to the last with goodput, of a downlink's throughput
-// over its capacity ("link2.down.utilization_p99"; bins without capacity,
-// an outage, are left out).
-func LinkUtilizationP99(link string) string { return link + ".down.utilization_p99" }
-
 // runMetrics is RunMetrics and, from the run directory's timeseries.csv
 // when it has one, SeriesMetrics.
 func runMetrics(runDir string, s *results.Summary) (map[string]float64, error) {
@@ -85,7 +60,7 @@ func SeriesMetrics(s *results.Summary, ts *results.Timeseries) map[string]float6
 		}
 	}
 	if down {
-		m[MetricLinksDown] = links
+		m[results.MetricLinksDown] = links
 	}
 	if ts == nil {
 		return m
@@ -99,14 +74,14 @@ func SeriesMetrics(s *results.Summary, ts *results.Timeseries) map[string]float6
 		}
 	}
 	if len(downs) > 0 {
-		m[MetricUnderused] = underused(ts, first, last, downs, used)
+		m[results.MetricUnderused] = underused(ts, first, last, downs, used)
 		for _, name := range downs {
-			m[LinkUtilizationP99(name)] = utilizationP99(ts, first, last, name)
+			m[results.LinkUtilizationP99(name)] = utilizationP99(ts, first, last, name)
 		}
 	}
 	if len(ts.Flows()) >= 2 {
-		m[MetricJFI1s] = windowJFI(ts, time1s)
-		m[MetricJFI10s] = windowJFI(ts, time10s)
+		m[results.MetricJFI1s] = windowJFI(ts, time1s)
+		m[results.MetricJFI10s] = windowJFI(ts, time10s)
 	}
 	return m
 }

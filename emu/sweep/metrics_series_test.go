@@ -68,11 +68,11 @@ func TestSeriesMetrics(t *testing.T) {
 	l1[20] = 22 // one bin above capacity: the p99 of 20 bins is the largest
 	m := SeriesMetrics(dcSummary(), readSeries(t, seriesCSV(a, b, l1, l2)))
 	want := map[string]float64{
-		MetricLinksDown:             31.75,
-		MetricUnderused:             4.0 / 20,
-		LinkUtilizationP99("link1"): 1.1,
-		LinkUtilizationP99("link2"): 1,
-		MetricJFI1s:                 (1 + 0.8) / 2, // 3:1 is (3+1)²/(2·(9+1)) = 0.8
+		results.MetricLinksDown:             31.75,
+		results.MetricUnderused:             4.0 / 20,
+		results.LinkUtilizationP99("link1"): 1.1,
+		results.LinkUtilizationP99("link2"): 1,
+		results.MetricJFI1s:                 (1 + 0.8) / 2, // 3:1 is (3+1)²/(2·(9+1)) = 0.8
 	}
 	for k, v := range want {
 		if got, ok := m[k]; !ok || math.Abs(got-v) > 1e-9 {
@@ -80,8 +80,8 @@ func TestSeriesMetrics(t *testing.T) {
 		}
 	}
 	// 2 s of active flows hold no whole 10 s window.
-	if v, ok := m[MetricJFI10s]; !ok || !math.IsNaN(v) {
-		t.Errorf("%s = %v (present %v), want NaN", MetricJFI10s, v, ok)
+	if v, ok := m[results.MetricJFI10s]; !ok || !math.IsNaN(v) {
+		t.Errorf("%s = %v (present %v), want NaN", results.MetricJFI10s, v, ok)
 	}
 }
 
@@ -90,16 +90,16 @@ func TestSeriesMetricsOneFlowAndNoSeries(t *testing.T) {
 	s.Flows = s.Flows[:1]
 	ts := readSeries(t, "t_s,flow.a.goodput_mbps,link1.down.capacity_mbps,link1.down.throughput_mbps\n0.1,5,20,8\n0.2,5,20,12\n")
 	m := SeriesMetrics(s, ts)
-	for _, k := range []string{MetricJFI1s, MetricJFI10s, LinkUtilizationP99("link2")} {
+	for _, k := range []string{results.MetricJFI1s, results.MetricJFI10s, results.LinkUtilizationP99("link2")} {
 		if _, ok := m[k]; ok {
 			t.Errorf("one flow, link1 only: %s present", k)
 		}
 	}
-	if m[MetricUnderused] != 0.5 || m[LinkUtilizationP99("link1")] != 0.6 {
-		t.Errorf("underused %v, link1 p99 %v; want 0.5 and 0.6", m[MetricUnderused], m[LinkUtilizationP99("link1")])
+	if m[results.MetricUnderused] != 0.5 || m[results.LinkUtilizationP99("link1")] != 0.6 {
+		t.Errorf("underused %v, link1 p99 %v; want 0.5 and 0.6", m[results.MetricUnderused], m[results.LinkUtilizationP99("link1")])
 	}
-	if m := SeriesMetrics(s, nil); len(m) != 1 || m[MetricLinksDown] != 31.75 {
-		t.Errorf("without a time series: %v, want only %s = 31.75", m, MetricLinksDown)
+	if m := SeriesMetrics(s, nil); len(m) != 1 || m[results.MetricLinksDown] != 31.75 {
+		t.Errorf("without a time series: %v, want only %s = 31.75", m, results.MetricLinksDown)
 	}
 }
 
@@ -110,15 +110,15 @@ func TestRunMetricsReadsTheTimeseries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := m[MetricUnderused]; ok {
-		t.Errorf("no timeseries.csv, yet %s = %v", MetricUnderused, m[MetricUnderused])
+	if _, ok := m[results.MetricUnderused]; ok {
+		t.Errorf("no timeseries.csv, yet %s = %v", results.MetricUnderused, m[results.MetricUnderused])
 	}
 	csv := seriesCSV(fill(3, 1), fill(3, 1), fill(3, 20), fill(3, 2))
 	if err := os.WriteFile(filepath.Join(dir, results.TimeseriesFile), []byte(csv), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if m, err = runMetrics(dir, s); err != nil || m[MetricUnderused] != 1 {
-		t.Errorf("underused %v (%v), want 1", m[MetricUnderused], err)
+	if m, err = runMetrics(dir, s); err != nil || m[results.MetricUnderused] != 1 {
+		t.Errorf("underused %v (%v), want 1", m[results.MetricUnderused], err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, results.TimeseriesFile), []byte("t_s,x\n0.1,oops\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -141,7 +141,7 @@ func TestUtilizationCountsUploads(t *testing.T) {
 		},
 		Links: []results.LinkResult{{Name: "link1", Dir: "down", CapacityMbps: 20}, {Name: "link1", Dir: "up", CapacityMbps: 20},
 			{Name: "link2", Dir: "down", CapacityMbps: 20}, {Name: "link2", Dir: "up", CapacityMbps: 20}}}
-	if u := RunMetrics(s)[MetricUtilization]; math.Abs(u-0.9) > 1e-9 {
+	if u := RunMetrics(s)[results.MetricUtilization]; math.Abs(u-0.9) > 1e-9 {
 		t.Errorf("72 Mbit/s over 2 × 20 down and 2 × 20 up: utilization %v, want 0.9", u)
 	}
 }

@@ -118,12 +118,12 @@ func TestRelativeGoodput(t *testing.T) {
 	for _, r := range tab.Runs {
 		pt, _ := p.Point(r.Point)
 		want := goodput[r.ID] / analysis.Summarize(byPoint[pt.Baseline]).Mean
-		if got := r.Metrics[MetricRelativeGoodput]; math.Abs(got-want) > 1e-12 {
+		if got := r.Metrics[results.MetricRelativeGoodput]; math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s: relative goodput %v, want %v", r.ID, got, want)
 		}
 	}
 	for _, row := range tab.Rows {
-		if st := row.Stats[MetricRelativeGoodput]; st.N != 2 {
+		if st := row.Stats[results.MetricRelativeGoodput]; st.N != 2 {
 			t.Errorf("point %s: relative goodput of %d runs", row.ID, st.N)
 		}
 	}
@@ -183,7 +183,7 @@ func TestMPTCPUtilizationCountsBothLinks(t *testing.T) {
 		Links: []results.LinkResult{{Name: "link1", Dir: "down", CapacityMbps: 20}, {Name: "link2", Dir: "down", CapacityMbps: 20},
 			{Name: "link1", Dir: "up", CapacityMbps: 20}},
 	}
-	if got := RunMetrics(s)[MetricUtilization]; got != 0.75 {
+	if got := RunMetrics(s)[results.MetricUtilization]; got != 0.75 {
 		t.Errorf("utilization %v, want 30 / (20 + 20) = 0.75", got)
 	}
 }

@@ -95,7 +95,7 @@ func TestReportShowsDegradedRuns(t *testing.T) {
 			}
 			rows := sweeptest.ReadCSV(t, dir)
 			col := slices.Index(rows[0], "runs_degraded")
-			n := slices.Index(rows[0], MetricGoodput+"_n")
+			n := slices.Index(rows[0], results.MetricGoodput+"_n")
 			if col < 0 || rows[2][col] != "1" || rows[1][col] != "0" {
 				t.Errorf("sweep.csv runs_degraded: %v", rows)
 			}

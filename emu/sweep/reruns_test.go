@@ -106,10 +106,10 @@ func TestRerunsDegradedThriceIsFinal(t *testing.T) {
 				t.Errorf("progress lacks %q:\n%s", w, log.String())
 			}
 		}
-		if rw := row(t, dir, p, "p02", false); rw.OK != 1 || rw.Degraded != 1 || rw.Stats[MetricGoodput].N != 1 {
+		if rw := row(t, dir, p, "p02", false); rw.OK != 1 || rw.Degraded != 1 || rw.Stats[results.MetricGoodput].N != 1 {
 			t.Errorf("row %+v", rw)
 		}
-		if st := row(t, dir, p, "p02", true).Stats[MetricGoodput]; st.N != 2 {
+		if st := row(t, dir, p, "p02", true).Stats[results.MetricGoodput]; st.N != 2 {
 			t.Errorf("kept: %+v", st)
 		}
 		if e := ElapsedIn(dir, p); e.Runs != 4 {
@@ -155,7 +155,7 @@ func TestRerunsDegradedTwiceThenOK(t *testing.T) {
 			t.Fatalf("outcome %+v, attempts %v", out, d.got)
 		}
 		wantKept(t, dir, p, "p01-r2", []int{1, 2}, false)
-		if rw := row(t, dir, p, "p01", false); rw.OK != 2 || rw.Degraded != 0 || rw.Stats[MetricGoodput].N != 2 {
+		if rw := row(t, dir, p, "p01", false); rw.OK != 2 || rw.Degraded != 0 || rw.Stats[results.MetricGoodput].N != 2 {
 			t.Errorf("row %+v", rw)
 		}
 	})
@@ -250,7 +250,7 @@ func TestRerunsZeroKeepsTheFirstAttempt(t *testing.T) {
 		if strings.Contains(log.String(), "running it again") || !strings.Contains(log.String(), "p02-r1 degraded in 5s: ") {
 			t.Errorf("progress:\n%s", log.String())
 		}
-		if rw := row(t, dir, p, "p02", false); rw.OK != 1 || rw.Degraded != 1 || rw.Stats[MetricGoodput].N != 1 {
+		if rw := row(t, dir, p, "p02", false); rw.OK != 1 || rw.Degraded != 1 || rw.Stats[results.MetricGoodput].N != 1 {
 			t.Errorf("row %+v", rw)
 		}
 		again := &timedRunner{took: 5 * time.Second}

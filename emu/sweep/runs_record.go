@@ -90,7 +90,7 @@ func exists(path string) bool {
 // in each run; relative_goodput, which the aggregation derives from other
 // points, is left out and derived again.
 func writeRecord(dir string, t *results.SweepTable) error {
-	metrics := slices.DeleteFunc(slices.Clone(t.Metrics), func(m string) bool { return m == MetricRelativeGoodput })
+	metrics := slices.DeleteFunc(slices.Clone(t.Metrics), func(m string) bool { return m == results.MetricRelativeGoodput })
 	var b bytes.Buffer
 	if err := results.WriteRunsCSV(&b, t.Runs, metrics); err != nil {
 		return err

@@ -81,7 +81,7 @@ func TestRecordStandsForLostRunDirectories(t *testing.T) {
 		}
 		if kept, err := Aggregate(dir, p, AggregateOptions{KeepDegraded: true}); err != nil {
 			t.Fatal(err)
-		} else if st := kept.Rows[1].Stats[MetricGoodput]; st.N != 2 {
+		} else if st := kept.Rows[1].Stats[results.MetricGoodput]; st.N != 2 {
 			t.Errorf("degraded run kept from the record: n %d, want 2", st.N)
 		}
 		if e := ElapsedIn(dir, p); e.Runs != 5 {
@@ -130,9 +130,9 @@ func TestRecordGivesWayToRunDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := want.Runs
-	edited[0].Metrics = map[string]float64{MetricGoodput: 999}
+	edited[0].Metrics = map[string]float64{results.MetricGoodput: 999}
 	var b strings.Builder
-	if err := results.WriteRunsCSV(&b, edited, []string{MetricGoodput}); err != nil {
+	if err := results.WriteRunsCSV(&b, edited, []string{results.MetricGoodput}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, results.RunsFile), []byte(b.String()), 0o644); err != nil {
@@ -142,7 +142,7 @@ func TestRecordGivesWayToRunDirectories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := got.Rows[0].Stats[MetricGoodput].Mean; g == 999 {
+	if g := got.Rows[0].Stats[results.MetricGoodput].Mean; g == 999 {
 		t.Errorf("the record's row replaced the run directory's figure")
 	}
 }

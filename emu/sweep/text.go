@@ -38,11 +38,11 @@ func WriteSummary(w io.Writer, t *results.SweepTable) {
 		if degraded {
 			fmt.Fprintf(tw, "\t%d", r.Degraded)
 		}
-		fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[MetricGoodput], "%.2f"))
+		fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[results.MetricGoodput], "%.2f"))
 		if multi {
-			fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[MetricJFI], "%.3f"))
+			fmt.Fprintf(tw, "\t%s", meanCI(r.Stats[results.MetricJFI], "%.3f"))
 		}
-		fmt.Fprintf(tw, "\t%s\n", meanCI(r.Stats[MetricUtilization], "%.3f"))
+		fmt.Fprintf(tw, "\t%s\n", meanCI(r.Stats[results.MetricUtilization], "%.3f"))
 	}
 	tw.Flush()
 	if degraded {

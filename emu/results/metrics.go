@@ -1,0 +1,93 @@
+package results
+
+import "strings"
+
+// Metric names: one value per run, the columns of runs.csv and (as their
+// mean, sd and confidence interval per point) of sweep.csv. This file owns
+// them; emu/sweep computes those a run's summary.json and timeseries.csv
+// give, analysis adds those only its qlog reading gives (emu analyze
+// SWEEP), and emu/findings judges the paper's findings on them.
+const (
+	// MetricGoodput is the sum of the flows' goodput (Mbit/s).
+	MetricGoodput = "total.goodput_mbps"
+	// MetricJFI is Jain's fairness index over the flows' goodput, as the
+	// run computed it (1 for a single flow).
+	MetricJFI = "jfi"
+	// MetricJFIActive is Jain's index over the flows' mean goodput in the
+	// bins where all of them are active (emu analyze).
+	MetricJFIActive = "jfi_active"
+	// MetricUtilization is the total goodput divided by the capacity of
+	// the bottleneck: the downlinks the flows use (a DC or MPTCP flow uses
+	// both links, a DC flow link1 alone with dc.enabled=false) and the
+	// uplinks their uploads use, at their configured or trace-replayed mean
+	// rate. Goodput, not IP throughput: it says how much of the path
+	// reached the application.
+	MetricUtilization = "utilization"
+
+	// MetricLinksDown is the combined downlink throughput (Mbit/s): the
+	// sum of summary.json's links[dir=down].throughput_mbps (IP bytes that
+	// left the rate limiters, before the delay lines' loss).
+	MetricLinksDown = "link.down.throughput_mbps"
+	// MetricUnderused is the fraction of the run's 100 ms bins, from the
+	// first to the last with goodput, in which a downlink the flows use
+	// carried less than half its capacity.
+	MetricUnderused = "link.down.underused_frac"
+	// MetricJFI1s and MetricJFI10s are the mean, over the consecutive
+	// whole windows of 1 s and 10 s while every flow is active (as emu
+	// analyze's jfi_active), of Jain's index of the flows' goodput within
+	// the window. Runs with one flow have none.
+	MetricJFI1s  = "jfi.window_1s"
+	MetricJFI10s = "jfi.window_10s"
+	// MetricRelativeGoodput is a run's total goodput divided by the mean
+	// total goodput of its point's baseline point (Point.Baseline): the
+	// point with the baseline axis at its baseline value and every other
+	// axis the same, e.g. multipath ÷ the best single path (emu/sweep).
+	// Plans without a baseline axis do not have it.
+	MetricRelativeGoodput = "relative_goodput"
+)
+
+// Per-flow quantities: FlowMetric(name, q) is "flow.<name>.<q>".
+const (
+	QGoodput          = "goodput_mbps"      // the flow's goodput (Mbit/s)
+	QReorderedPackets = "reordered_packets" // qlog: packets received out of order
+	QReorderedRatio   = "reordered_ratio"   // qlog: their share of the packets
+	QPacketsLost      = "packets_lost"      // qlog: packets the sender declared lost
+	QMeanSRTT         = "mean_srtt_ms"      // qlog: the sender's mean smoothed RTT
+	QP95SRTT          = "p95_srtt_ms"       // qlog: its 95th percentile
+)
+
+// FlowMetric is one flow's metric of quantity q.
+func FlowMetric(flow, q string) string { return "flow." + flow + "." + q }
+
+// FlowGoodput is the goodput metric of one flow (Mbit/s); the fairness
+// flows are dc, link1 and link2.
+func FlowGoodput(flow string) string { return FlowMetric(flow, QGoodput) }
+
+// LinkUtilizationP99 is the 99th percentile, over the run's 100 ms bins
+// from the first to the last with goodput, of a downlink's throughput
+// over its capacity ("link2.down.utilization_p99"; bins without capacity,
+// an outage, are left out): whether a link reaches its capacity even in
+// bursts.
+func LinkUtilizationP99(link string) string { return link + ".down.utilization_p99" }
+
+// LinkDirUtilization is a link direction's utilization over the run
+// ("link1.down.utilization"); DirUtilization all links' of a direction
+// together ("link.down.utilization").
+func LinkDirUtilization(link, dir string) string { return link + "." + dir + ".utilization" }
+
+// DirUtilization is the utilization of all links of one direction.
+func DirUtilization(dir string) string { return LinkDirUtilization("link", dir) }
+
+// PDCPRepairs is the number of PDUs one direction's PDCP receiver put
+// back in order (emu analyze).
+func PDCPRepairs(dir string) string { return "pdcp." + dir + ".repairs" }
+
+// GoodputFlow is the flow whose goodput metric m is (FlowGoodput), or ok
+// false when m is another metric.
+func GoodputFlow(m string) (flow string, ok bool) {
+	rest, ok := strings.CutPrefix(m, "flow.")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, "."+QGoodput)
+}
