@@ -101,7 +101,7 @@ func (r *runner) writeResults(s *results.Summary) error {
 	if err := r.writeSeries(); err != nil {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	}
-	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.LinkCounters(), Sampler: r.samplerCounters()}
+	counters := results.Counters{PDCP: r.em.PDCP(), Links: r.em.LinkCounters(), Sampler: r.samplerCounters(), PEP: r.em.PEP()}
 	if len(counters.PDCP) == 0 {
 		counters.PDCP = nil // written as null, as before
 	}

@@ -34,6 +34,8 @@ type Config struct {
 	DC DC
 	// MPTCP configures the path managers of Multipath TCP flows.
 	MPTCP MPTCP
+	// PEP is the split-TCP proxy of the server-side gateway (pep.go).
+	PEP PEP
 	// Flows are the downloads of the run; each has its own server and uses
 	// the client namespace of its path.
 	Flows []Flow
@@ -320,6 +322,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateFidelity()...)
 	errs = append(errs, c.validateMPTCP()...)
+	errs = append(errs, c.validatePEP()...)
 	return errors.Join(errs...)
 }
 

@@ -78,6 +78,7 @@ func Params(c *Config) []Param {
 		func(c *Config) *string { return &c.Trace.Format }))
 	ps = append(ps, dcParams()...)
 	ps = append(ps, mptcpParams()...)
+	ps = append(ps, pepParams()...)
 	for i := range c.Flows {
 		for _, f := range slices.Concat(flowFields, workloadFields) {
 			add(f.param(fmt.Sprintf("flows.%d.", i), func(c *Config) *Flow { return &c.Flows[i] }))

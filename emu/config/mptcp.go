@@ -74,7 +74,9 @@ func mptcpParams() []Param {
 	}
 }
 
-var mptcpSchedulerName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
+// kernelName matches the names the kernel gives its MPTCP schedulers and
+// TCP congestion controls (at most TCP_CA_NAME_MAX-1 bytes).
+var kernelName = regexp.MustCompile(`^[a-z0-9_]{1,15}$`)
 
 // validateMPTCP checks the mptcp keys and the flows on PathMPTCP: MPTCP
 // flows are kernel TCP through emu's Go endpoints, the only ones that open
@@ -99,7 +101,7 @@ func (c *Config) validateMPTCP() []error {
 	if c.UsesMPTCP() && m.Subflows < 1 {
 		bad("mptcp.subflows", "an MPTCP flow needs at least 1 for its link2 subflow (got 0)")
 	}
-	if !mptcpSchedulerName.MatchString(m.Scheduler) {
+	if !kernelName.MatchString(m.Scheduler) {
 		bad("mptcp.scheduler", "%q is not a scheduler name", m.Scheduler)
 	}
 	for i, f := range c.Flows {

@@ -25,6 +25,17 @@ type compiled struct {
 	pdcp dcproxy.Config
 	// steered are the flows over DC with a PDCP scheduler of their own.
 	steered []steeredFlow
+	// pep is the split-TCP proxy's, when enabled.
+	pep *pepConfig
+}
+
+// pepConfig is the split-TCP proxy's: its satellite side's congestion
+// control ("" the kernel's) and initial window (0 the kernel's), and each
+// socket's buffers (0 autotuned).
+type pepConfig struct {
+	cc       string
+	initCwnd int
+	buffer   int
 }
 
 // steeredFlow is a flow with its own PDCP entity: its index in the
@@ -42,6 +53,9 @@ func compile(cfg *config.Config) compiled {
 	}
 	for i, l := range cfg.Links {
 		s.links[i] = [2]link.Shape{linkShape(l.Down), linkShape(l.Up)}
+	}
+	if p := cfg.PEP; p.Enabled {
+		s.pep = &pepConfig{cc: p.CC, initCwnd: p.InitCwnd, buffer: int(p.Buffer)}
 	}
 	for i, f := range cfg.Flows {
 		if f.Path == config.PathDC && f.Steered() {

@@ -29,6 +29,7 @@ const (
 const (
 	prioDelay = -300
 	prioPDCP  = -150
+	prioPEP   = -200 // the tproxy chain, an ip-family table of its own in gws
 )
 
 // proxyPair is the two halves of PDCP for one direction.

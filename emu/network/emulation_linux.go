@@ -22,7 +22,8 @@ import (
 type machinery struct {
 	dirs    []*link.Dir
 	proxies []*proxyPair
-	loopPs  int // packet loops counted in GOMAXPROCS (reservePs)
+	pep     *pep // nil without pep.enabled
+	loopPs  int  // packet loops counted in GOMAXPROCS (reservePs)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -120,6 +121,11 @@ func (e *Emulation) setup(ctx context.Context, scheds [2][2]replay.Schedule, o O
 	if err := e.setupMPTCP(); err != nil {
 		return err
 	}
+	if e.set.pep != nil {
+		if err := e.startPEP(ctx); err != nil {
+			return err
+		}
+	}
 	e.Epoch = time.Now()
 	for _, d := range e.dirs {
 		if d.Player != nil {
@@ -159,6 +165,9 @@ func (e *Emulation) Close() error {
 	e.closeOnce.Do(func() {
 		e.cancel()
 		e.wg.Wait()
+		if e.pep != nil {
+			e.pep.close()
+		}
 		e.closeDatapath()
 		var err error
 		if e.Net != nil {

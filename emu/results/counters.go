@@ -6,6 +6,8 @@ type Counters struct {
 	PDCP    map[string]PDCPCounters `json:"pdcp"`
 	Links   map[string]LinkCounters `json:"links"`
 	Sampler *SamplerCounters        `json:"sampler,omitempty"`
+	// PEP is the split-TCP proxy's, when pep.enabled.
+	PEP *PEPCounters `json:"pep,omitempty"`
 	// Captures are the run.pcap captures by "<node>-<iface>".
 	Captures map[string]CaptureResult `json:"captures,omitempty"`
 	// GC are the garbage collections of the emulator's process while the
@@ -57,4 +59,30 @@ type DelayLineCounters struct {
 	FIFOHeld  uint64             `json:"fifo_held"`
 	LateUs    map[string]float64 `json:"late_us"`
 	ReadLagUs map[string]float64 `json:"read_lag_us,omitempty"`
+}
+
+// PEPCounters are the split-TCP proxy's (pep.* keys): the connections it
+// split and the bytes it carried each way, and per connection what the
+// kernel's TCP_INFO of its satellite-side socket said when it closed.
+type PEPCounters struct {
+	Connections uint64 `json:"connections"`
+	// Failed counts connections it could not split: the server refused
+	// or the proxy's socket failed.
+	Failed    uint64 `json:"failed"`
+	BytesDown uint64 `json:"bytes_down"` // server to client
+	BytesUp   uint64 `json:"bytes_up"`   // client to server
+	// Conns is each split connection's satellite side, in closing order.
+	Conns []PEPConn `json:"conns,omitempty"`
+}
+
+// PEPConn is one split connection's satellite-side socket at its close.
+type PEPConn struct {
+	Client           string  `json:"client"` // address:port
+	BytesDown        uint64  `json:"bytes_down"`
+	BytesUp          uint64  `json:"bytes_up"`
+	SRTTMs           float64 `json:"srtt_ms"`
+	MinRTTMs         float64 `json:"min_rtt_ms"`
+	CwndSegments     uint32  `json:"cwnd_segments"`
+	DeliveryRateMbps float64 `json:"delivery_rate_mbps"`
+	TotalRetrans     uint32  `json:"total_retrans"`
 }

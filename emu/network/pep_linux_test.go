@@ -1,0 +1,118 @@
+package network
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/dc-emu/emu/emu/internal/tcpinfo"
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// TestPEPSplitsTCPTransparently: with pep.enabled, a TCP download from
+// the server to the link1 client over a 100 ms one-way link is split in
+// gws. Neither end knows: the server accepts a connection from the
+// client's address and the client is connected to the server's. The
+// server's connection is the short one (its RTT well under the link's
+// 200 ms), the PEP counts one connection and every byte; and UDP, as QUIC
+// would, passes the gateway untouched (an echo over the link takes the
+// link's round trip, and the PEP sees no connection).
+func TestPEPSplitsTCPTransparently(t *testing.T) {
+	emutest.Exclusive(t)
+	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
+		"link1.delay=100ms", "pep.enabled=true", "pep.initcwnd=40")
+	srv, err := em.Net.Node("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli1, err := em.Net.Node("cli1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 2 << 20
+	server := netip.AddrPortFrom(topo.ServerAddr, 9000)
+	var ln net.Listener
+	if err := srv.Do(func() (err error) { ln, err = net.Listen("tcp4", server.String()); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	type accepted struct {
+		remote netip.Addr
+		srtt   time.Duration
+		err    error
+	}
+	got := make(chan accepted, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			got <- accepted{err: err}
+			return
+		}
+		defer c.Close()
+		_, err = c.Write(make([]byte, size))
+		a := accepted{remote: c.RemoteAddr().(*net.TCPAddr).AddrPort().Addr(), err: err}
+		if rc, err := c.(*net.TCPConn).SyscallConn(); err == nil {
+			if in, err := tcpinfo.NewReader(rc).Read(); err == nil {
+				a.srtt = in.SRTT
+			}
+		}
+		got <- a
+	}()
+	var c net.Conn
+	if err := cli1.Do(func() (err error) { c, err = net.DialTimeout("tcp4", server.String(), 5*time.Second); return }); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if r := c.RemoteAddr().(*net.TCPAddr).AddrPort(); r != server {
+		t.Errorf("the client is connected to %v, want the server %v", r, server)
+	}
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	if err != nil || n != size {
+		t.Fatalf("client read %d bytes, %v; want %d", n, err, size)
+	}
+	c.Close() // the split ends when both sides have
+	a := <-got
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	client := topo.ClientAddr("link1")
+	if a.remote != client {
+		t.Errorf("the server accepted a connection from %v, want the client %v", a.remote, client)
+	}
+	if a.srtt <= 0 || a.srtt > 50*time.Millisecond {
+		t.Errorf("the server's connection has sRTT %v: not split (the link's RTT is 200 ms)", a.srtt)
+	}
+	// The PEP's counters settle when its split ends.
+	var conns, down uint64
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		pc := em.PEP()
+		if conns, down = pc.Connections, pc.BytesDown; conns == 1 && down == size {
+			if s := pc.Conns[0].MinRTTMs; s < 190 || s > 260 {
+				t.Errorf("the PEP's satellite side has min RTT %.1f ms, want the link's 200", s)
+			}
+			break
+		}
+	}
+	if conns != 1 || down != size {
+		t.Errorf("PEP: %d connections, %d bytes down; want 1 and %d", conns, down, size)
+	}
+	t.Logf("server sRTT %v; PEP %+v", a.srtt, em.PEP())
+
+	rtts, lost, err := em.Ping(context.Background(), "cli1", "srv", 5, 20*time.Millisecond)
+	if err != nil || len(rtts) == 0 {
+		t.Fatalf("UDP echo through the PEP's gateway: %v, %d lost", err, lost)
+	}
+	for _, r := range rtts {
+		if r < 200*time.Millisecond || r > 260*time.Millisecond {
+			t.Errorf("UDP round trip %v, want the link's 200 ms", r)
+		}
+	}
+	if pc := em.PEP(); pc.Connections != 1 || pc.Failed != 0 {
+		t.Errorf("PEP after UDP: %+v, want the one TCP connection", pc)
+	}
+}
