@@ -44,6 +44,16 @@ const (
 	// axis the same, e.g. multipath ÷ the best single path (emu/sweep).
 	// Plans without a baseline axis do not have it.
 	MetricRelativeGoodput = "relative_goodput"
+	// MetricTransferTime and MetricTransferUtilization describe a run of
+	// one flow that moves a known amount (the satellite study's file
+	// transfers): the mean completion time in seconds of its complete
+	// objects, each from its connection's dial to its last byte, or of a
+	// sized bulk download from its start to its last byte (handshake
+	// included either way); and their goodput over the bottleneck's
+	// capacity (the study's "used bandwidth"). Runs of several flows, or of
+	// an unbounded download, do not have them.
+	MetricTransferTime        = "transfer.fct_s"
+	MetricTransferUtilization = "transfer.utilization"
 )
 
 // Per-flow quantities: FlowMetric(name, q) is "flow.<name>.<q>".

@@ -79,6 +79,11 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 	if hm != nil {
 		figs = append(figs, *hm)
 	}
+	used, err := usedBandwidthFigures(t)
+	if err != nil {
+		return nil, fmt.Errorf("used-bandwidth heat maps: %w", err)
+	}
+	figs = append(figs, used...)
 	trade, err := tradeoffFigures(t)
 	if err != nil {
 		return nil, err

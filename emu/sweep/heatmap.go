@@ -53,60 +53,86 @@ func heatmapFigure(t *results.SweepTable) (*Figure, error) {
 		if v == base.Baseline {
 			continue
 		}
-		g := &relGrid{nx: len(ax.Values), ny: len(ay.Values), z: make([]float64, len(ax.Values)*len(ay.Values))}
-		for i := range g.z {
-			g.z[i] = math.NaN()
+		g, cells := fillGrid(t, ax, ay, results.MetricRelativeGoodput, func(r *results.SweepRow) bool { return r.Labels[base.Key] == v })
+		pl, err := heatPanel(v+" ÷ "+base.Baseline, ax, ay, g, cells, cm, relMax)
+		if err != nil {
+			return nil, err
 		}
-		var cells plotter.XYLabels
-		for _, r := range t.Rows {
-			if r.Labels[base.Key] != v {
-				continue
-			}
-			xi, yi := slices.Index(ax.Values, r.Labels[ax.Key]), slices.Index(ay.Values, r.Labels[ay.Key])
-			st := r.Stats[results.MetricRelativeGoodput]
-			if xi < 0 || yi < 0 || st.N == 0 || math.IsNaN(st.Mean) {
-				continue
-			}
-			g.z[yi*g.nx+xi] = st.Mean
-			cells.XYs = append(cells.XYs, plotter.XY{X: float64(xi), Y: float64(yi)})
-			cells.Labels = append(cells.Labels, strconv.FormatFloat(st.Mean, 'f', 2, 64))
-		}
-		pl := newPlot(v+" ÷ "+base.Baseline, ax.Key, ay.Key)
-		pl.Legend = plot.NewLegend()
-		pl.NominalX(ax.Values...)
-		pl.NominalY(ay.Values...)
-		hm := plotter.NewHeatMap(g, cm.Palette(255))
-		hm.Min, hm.Max = 0, relMax
-		hm.Overflow = cm.Palette(255).Colors()[254]
-		hm.NaN = color.Gray{Y: 235}
-		pl.Add(hm)
-		if len(cells.XYs) > 0 {
-			lb, err := plotter.NewLabels(cells)
-			if err != nil {
-				return nil, err
-			}
-			for i := range lb.TextStyle {
-				lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = text.XCenter, text.YCenter
-				lb.TextStyle[i].Font = font.From(lb.TextStyle[i].Font, vg.Points(10))
-			}
-			pl.Add(lb)
-		}
-		pl.X.Min, pl.X.Max = -0.5, float64(len(ax.Values))-0.5
-		pl.Y.Min, pl.Y.Max = -0.5, float64(len(ay.Values))-0.5
 		panels = append(panels, pl)
 	}
 	if len(panels) == 0 {
 		return nil, nil
 	}
-	bar := plot.New()
-	bar.HideX()
-	bar.Y.Label.Text = "relative goodput"
-	bar.Y.Label.TextStyle.Font.Size = vg.Points(11)
-	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	name := "relative-goodput-" + results.FileSlug(ax.Key) + "-" + results.FileSlug(ay.Key)
 	f := &Figure{Name: name, Title: "Relative goodput over " + ax.Key + " × " + ay.Key,
 		Caption: fmt.Sprintf("Mean relative goodput per point: total goodput ÷ the mean goodput of the %s=%s point at the same %s and %s. Red: below %s, white: equal, blue: above; the scale ends at %g. Grey: no runs.",
 			base.Key, base.Baseline, ax.Key, ay.Key, base.Baseline, relMax)}
+	f.SVG, f.PNG, err = renderHeatPanels(panels, cm, "relative goodput")
+	return f, err
+}
+
+// fillGrid is a heat map's cells over ax (x) and ay (y): the mean of
+// metric in the rows that match, written with two decimals; NaN where no
+// row has a value.
+func fillGrid(t *results.SweepTable, ax, ay results.Axis, metric string, match func(*results.SweepRow) bool) (*relGrid, plotter.XYLabels) {
+	g := &relGrid{nx: len(ax.Values), ny: len(ay.Values), z: make([]float64, len(ax.Values)*len(ay.Values))}
+	for i := range g.z {
+		g.z[i] = math.NaN()
+	}
+	var cells plotter.XYLabels
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if !match(r) {
+			continue
+		}
+		xi, yi := slices.Index(ax.Values, r.Labels[ax.Key]), slices.Index(ay.Values, r.Labels[ay.Key])
+		st := r.Stats[metric]
+		if xi < 0 || yi < 0 || st.N == 0 || math.IsNaN(st.Mean) {
+			continue
+		}
+		g.z[yi*g.nx+xi] = st.Mean
+		cells.XYs = append(cells.XYs, plotter.XY{X: float64(xi), Y: float64(yi)})
+		cells.Labels = append(cells.Labels, strconv.FormatFloat(st.Mean, 'f', 2, 64))
+	}
+	return g, cells
+}
+
+// heatPanel is one panel of a heat map: the grid g over ax (x) and ay
+// (y), each cell with a value written in it, coloured by cm from 0 to max.
+func heatPanel(title string, ax, ay results.Axis, g *relGrid, cells plotter.XYLabels, cm gpalette.ColorMap, max float64) (*plot.Plot, error) {
+	pl := newPlot(title, ax.Key, ay.Key)
+	pl.Legend = plot.NewLegend()
+	pl.NominalX(ax.Values...)
+	pl.NominalY(ay.Values...)
+	hm := plotter.NewHeatMap(g, cm.Palette(255))
+	hm.Min, hm.Max = 0, max
+	hm.Overflow = cm.Palette(255).Colors()[254]
+	hm.NaN = color.Gray{Y: 235}
+	pl.Add(hm)
+	if len(cells.XYs) > 0 {
+		lb, err := plotter.NewLabels(cells)
+		if err != nil {
+			return nil, err
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].XAlign, lb.TextStyle[i].YAlign = text.XCenter, text.YCenter
+			lb.TextStyle[i].Font = font.From(lb.TextStyle[i].Font, vg.Points(10))
+		}
+		pl.Add(lb)
+	}
+	pl.X.Min, pl.X.Max = -0.5, float64(len(ax.Values))-0.5
+	pl.Y.Min, pl.Y.Max = -0.5, float64(len(ay.Values))-0.5
+	return pl, nil
+}
+
+// renderHeatPanels draws heat-map panels side by side with cm's colour
+// bar, named label, on their right, as SVG and PNG.
+func renderHeatPanels(panels []*plot.Plot, cm gpalette.ColorMap, label string) (svgOut, pngOut []byte, err error) {
+	bar := plot.New()
+	bar.HideX()
+	bar.Y.Label.Text = label
+	bar.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	w, h := vg.Length(len(panels))*4.6*vg.Inch+1.2*vg.Inch, 4.4*vg.Inch
 	drawAll := func(c draw.Canvas) {
 		barW := 1.1 * vg.Inch
@@ -122,15 +148,14 @@ func heatmapFigure(t *results.SweepTable) (*Figure, error) {
 	sc := vgsvg.New(w, h)
 	drawAll(draw.New(sc))
 	if _, err := sc.WriteTo(&svg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(120))
 	drawAll(draw.New(ic))
 	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&png); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	f.SVG, f.PNG = svg.Bytes(), png.Bytes()
-	return f, nil
+	return svg.Bytes(), png.Bytes(), nil
 }
 
 // relGrid is a heat map's cells: x and y are the positions of the axes'

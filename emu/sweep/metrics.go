@@ -56,6 +56,7 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 		m[results.MetricUtilization] = total / c
 	}
 	addWorkloadMetrics(m, s)
+	addTransferMetrics(m, s)
 	return m
 }
 

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -66,6 +67,34 @@ func addWorkloadMetrics(m map[string]float64, s *results.Summary) {
 			if f.Direction == config.DirUp {
 				quant("owd", "ms", f.OWDMs)
 			}
+		}
+	}
+}
+
+// addTransferMetrics sets results.MetricTransferTime and
+// MetricTransferUtilization for a run of one flow that moves a known
+// amount: the mean over its complete objects, or its sized bulk download.
+func addTransferMetrics(m map[string]float64, s *results.Summary) {
+	if len(s.Flows) != 1 {
+		return
+	}
+	f := s.Flows[0]
+	switch {
+	case f.Kind == config.KindObjects:
+		var fct, util float64
+		n := 0
+		for _, o := range f.Objects {
+			if o.Complete {
+				fct, util, n = fct+o.FCTS, util+o.Utilization, n+1
+			}
+		}
+		if n > 0 {
+			m[results.MetricTransferTime], m[results.MetricTransferUtilization] = fct/float64(n), util/float64(n)
+		}
+	case f.Kind == config.KindBulk && f.Complete && f.Bytes > 0 && f.Seconds > 0 && s.Config["flows.0.size"] != "0B":
+		m[results.MetricTransferTime] = f.Seconds
+		if u, ok := m[results.MetricUtilization]; ok && !math.IsNaN(u) {
+			m[results.MetricTransferUtilization] = u
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/units"
 )
 
 func TestWorkloadMetrics(t *testing.T) {
@@ -110,9 +111,17 @@ func TestWorkloadPresets(t *testing.T) {
 			t.Errorf("rrul %s: flows %v", pt.ID, kinds)
 		}
 	}
+	// Satellite: one object of the point's size per run on a new
+	// connection, or (ngtcp2) one download of that size.
 	for _, pt := range namedPresetPlan(t, "satellite").Points {
 		f := pt.Config.Flows[0]
-		if f.Kind != "objects" || f.Objects.String() != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt") {
+		size := units.FormatSize(f.Size)
+		switch {
+		case pt.Labels["stack"] == "ngtcp2-bbr":
+			if f.Kind != "bulk" || size != pt.Labels["size"] || f.ServerImpl != "ngtcp2" || f.CC != "bbr" {
+				t.Errorf("satellite %s: %+v", pt.ID, f)
+			}
+		case f.Kind != "objects" || f.Objects.String() != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt"):
 			t.Errorf("satellite %s: %+v", pt.ID, f.Workload)
 		}
 	}
@@ -143,5 +152,33 @@ func TestUtilizationCountsUploads(t *testing.T) {
 			{Name: "link2", Dir: "down", CapacityMbps: 20}, {Name: "link2", Dir: "up", CapacityMbps: 20}}}
 	if u := RunMetrics(s)[results.MetricUtilization]; math.Abs(u-0.9) > 1e-9 {
 		t.Errorf("72 Mbit/s over 2 × 20 down and 2 × 20 up: utilization %v, want 0.9", u)
+	}
+}
+
+// TestTransferMetrics: one flow that moves a known amount gives its mean
+// completion time and used bandwidth, as objects or as a sized download;
+// an unbounded download and a run of two flows give none.
+func TestTransferMetrics(t *testing.T) {
+	objects := &results.Summary{Flows: []results.FlowResult{{FlowWorkload: results.FlowWorkload{Kind: config.KindObjects, Objects: []results.ObjectResult{
+		{FCTS: 3, Utilization: 0.2, Complete: true}, {FCTS: 5, Utilization: 0.4, Complete: true}, {FCTS: 99, Complete: false}}}}}}
+	m := map[string]float64{}
+	addTransferMetrics(m, objects)
+	if m[results.MetricTransferTime] != 4 || math.Abs(m[results.MetricTransferUtilization]-0.3) > 1e-12 {
+		t.Errorf("objects: %v", m)
+	}
+	bulk := &results.Summary{Config: map[string]string{"flows.0.size": "10MB"},
+		Flows: []results.FlowResult{{FlowWorkload: results.FlowWorkload{Kind: config.KindBulk}, Bytes: 10e6, Seconds: 8, Complete: true}}}
+	m = map[string]float64{results.MetricUtilization: 0.2}
+	addTransferMetrics(m, bulk)
+	if m[results.MetricTransferTime] != 8 || m[results.MetricTransferUtilization] != 0.2 {
+		t.Errorf("sized download: %v", m)
+	}
+	bulk.Config["flows.0.size"] = "0B"
+	m = map[string]float64{}
+	addTransferMetrics(m, bulk)
+	two := &results.Summary{Flows: append(objects.Flows, objects.Flows...)}
+	addTransferMetrics(m, two)
+	if len(m) != 0 {
+		t.Errorf("unbounded download or two flows: %v", m)
 	}
 }

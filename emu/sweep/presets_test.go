@@ -88,11 +88,21 @@ func TestPresetContents(t *testing.T) {
 			t.Errorf("point %s: rates %v + %v, want a mean of 20 Mbit/s", pt.ID, r1, r2)
 		}
 	}
-	// Satellite: one path, DC off, 50/10 Mbit/s, RTT = 2 × one-way delay.
-	for _, pt := range namedPresetPlan(t, "satellite").Points {
+	// Satellite: one path, DC off, the report's rate pairs, RTT = 2 ×
+	// one-way delay, the PEP only in its stack.
+	pairs := map[string][2]float64{"1M/100k": {1e6, 1e5}, "10M/2M": {10e6, 2e6}, "50M/25M": {50e6, 25e6}, "200M/100M": {200e6, 100e6}}
+	sat := namedPresetPlan(t, "satellite")
+	if len(sat.Points) != 4*5*4*5 {
+		t.Errorf("satellite: %d points, want 4 pairs × 5 RTTs × 4 sizes × 5 stacks", len(sat.Points))
+	}
+	for _, pt := range sat.Points {
 		c := pt.Config
-		if c.DC.Enabled || c.Flows[0].Path != "link1" || c.Links[0].Down.Rate != 50e6 || c.Links[0].Up.Rate != 10e6 {
+		want := pairs[pt.Labels["pair"]]
+		if c.DC.Enabled || c.Flows[0].Path != "link1" || c.Links[0].Down.Rate != want[0] || c.Links[0].Up.Rate != want[1] {
 			t.Errorf("satellite %s: %+v", pt.ID, c)
+		}
+		if c.PEP.Enabled != (pt.Labels["stack"] == "tcp-pep") {
+			t.Errorf("satellite %s: stack %s with pep.enabled=%v", pt.ID, pt.Labels["stack"], c.PEP.Enabled)
 		}
 		if got := 2 * c.Links[0].Down.Delay; got.String() != pt.Labels["rtt"] {
 			t.Errorf("satellite %s: RTT %v, label %s", pt.ID, got, pt.Labels["rtt"])

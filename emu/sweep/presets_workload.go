@@ -86,33 +86,45 @@ var workloadPresets = []Preset{
 			"Read flow.rr.latency_p95_ms and flow.voip.owd_p95_ms against flow.down/up.goodput_mbps (the tradeoff figures).",
 	},
 	{
-		Name: "satellite", Title: "objects over a satellite path: object size × RTT × 0-RTT resumption; completion time and utilization",
-		Figure: "satellite study, Figs. 6–9 and its 0-RTT comparison (not in the paper)", Scenario: "throughput",
+		Name: "satellite", Title: "file transfers over a geostationary path: bottleneck × RTT × size × stack; transfer time and used bandwidth",
+		Figure: "satellite study: its transfer-time grid with TCP, a split-TCP PEP, QUIC and 0-RTT (not in the paper)", Scenario: "throughput",
 		Settings: []string{
-			"link.trace=none", "dc.enabled=false", "flow.path=link1",
-			"link1.down.rate=50mbit", "link1.up.rate=10mbit", "link1.jitter=0", "flow.rcvbuf=large",
-			"flow.kind=objects", "flow.objects=1MB", "flow.reuse=false",
+			"link.trace=none", "dc.enabled=false", "flow.path=link1", "link1.jitter=0", "link1.queue=500ms", "flow.rcvbuf=large",
+			"flow.kind=objects", "flow.objects=1MB", "flow.size=1MB", "flow.reuse=false",
 		},
 		Axes: []results.Axis{
-			Labeled("size",
-				Value{"500kB", []string{"flow.objects=500kB"}},
-				Value{"1MB", []string{"flow.objects=1MB"}},
-				Value{"10MB", []string{"flow.objects=10MB"}},
-				Value{"100MB", []string{"flow.objects=100MB"}}),
-			Labeled("rtt",
+			Labeled("pair",
+				Value{"1M/100k", []string{"link1.down.rate=1mbit", "link1.up.rate=100kbit"}},
+				Value{"10M/2M", []string{"link1.down.rate=10mbit", "link1.up.rate=2mbit"}},
+				Value{"50M/25M", []string{"link1.down.rate=50mbit", "link1.up.rate=25mbit"}},
+				Value{"200M/100M", []string{"link1.down.rate=200mbit", "link1.up.rate=100mbit"}}),
+			Labeled(axisRTT,
 				Value{"100ms", []string{"link1.delay=50ms"}},
 				Value{"200ms", []string{"link1.delay=100ms"}},
+				Value{"300ms", []string{"link1.delay=150ms"}},
 				Value{"400ms", []string{"link1.delay=200ms"}},
-				Value{"600ms", []string{"link1.delay=300ms"}}),
-			vary("flow.resume=off,0rtt"),
+				Value{"500ms", []string{"link1.delay=250ms"}}),
+			Labeled(axisSize,
+				Value{"500kB", []string{"flow.objects=500kB", "flow.size=500kB"}},
+				Value{"1MB", []string{"flow.objects=1MB", "flow.size=1MB"}},
+				Value{"10MB", []string{"flow.objects=10MB", "flow.size=10MB"}},
+				Value{"100MB", []string{"flow.objects=100MB", "flow.size=100MB"}}),
+			Labeled(axisStack,
+				Value{"tcp", []string{"flow.proto=tcp", "flow.cc=cubic"}},
+				Value{"tcp-pep", []string{"flow.proto=tcp", "flow.cc=cubic", "pep.enabled=true", "pep.cc=cubic"}},
+				Value{"quic-go", []string{"flow.resume=off"}},
+				Value{"quic-go-0rtt", []string{"flow.resume=0rtt"}},
+				Value{"ngtcp2-bbr", []string{"flow.kind=bulk", "flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=bbr"}}),
 		},
 		Grid: true, Repeat: 3,
-		Notes: "The satellite study's set-up on one path (link1, DC off): forward 50 Mbit/s, return 10 Mbit/s (its geostationary operating point), no jitter, " +
-			"emu's 1000-packet queue (240 ms at 50 Mbit/s), large QUIC buffers; one object per run on a new connection, its completion time from the connection's start " +
-			"to the last byte and its utilization (goodput ÷ 50 Mbit/s) in " + results.SummaryFile + "'s objects and " + results.CSVFile + "'s flow.<flow>.fct_s.<size> and utilization.<size>. " +
-			"The rtt axis sets each one-way delay to half the RTT (the study: 100–500 ms; 600 ms is emu's high end). resume=0rtt first fetches one byte on a connection " +
-			"that only obtains a session ticket and a token, then the measured connection resumes with the GET in 0-RTT (quic-go; the response comes as 0.5-RTT data). " +
-			"The study used picoquic with BBR; quic-go is NewReno, so slow start and its exit differ and absolute utilizations are quic-go's.",
+		Notes: "The satellite report's grid on one path (link1, DC off): its four forward/return bottleneck pairs, RTTs of 100 to 500 ms (each one-way delay half), " +
+			"object sizes of 500 kB to 100 MB, no jitter, a 500 ms queue (time-based, so it holds the same time at every rate), large QUIC buffers. " +
+			"Each run moves one object on a new connection: the objects workload (emu's endpoints) for TCP, TCP through the split-TCP PEP in the gateway " +
+			"(pep.*, docs/satellite.md), quic-go and quic-go resuming in 0-RTT (a first connection obtains the ticket and token; docs/zero-rtt.md); " +
+			"ngtcp2 with BBR (the closest to the report's picoquic BBR) as a download of the object's size, since ngtcp2's example client fetches one URL per process. " +
+			results.MetricTransferTime + " is the transfer's completion time from the dial to the last byte and " + results.MetricTransferUtilization +
+			" its goodput over the forward rate (the report's used bandwidth), drawn per size × RTT and stack in the used-bandwidth maps. " +
+			"The whole grid is long (100 MB at 1 Mbit/s is over 800 s a run): split it with --shard i/n over machines or sessions.",
 	},
 	{
 		Name: "steering", Title: "per-flow steering on DC: a bulk flow and a latency probe, each flow's scheduler varied; bulk goodput against the probe's p95 latency",

@@ -11,7 +11,8 @@ import (
 
 // WriteSummary prints the gist of sweep.csv, as emu sweep and emu sweep
 // merge end with it: per point the total goodput (and JFI when points have
-// several flows) as mean ± 95 % CI.
+// several flows) as mean ± 95 % CI; for a plan with a stack axis, the
+// transfer time each stack saves against its base (savings.go).
 func WriteSummary(w io.Writer, t *results.SweepTable) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "POINT")
@@ -52,6 +53,7 @@ func WriteSummary(w io.Writer, t *results.SweepTable) {
 		}
 		fmt.Fprintf(w, "%s whose emulation was degraded: %s\n", plural(t.DegradedRuns(), "run"), what)
 	}
+	WriteTransferSavings(w, t)
 }
 
 func meanCI(s results.Stat, format string) string {

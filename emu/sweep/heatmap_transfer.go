@@ -1,0 +1,131 @@
+package sweep
+
+import (
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+
+	"github.com/dc-emu/emu/emu/results"
+)
+
+// Axes the used-bandwidth heat maps look for: a grid over the transfer's
+// size (x) and RTT (y), one panel per stack, one figure per value of the
+// other axes (the satellite preset's bottleneck pair).
+const (
+	axisSize  = "size"
+	axisRTT   = "rtt"
+	axisStack = "stack"
+)
+
+// usedBandwidthFigures draws, for a grid with size, rtt and stack axes
+// whose runs have results.MetricTransferUtilization, the satellite
+// study's used-bandwidth maps: mean goodput over the bottleneck capacity
+// per size × RTT, a panel per stack, a figure per combination of the
+// other axes' values. Nil for any other plan.
+func usedBandwidthFigures(t *results.SweepTable) ([]Figure, error) {
+	p := t.Plan
+	ax, ay, stack, ok := transferAxes(p)
+	if !p.Grid || !ok || !hasMetric(t, results.MetricTransferUtilization) {
+		return nil, nil
+	}
+	var others []results.Axis
+	for _, a := range p.Vary {
+		if a.Key != axisSize && a.Key != axisRTT && a.Key != axisStack {
+			others = append(others, a)
+		}
+	}
+	cm := moreland.SmoothBlueRed() // blue: little of the link used, red: all of it
+	cm.SetMin(0)
+	cm.SetMax(1)
+	var figs []Figure
+	for _, combo := range combinations(others) {
+		match := func(r *results.SweepRow) bool {
+			for i, a := range others {
+				if r.Labels[a.Key] != combo[i] {
+					return false
+				}
+			}
+			return true
+		}
+		var panels []*plot.Plot
+		for _, s := range stack.Values {
+			g, cells := fillGrid(t, ax, ay, results.MetricTransferUtilization, func(r *results.SweepRow) bool {
+				return match(r) && r.Labels[axisStack] == s
+			})
+			pl, err := heatPanel(s, ax, ay, g, cells, cm, 1)
+			if err != nil {
+				return nil, err
+			}
+			panels = append(panels, pl)
+		}
+		where := describe(others, combo)
+		f := Figure{Name: "used-bandwidth" + slugOf(combo), Title: "Used bandwidth over size × RTT per stack" + where,
+			Caption: "Mean goodput ÷ bottleneck capacity of each point's transfers (" + results.MetricTransferUtilization +
+				"), per object size (x) and RTT (y), one panel per stack" + where + ". Blue: little of the link used; red: all of it. Grey: no runs."}
+		var err error
+		if f.SVG, f.PNG, err = renderHeatPanels(panels, cm, "used bandwidth"); err != nil {
+			return nil, err
+		}
+		figs = append(figs, f)
+	}
+	return figs, nil
+}
+
+// transferAxes finds the size, rtt and stack axes of a plan.
+func transferAxes(p *results.Plan) (size, rtt, stack results.Axis, ok bool) {
+	n := 0
+	for _, a := range p.Vary {
+		switch a.Key {
+		case axisSize:
+			size, n = a, n+1
+		case axisRTT:
+			rtt, n = a, n+1
+		case axisStack:
+			stack, n = a, n+1
+		}
+	}
+	return size, rtt, stack, n == 3
+}
+
+func hasMetric(t *results.SweepTable, m string) bool {
+	return slices.ContainsFunc(t.Rows, func(r results.SweepRow) bool { return r.Stats[m].N > 0 })
+}
+
+// combinations lists every combination of the axes' values, in order; one
+// empty combination for no axes.
+func combinations(axes []results.Axis) [][]string {
+	out := [][]string{nil}
+	for _, a := range axes {
+		var next [][]string
+		for _, c := range out {
+			for _, v := range a.Values {
+				next = append(next, append(slices.Clone(c), v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// describe is ", pair=50M/25M" for one combination; "" for none.
+func describe(axes []results.Axis, combo []string) string {
+	var parts []string
+	for i, a := range axes {
+		parts = append(parts, a.Key+"="+combo[i])
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(parts, ", ")
+}
+
+// slugOf is "-50m-25m" for one combination; "" for none.
+func slugOf(combo []string) string {
+	s := ""
+	for _, v := range combo {
+		s += "-" + results.FileSlug(v)
+	}
+	return s
+}
