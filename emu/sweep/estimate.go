@@ -10,6 +10,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/pdcp"
 )
@@ -82,7 +83,10 @@ func estimatePoint(p *results.Plan, id string) time.Duration {
 // limited by size share the capacity of the links they use in their
 // direction (FlowEfficiency of it, less the share of time-limited flows
 // running beside them) from the first one's start. An objects flow
-// without a duration counts nothing: its sizes may be a distribution.
+// without a duration takes, per object, a connection set-up and slow
+// start (each object on a new connection unless it reuses one) and its
+// bytes at the path's rate, plus a first connection when it resumes (its
+// sizes drawn from a CSV file count nothing: the file is read by the run).
 func EstimateRun(cfg config.Config) time.Duration {
 	var end time.Duration
 	var sized [2]struct {
@@ -106,6 +110,8 @@ func EstimateRun(cfg config.Config) time.Duration {
 		case f.Kind == config.KindRR && f.Count > 0:
 			l := cfg.Links[0]
 			end = max(end, f.Start+time.Duration(f.Count)*max(f.Interval, l.Down.Delay+l.Up.Delay))
+		case f.Kind == config.KindObjects:
+			end = max(end, f.Start+estimateObjects(cfg, f))
 		case f.Size > 0 && (f.Kind == "" || f.Kind == config.KindBulk):
 			d := 0
 			if f.Direction == config.DirUp {
@@ -363,4 +369,40 @@ func ModelText() string {
 	return fmt.Sprintf("each run %v of set-up and tear-down, then its flows: a download at %.0f %% of its path's rate after its handshake and slow start, "+
 		"or the rate Padhye's model gives its path's loss if lower; a flow of fixed duration its duration",
 		RunOverhead, 100*FlowEfficiency)
+}
+
+// estimateObjects is how long an objects flow without a duration takes
+// (EstimateRun); 0 when its objects cannot be counted.
+func estimateObjects(cfg config.Config, f config.Flow) time.Duration {
+	o := f.Objects
+	n, bytes := f.Count, 0.0
+	switch o.Dist {
+	case workload.DistList:
+		if n == 0 {
+			n = len(o.Sizes)
+		}
+		for i := range n {
+			bytes += float64(o.Sizes[i%len(o.Sizes)])
+		}
+	case workload.DistFixed, workload.DistExp, workload.DistLogNormal:
+		bytes = float64(n) * float64(o.Size) // the median stands in for a log-normal's mean
+	}
+	if n == 0 {
+		return 0
+	}
+	up := f.Direction == config.DirUp
+	rtt, _ := pathRTTLoss(cfg, f, up)
+	rate := pathsRate(cfg, linkRates(cfg, up), map[string]bool{f.Path: true}) * FlowEfficiency
+	if rate <= 0 {
+		return 0
+	}
+	setup := 2*rtt + slowStart(segment(f), rtt, rate) // handshake, request, slow start
+	conns := n
+	if f.Reuse {
+		conns = 1
+	}
+	if f.Resume != config.ResumeOff {
+		conns++
+	}
+	return time.Duration(conns)*setup + time.Duration(bytes*8/rate*float64(time.Second))
 }

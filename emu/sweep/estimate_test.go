@@ -189,3 +189,23 @@ func TestElapsedIn(t *testing.T) {
 		t.Errorf("2 runs at twice the model: %+v scales a minute to %v", e, got)
 	}
 }
+
+// TestEstimateObjects: an objects flow takes, per object, its set-up and
+// slow start and its bytes at the path's rate, plus a first connection
+// when it resumes.
+func TestEstimateObjects(t *testing.T) {
+	base := []string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "link1.rate=1mbit", "link1.delay=250ms",
+		"flow.kind=objects", "flow.reuse=false"}
+	with := func(kv ...string) config.Config { return resolved(t, "throughput", append(append([]string(nil), base...), kv...)...) }
+	rtt := 500 * time.Millisecond
+	one := EstimateRun(with("flow.objects=100MB"))
+	if want := RunOverhead + transfer(100e6, 1e6) + 2*rtt; one < want || one > want+10*rtt {
+		t.Errorf("100 MB at 1 Mbit/s and 500 ms: %v, want %v plus a slow start", one, want)
+	}
+	if three := EstimateRun(with("flow.objects=fixed:1MB", "flow.count=3")); three-RunOverhead < 3*(transfer(1e6, 1e6)+2*rtt) {
+		t.Errorf("three 1 MB objects: %v", three)
+	}
+	if off, r := EstimateRun(with("flow.objects=1MB")), EstimateRun(with("flow.objects=1MB", "flow.resume=0rtt")); r-off < 2*rtt {
+		t.Errorf("resumed %v, not a first connection more than %v", r, off)
+	}
+}
