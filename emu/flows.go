@@ -41,6 +41,7 @@ func compileFlow(cfg *config.Config, i int) (flowEndpoints, error) {
 	sc := endpoint.ServerConfig{
 		Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
 		Listen: serverListen(f, i), CC: f.CC, MPTCP: f.Path == config.PathMPTCP,
+		ResumeBDP: f.Resume == config.ResumeBDP, ResumeCheck: f.ResumeCheck,
 	}
 	if f.Size > 0 && f.Kind == config.KindBulk {
 		sc.Sizes = []int64{f.Size}

@@ -26,6 +26,7 @@ const (
 	ResumeOff  = workload.ResumeOff
 	Resume1RTT = workload.Resume1RTT
 	Resume0RTT = workload.Resume0RTT
+	ResumeBDP  = workload.ResumeBDP
 
 	ProtoUDP = workload.ProtoUDP
 )
@@ -65,8 +66,12 @@ type Workload struct {
 	// Reuse fetches every object or transaction over one connection;
 	// false opens a new connection for each.
 	Reuse bool
-	// Resume is ResumeOff, Resume1RTT or Resume0RTT.
+	// Resume is ResumeOff, Resume1RTT, Resume0RTT or ResumeBDP.
 	Resume string
+	// ResumeCheck (resume bdp) falls back to a normal start when a
+	// measured connection's first round trip is acknowledged at less than
+	// half the remembered delivery rate.
+	ResumeCheck bool
 	// Scheduler, Batch, Split and Active steer this flow's packets through
 	// the PDCP transmit proxy by their own scheduler; "", 0 and the zero
 	// Split take dc.scheduler, dc.batch, dc.split and dc.active. Active is
@@ -157,8 +162,10 @@ var workloadFields = []flowField{
 		func(f *Flow, v string) (err error) { f.Arrivals, err = workload.ParseArrivals(v); return }},
 	boolField("reuse", "rr, objects: one connection for all (true) or a new connection each (false)",
 		func(f *Flow) *bool { return &f.Reuse }),
-	stringField("resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume) or 0rtt (QUIC 0-RTT; quic-go)",
+	stringField("resume", "", "rr, objects: off, 1rtt (a first connection gets a session ticket, the measured ones resume), 0rtt (QUIC 0-RTT; quic-go) or bdp (TCP: the measured connections also start with the first one's window and delivery rate)",
 		func(f *Flow) *string { return &f.Resume }),
+	boolField("resume_check", "resume=bdp: fall back to a normal start when a connection's first round trip is acknowledged at under half the remembered rate",
+		func(f *Flow) *bool { return &f.ResumeCheck }),
 	stringField("scheduler", "", "DC flows: PDCP scheduler for this flow's packets (its own PDCP entity); empty = dc.scheduler",
 		func(f *Flow) *string { return &f.Scheduler }),
 	intField("batch", "packets", "DC flows with their own scheduler: batch size (0 = dc.batch)",

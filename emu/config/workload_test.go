@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +68,12 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.arrivals=poisson:0s"}, `flow.arrivals=poisson:0s: "poisson:0s": mean gap 0s out of range`},
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=0rtt", "flow.proto=tcp"}, "flows.0.resume: 0rtt is QUIC's"},
 		{[]string{"flow.resume=1rtt"}, "flows.0.resume: applies to rr and objects flows"},
-		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=2rtt"}, `flows.0.resume: want off, 1rtt or 0rtt (got "2rtt")`},
+		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=2rtt"}, `flows.0.resume: want off, 1rtt, 0rtt or bdp (got "2rtt")`},
+		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=bdp", "flow.proto=quic"}, "flows.0.resume: bdp starts a kernel TCP connection"},
+		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.resume=bdp", "flow.proto=quic"}, "quic-go has no API to seed a connection's congestion window or RTT"},
+		{[]string{"flow.resume=bdp", "flow.proto=tcp"}, "flows.0.resume: applies to rr and objects flows"},
+		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.proto=tcp", "flow.resume_check=true"}, "flows.0.resume_check: checks a resumed path state: set flows.0.resume=bdp (resume is off)"},
+		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.proto=tcp", "flow.resume=1rtt", "flow.resume_check=true"}, "flows.0.resume_check: checks a resumed path state"},
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.server_impl=ngtcp2"}, "flows.0.kind: objects (resume off) needs emu's own endpoints"},
 		{[]string{"flow.direction=up", "flow.client_impl=ngtcp2"}, "flows.0.kind: bulk up (resume off) needs emu's own endpoints"},
 		{[]string{"flow.scheduler=sometimes"}, `flows.0.scheduler: unknown scheduler (want one of batch, duplicate, weighted, smallest-delay, active-standby, adaptive) (got "sometimes")`},
@@ -80,6 +86,23 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 		_, err := Resolve("throughput", settings(t, tc.set...))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want it to contain %q", tc.set, err, tc.want)
+		}
+	}
+}
+
+func TestResumeBDPResolves(t *testing.T) {
+	for _, set := range [][]string{
+		{"flow.kind=objects", "flow.objects=1MB", "flow.proto=tcp", "flow.resume=bdp"},
+		{"flow.kind=objects", "flow.objects=1MB", "flow.proto=tcp", "flow.resume=bdp", "flow.resume_check=true"},
+		{"flow.kind=rr", "flow.count=3", "flow.proto=tcp", "flow.resume=bdp"},
+	} {
+		c, err := Resolve("throughput", settings(t, set...))
+		if err != nil {
+			t.Errorf("%v: %v", set, err)
+			continue
+		}
+		if w := c.Flows[0].Workload; w.Resume != ResumeBDP || w.ResumeCheck != slices.Contains(set, "flow.resume_check=true") {
+			t.Errorf("%v: resume %q, check %v", set, w.Resume, w.ResumeCheck)
 		}
 	}
 }

@@ -35,6 +35,8 @@ const (
 	FlagMPTCP            = "mptcp"
 	FlagTCPInfoLog       = "tcpinfo-log"
 	FlagTCPInfoInterval  = "tcpinfo-interval"
+	FlagResumeBDP        = "resume-bdp"
+	FlagResumeCheck      = "resume-check"
 )
 
 // ServerArgs is the argument list (without the program name) that runs the
@@ -64,6 +66,8 @@ func ServerArgs(cfg ServerConfig) []string {
 	a.str(FlagTCPInfoLog, cfg.TCPInfoLog)
 	a.dur(FlagTCPInfoInterval, cfg.TCPInfoInterval)
 	a.unixNano(FlagT0, cfg.T0)
+	a.flag(FlagResumeBDP, cfg.ResumeBDP)
+	a.flag(FlagResumeCheck, cfg.ResumeCheck)
 	a.serverWork(cfg.Work)
 	return a
 }

@@ -118,6 +118,14 @@ type ServerConfig struct {
 	// receives uploads and cbr datagrams, and sends cbr datagrams
 	// (kind.go, cbr.go).
 	Work ServerWork
+	// ResumeBDP makes the TCP server measure the path of a client's first
+	// connection when the client asks (GET /pathstate) and start the
+	// client's later connections with it: a route's initcwnd and a pacing
+	// cap for their first round trip (bdp.go). It sets routes in the
+	// server's network namespace, so the server must run as root there.
+	// ResumeCheck falls back to a normal start when a connection's first
+	// round trip is acknowledged at under half the remembered rate.
+	ResumeBDP, ResumeCheck bool
 }
 
 // ConnInfo describes an accepted connection.
@@ -297,6 +305,12 @@ func (c *ServerConfig) validate() error {
 		if n < 0 || n > UnboundedSize {
 			return fmt.Errorf("sizes: %d out of range [0, %d]", n, UnboundedSize)
 		}
+	}
+	if (c.ResumeBDP || c.ResumeCheck) && (c.Impl != ImplGo || c.MPTCP) {
+		return fmt.Errorf("resume bdp: only the plain TCP server (%q, no mptcp) has it", ImplGo)
+	}
+	if c.ResumeCheck && !c.ResumeBDP {
+		return errors.New("resume check: checks a resumed path state (resume bdp)")
 	}
 	if (c.MPTCP || c.TCPInfoLog != "") && c.Impl != ImplGo {
 		return fmt.Errorf("mptcp and tcpinfo-log: only the TCP server (%q) has them", ImplGo)

@@ -91,7 +91,7 @@
 // Client flags --kind rr|cbr|objects, --up (bulk, cbr), --request,
 // --response, --every, --count (rr), --packet, --every, --count (cbr),
 // --objects, --arrivals, --seed, --count (objects), --new-conns,
-// --resume off|1rtt|0rtt and --kind-log FILE run the other kinds
+// --resume off|1rtt|0rtt|bdp and --kind-log FILE run the other kinds
 // (Workload); server flags --recv-log, --owd-log and --kind-log log what
 // it receives (ServerWork). The done line then carries
 // "workload":{"kind":…,…} with the kind's figures (results.FlowWorkload):
@@ -104,7 +104,10 @@
 // and resume.go (the connections and their resumption). With --resume
 // 0rtt the quic-go client sends the GET (or an rr request with its body)
 // in 0-RTT and the response comes as 0.5-RTT data; uploads never go in
-// 0-RTT. The ngtcp2 endpoints only download.
+// 0-RTT. With --resume bdp (TCP) the client's first connection asks its
+// server, started with --resume-bdp (and --resume-check), for the path
+// state it measured, and the later connections start with it (bdp.go). The
+// ngtcp2 endpoints only download.
 //
 // # URLs and sizes
 //

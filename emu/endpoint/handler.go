@@ -29,6 +29,9 @@ func newHandler(cfg *ServerConfig) http.Handler {
 	mux.HandleFunc(rrPath, func(w http.ResponseWriter, r *http.Request) {
 		serveRR(w, r, pattern)
 	})
+	if cfg.ResumeBDP {
+		mux.HandleFunc(pathStatePath, servePathState) // bdp_linux.go
+	}
 	if cfg.Root != "" {
 		mux.Handle("/", http.FileServer(http.Dir(cfg.Root)))
 	}
@@ -67,6 +70,10 @@ func serveBytes(w http.ResponseWriter, r *http.Request, pattern []byte, stampInt
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
+	}
+	if bc := bdpConnFrom(r.Context()); bc != nil {
+		bc.start(n)
+		defer func() { w.Header().Set(http.TrailerPrefix+trailerResumeCheck, bc.result(r.Context())) }()
 	}
 	var stamped []byte // pattern with room for a stamp; pattern is shared
 	if stampInterval > 0 {

@@ -50,10 +50,11 @@ type Workload struct {
 	// NewConns opens a new connection for every transaction or object
 	// instead of reusing one.
 	NewConns bool
-	// Resume is "" or "off", "1rtt" or "0rtt" (rr and objects): a first
-	// connection obtains a session ticket and every measured connection
-	// resumes it, with 0-RTT (quic-go only) the request in its first
-	// flight.
+	// Resume is "" or "off", "1rtt", "0rtt" or "bdp" (rr and objects): a
+	// first connection obtains a session ticket and every measured
+	// connection resumes it, with 0-RTT (quic-go only) the request in its
+	// first flight, with bdp (TCP) also the path state the server measured
+	// on the first connection (bdp.go).
 	Resume string
 	// KindLog, if set, receives the kind's per-flow log: rr transactions
 	// (results.RRHeader), cbr datagrams received (results.CBRHeader) or
@@ -84,15 +85,18 @@ func (w *Workload) validate(c *ClientConfig) error {
 	}
 	switch w.resume() {
 	case workload.ResumeOff:
-	case workload.Resume1RTT, workload.Resume0RTT:
+	case workload.Resume1RTT, workload.Resume0RTT, workload.ResumeBDP:
 		if w.Kind != KindRR && w.Kind != KindObjects {
 			return fmt.Errorf("resume %s: only rr and objects clients resume connections", w.Resume)
 		}
 		if w.Resume == workload.Resume0RTT && c.Proto != ProtoQUIC {
 			return errors.New("resume 0rtt: only QUIC has 0-RTT here")
 		}
+		if w.Resume == workload.ResumeBDP && c.Proto != ProtoTCP {
+			return errors.New("resume bdp: only kernel TCP connections can be started with a remembered window here")
+		}
 	default:
-		return fmt.Errorf("resume %q: want off, 1rtt or 0rtt", w.Resume)
+		return fmt.Errorf("resume %q: want off, 1rtt, 0rtt or bdp", w.Resume)
 	}
 	switch w.Kind {
 	case KindBulk:

@@ -32,8 +32,22 @@ type objectSchedule struct {
 	arrivals workload.Arrivals
 	csv      []int64 // workload.DistCSV: the sizes to draw from
 	count    int     // objects in all; 0: until the window ends
+	seed     uint64
 	rng      *rand.Rand
 	next     int
+}
+
+func (s *objectSchedule) newRand() *rand.Rand {
+	return rand.New(rand.NewPCG(s.seed, s.seed^0x9e3779b97f4a7c15))
+}
+
+// first is the size of the schedule's first object, drawn from a copy so
+// the schedule itself is unchanged.
+func (s *objectSchedule) first() int64 {
+	c := *s
+	c.rng, c.next = s.newRand(), 0
+	size, _ := c.take()
+	return size
 }
 
 func newObjectSchedule(w *Workload, duration time.Duration) (*objectSchedule, error) {
@@ -41,8 +55,8 @@ func newObjectSchedule(w *Workload, duration time.Duration) (*objectSchedule, er
 	if err != nil {
 		return nil, err
 	}
-	s := &objectSchedule{spec: spec, arrivals: arrivals, count: w.Count,
-		rng: rand.New(rand.NewPCG(w.Seed, w.Seed^0x9e3779b97f4a7c15))}
+	s := &objectSchedule{spec: spec, arrivals: arrivals, count: w.Count, seed: w.Seed}
+	s.rng = s.newRand()
 	if spec.Dist == workload.DistCSV {
 		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
 		if err != nil {
@@ -137,7 +151,7 @@ func runObjects(ctx context.Context, cfg *ClientConfig, m *meter, c *connector) 
 func (run *objectsRun) run(ctx context.Context, sched *objectSchedule) error {
 	ctx, cancel := windowContext(ctx, run.m)
 	defer cancel()
-	if err := resumeFirst(ctx, run.c, run.work); err != nil {
+	if err := resumeFirst(ctx, run.c, run.work, sched.first()); err != nil {
 		return loopEnd(ctx, err)
 	}
 	// The first object is asked for when the flow's connection is: its
@@ -219,6 +233,7 @@ func (run *objectsRun) fetch(ctx context.Context, shared *hconn, i int, size int
 		if err == nil {
 			row.Bytes, last, err = run.readObject(resp.Body)
 			resp.Body.Close()
+			row.Fallback = fellBack(resp) // the trailer is in once the body has ended
 		}
 		if err != nil {
 			ferr = describeWork(err, run.cfg, run.c.addr, run.m.bytes.Load())
@@ -239,6 +254,9 @@ func (run *objectsRun) fetch(ctx context.Context, shared *hconn, i int, size int
 	defer run.mu.Unlock()
 	if row.NewConn {
 		run.work.Resume.Note(resumed, zeroRTT)
+	}
+	if row.Fallback {
+		noteFallback(run.work.Resume)
 	}
 	run.rows = append(run.rows, row)
 	if run.log != nil {

@@ -8,21 +8,35 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // resumeFirst runs the first connection of a flow that resumes (nothing
-// otherwise) and starts the flow's ResumeResult with it.
-func resumeFirst(ctx context.Context, c *connector, work *results.FlowWorkload) error {
+// otherwise) and starts the flow's ResumeResult with it. With resume bdp
+// the first connection fetches size bytes, as a measured one would, so
+// the path state it leaves is that of such a transfer; otherwise one.
+func resumeFirst(ctx context.Context, c *connector, work *results.FlowWorkload, size int64) error {
 	if c.tickets == nil {
 		return nil
 	}
-	hs, fct, err := c.warmUp(ctx)
+	if c.cfg.Work.resume() != workload.ResumeBDP || size < 1 {
+		size = 1
+	}
+	hs, fct, path, err := c.warmUp(ctx, size)
 	if err != nil {
 		return describeWork(err, c.cfg, c.addr, 0)
 	}
 	work.Resume = &results.ResumeResult{Mode: c.cfg.Work.Resume,
-		FirstHandshakeMs: results.Round3(msDur(hs)), FirstFCTS: results.Round6(fct.Seconds())}
+		FirstHandshakeMs: results.Round3(msDur(hs)), FirstFCTS: results.Round6(fct.Seconds()), Path: path}
 	return nil
+}
+
+// noteFallback counts a measured connection that fell back from the
+// resumed path state.
+func noteFallback(r *results.ResumeResult) {
+	if r != nil && r.Path != nil {
+		r.Path.Fallbacks++
+	}
 }
 
 // describeWork rewrites the errors of a workload client's connections as

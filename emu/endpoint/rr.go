@@ -48,6 +48,10 @@ func serveRR(w http.ResponseWriter, r *http.Request, pattern []byte) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 	w.WriteHeader(http.StatusOK)
+	if bc := bdpConnFrom(r.Context()); bc != nil {
+		bc.start(n)
+		defer func() { w.Header().Set(http.TrailerPrefix+trailerResumeCheck, bc.result(r.Context())) }()
+	}
 	for sent := int64(0); sent < n; {
 		k := min(int64(len(pattern)), n-sent)
 		if _, err := w.Write(pattern[:k]); err != nil {
@@ -97,7 +101,7 @@ func runRR(ctx context.Context, cfg *ClientConfig, m *meter, c *connector) (Resu
 func (run *rrRun) run(ctx context.Context) error {
 	ctx, cancel := windowContext(ctx, run.m)
 	defer cancel()
-	if err := resumeFirst(ctx, run.c, run.work); err != nil {
+	if err := resumeFirst(ctx, run.c, run.work, run.cfg.Work.Response); err != nil {
 		return loopEnd(ctx, err)
 	}
 	shared, err := run.c.sharedConn(ctx)
@@ -203,6 +207,11 @@ func (run *rrRun) transact(ctx context.Context, shared *hconn, first bool) error
 	got, err := readCounted(resp.Body, run.m, &run.mu)
 	resp.Body.Close()
 	done := time.Now()
+	if err == nil && fellBack(resp) {
+		run.mu.Lock()
+		noteFallback(run.work.Resume)
+		run.mu.Unlock()
+	}
 	if err != nil {
 		return describeWork(err, run.cfg, run.c.addr, run.m.bytes.Load())
 	}

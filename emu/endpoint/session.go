@@ -8,12 +8,16 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/workload"
 )
 
@@ -42,6 +46,11 @@ type connector struct {
 	htr *http.Transport
 	mu  sync.Mutex
 	cc  string // what the kernel reports on the last connected socket
+	// resume bdp: the receive buffer of the measured connections (0: the
+	// kernel's, autotuned) and how to remove the route that carries their
+	// initrwnd.
+	rcvBuf    atomic.Int64
+	undoRoute func() error
 
 	closeKeys func() // the key log's; nil until newConnector has it
 }
@@ -121,6 +130,23 @@ func (c *connector) openQUIC() error {
 
 func (c *connector) openTCP() {
 	dialer := ccDialer(c.cfg)
+	ccControl := dialer.Control
+	dialer.Control = func(network, address string, rc syscall.RawConn) error {
+		if err := ccControl(network, address, rc); err != nil {
+			return err
+		}
+		n := c.rcvBuf.Load()
+		if n == 0 {
+			return nil
+		}
+		// Before connect, so the SYN's window scale and the first window
+		// the client advertises come from it.
+		var serr error
+		if err := rc.Control(func(fd uintptr) { serr = setRcvBufFD(int(fd), int(n)) }); err != nil {
+			return err
+		}
+		return serr
+	}
 	c.htr = h2Transport(c.cfg, c.tlsConf, func(ctx context.Context, network, a string) (net.Conn, error) {
 		conn, err := dialer.DialContext(ctx, network, a)
 		if err != nil {
@@ -240,33 +266,68 @@ func (c *connector) roundTrip(h *hconn, req *http.Request) (*http.Response, erro
 	return resp, nil
 }
 
-// warmUp opens the first connection of a flow that resumes: it fetches one
-// byte, waits for the session ticket and closes. It returns the
+// warmUp opens the first connection of a flow that resumes: it fetches
+// size bytes (one, unless the path is measured), waits for the session
+// ticket and closes. With resume bdp it also asks the server for the path
+// state it measured on the connection (path) and opens the client's
+// receive window for the measured connections. It returns the
 // connection's set-up time and how long the fetch took.
-func (c *connector) warmUp(ctx context.Context) (handshake, fct time.Duration, err error) {
+func (c *connector) warmUp(ctx context.Context, size int64) (handshake, fct time.Duration, path *results.PathState, err error) {
 	h, err := c.dial(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("first connection: %w", err)
+		return 0, 0, nil, fmt.Errorf("first connection: %w", err)
 	}
 	defer h.close()
-	resp, err := c.get(ctx, h, 1)
+	resp, err := c.get(ctx, h, size)
 	if err == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("first connection: %w", err)
+		return 0, 0, nil, fmt.Errorf("first connection: %w", err)
 	}
 	fct = time.Since(h.started)
+	if c.cfg.Work.resume() == workload.ResumeBDP {
+		p, err := c.fetchPathState(ctx, h)
+		if err == nil {
+			err = c.openWindow(&p)
+		}
+		if err != nil {
+			return 0, 0, nil, fmt.Errorf("first connection: %w", err)
+		}
+		path = &p
+	}
 	handshake, _, _ = h.setup(ctx)
 	select {
 	case <-c.tickets.got:
 	case <-ctx.Done():
-		return 0, 0, ctx.Err()
+		return 0, 0, nil, ctx.Err()
 	case <-time.After(c.cfg.HandshakeTimeout):
-		return 0, 0, fmt.Errorf("first connection: no session ticket within %v", c.cfg.HandshakeTimeout)
+		return 0, 0, nil, fmt.Errorf("first connection: no session ticket within %v", c.cfg.HandshakeTimeout)
 	}
-	return handshake, fct, nil
+	return handshake, fct, path, nil
+}
+
+// openWindow lets the server's remembered window in: the measured
+// connections get a receive buffer that holds it (what sets the window a
+// Linux client advertises first: a route's initrwnd only lowers it, see
+// tcp_select_initial_window), and the route to the server the matching
+// initrwnd (what raised it on kernels before 4.19, whose default first
+// window was 10 segments). It records both in p.
+func (c *connector) openWindow(p *results.PathState) error {
+	rcvBuf, initRwnd := clientWindow(*p)
+	server, err := netip.ParseAddrPort(c.addr)
+	if err != nil {
+		return fmt.Errorf("server address %q: %w", c.addr, err)
+	}
+	undo, err := setRouteWindow(server.Addr(), 0, initRwnd)
+	if err != nil {
+		return err
+	}
+	c.undoRoute = undo
+	c.rcvBuf.Store(rcvBuf)
+	p.InitRwnd, p.RcvBuf = initRwnd, rcvBuf
+	return nil
 }
 
 // congestion is the congestion control of the client's side.
@@ -300,6 +361,9 @@ func (c *connector) close() error {
 	}
 	if c.closeKeys != nil {
 		c.closeKeys()
+	}
+	if c.undoRoute != nil {
+		errs = append(errs, c.undoRoute())
 	}
 	return errors.Join(errs...)
 }

@@ -42,6 +42,12 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 	if err != nil {
 		return err
 	}
+	bdp := newBDPServer(cfg)
+	defer func() {
+		if err := bdp.close(); err != nil {
+			fmt.Fprintf(cfg.Log, "resume bdp: %v\n", err)
+		}
+	}()
 	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
@@ -64,7 +70,9 @@ func serveTCP(ctx context.Context, cfg *ServerConfig) error {
 		TLSConfig:         tlsConf,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          newLogger(cfg.Log),
-		ConnContext:       withSendWait,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return bdp.connContext(withSendWait(ctx, c), c)
+		},
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeTLS(cl, "", "") }()

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"bufio"
+	"bytes"
 	"io"
 	"slices"
 	"time"
@@ -13,8 +15,13 @@ import (
 // since the run's t0, fct_s how long until its last byte (or until it
 // failed), bytes what arrived, handshake_ms the set-up of the connection
 // opened for it (empty when it used an open one), resumed and zero_rtt
-// (0 or 1) how that connection was set up.
-const ObjectsHeader = "index,size,start_s,fct_s,bytes,handshake_ms,resumed,zero_rtt"
+// (0 or 1) how that connection was set up, fallback (0 or 1) whether it
+// fell back from a resumed path state (resume bdp with resume_check).
+const ObjectsHeader = "index,size,start_s,fct_s,bytes,handshake_ms,resumed,zero_rtt,fallback"
+
+// objectsHeaderV1 is the header of objects logs written before the
+// fallback column; ReadObjects still reads them.
+const objectsHeaderV1 = "index,size,start_s,fct_s,bytes,handshake_ms,resumed,zero_rtt"
 
 // ObjectRow is one object of an objects flow.
 type ObjectRow struct {
@@ -27,6 +34,7 @@ type ObjectRow struct {
 	NewConn   bool // Handshake is set
 	Resumed   bool
 	ZeroRTT   bool
+	Fallback  bool
 }
 
 // Complete reports whether every byte of the object arrived.
@@ -54,7 +62,7 @@ func (w *ObjectsWriter) Write(r ObjectRow) {
 	b = appendUint(b, uint64(r.Bytes))
 	b = append(b, ',')
 	b = appendOptMicros(b, r.Handshake, r.NewConn, 3)
-	b = append(b, ',', bit(r.Resumed), ',', bit(r.ZeroRTT))
+	b = append(b, ',', bit(r.Resumed), ',', bit(r.ZeroRTT), ',', bit(r.Fallback))
 	w.rw.row(b)
 }
 
@@ -75,7 +83,16 @@ func ReadObjectsFile(path string) ([]ObjectRow, error) {
 
 // ReadObjects reads an objects log; name is the file name errors give.
 func ReadObjects(r io.Reader, name string) ([]ObjectRow, error) {
-	return readRows(r, name, ObjectsHeader, func(rr *rowReader) (row ObjectRow, err error) {
+	br := bufio.NewReader(r)
+	first, err := br.Peek(len(objectsHeaderV1) + 2)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, &ParseError{File: name, Line: 1, Err: err}
+	}
+	header := ObjectsHeader
+	if line, _, _ := bytes.Cut(bytes.TrimPrefix(first, []byte("\ufeff")), []byte{'\n'}); string(bytes.TrimSuffix(line, []byte{'\r'})) == objectsHeaderV1 {
+		header = objectsHeaderV1
+	}
+	return readRows(br, name, header, func(rr *rowReader) (row ObjectRow, err error) {
 		idx, err := rr.int(0, "index", 0, 1<<31-1)
 		if err != nil {
 			return row, err
@@ -102,6 +119,11 @@ func ReadObjects(r io.Reader, name string) ([]ObjectRow, error) {
 		}
 		zr, err := rr.int(7, "zero_rtt", 0, 1)
 		row.Resumed, row.ZeroRTT = res == 1, zr == 1
+		if err != nil || header == objectsHeaderV1 {
+			return row, err
+		}
+		fb, err := rr.int(8, "fallback", 0, 1)
+		row.Fallback = fb == 1
 		return row, err
 	}, nil)
 }
@@ -116,7 +138,7 @@ func ObjectResults(rows []ObjectRow, capacityMbps func(from, to time.Duration) f
 	var fcts []float64
 	for i, r := range rows {
 		o := ObjectResult{Index: r.Index, Size: r.Size, StartS: Round6(r.Start.Seconds()), FCTS: Round6(r.FCT.Seconds()),
-			Complete: r.Complete(), Resumed: r.Resumed, ZeroRTT: r.ZeroRTT}
+			Complete: r.Complete(), Resumed: r.Resumed, ZeroRTT: r.ZeroRTT, Fallback: r.Fallback}
 		if r.FCT > 0 {
 			o.GoodputMbps = Round3(float64(r.Bytes) * 8 / r.FCT.Seconds() / 1e6)
 			if c := capacityMbps(r.Start, r.Start+r.FCT); c > 0 {

@@ -84,6 +84,10 @@ func workloadLine(f FlowResult) string {
 	if r := f.Resume; r != nil {
 		parts = append(parts, fmt.Sprintf("resume %s: %d of %d connections resumed, %d with 0-RTT (first connection: set-up %.1f ms)",
 			r.Mode, r.Resumed, r.Connections, r.ZeroRTT, r.FirstHandshakeMs))
+		if p := r.Path; p != nil {
+			parts = append(parts, fmt.Sprintf("path state: min RTT %.1f ms, cwnd %d, delivery %.1f Mbit/s, initcwnd %d, %d fell back",
+				p.MinRTTMs, p.Cwnd, p.DeliveryMbps, p.InitCwnd, p.Fallbacks))
+		}
 	}
 	return kind + "\t" + strings.Join(parts, ", ")
 }

@@ -55,6 +55,10 @@ type ObjectResult struct {
 	HandshakeMs *float64 `json:"handshake_ms,omitempty"`
 	Resumed     bool     `json:"resumed,omitempty"`
 	ZeroRTT     bool     `json:"zero_rtt,omitempty"`
+	// Fallback (resume bdp with resume_check): the connection's first
+	// round trip was acknowledged at under half the remembered rate, and
+	// the server fell back to a normal start.
+	Fallback bool `json:"fallback,omitempty"`
 }
 
 // ResumeResult is what a flow's session resumption did: the first
@@ -72,6 +76,36 @@ type ResumeResult struct {
 	Connections int `json:"connections"`
 	Resumed     int `json:"resumed"`
 	ZeroRTT     int `json:"zero_rtt"`
+	// Path is the path state the first connection left (mode bdp).
+	Path *PathState `json:"path,omitempty"`
+}
+
+// PathState is what a resume=bdp flow remembered of the path and how the
+// measured connections were started with it (docs/zero-rtt.md, "Resumed
+// path state").
+type PathState struct {
+	// MinRTTMs, Cwnd (segments of MSS bytes) and DeliveryMbps are the
+	// first connection's TCP_INFO at its end, as its server read it;
+	// BDPBytes is the delivery rate times the minimum RTT.
+	MinRTTMs     float64 `json:"min_rtt_ms"`
+	Cwnd         int     `json:"cwnd"`
+	MSS          int     `json:"mss"`
+	DeliveryMbps float64 `json:"delivery_mbps"`
+	BDPBytes     int64   `json:"bdp_bytes"`
+	// InitCwnd is the initcwnd (segments) of the server's route to the
+	// client, min(Cwnd, BDPBytes/MSS); PacingMbps the SO_MAX_PACING_RATE
+	// of the measured connections until their first round trip is over.
+	InitCwnd   int     `json:"initcwnd"`
+	PacingMbps float64 `json:"pacing_mbps"`
+	// InitRwnd is the initrwnd (segments) of the client's route to the
+	// server and RcvBuf the receive buffer (bytes, SO_RCVBUF) of its
+	// measured connections, which open its advertised window.
+	InitRwnd int   `json:"initrwnd"`
+	RcvBuf   int64 `json:"rcvbuf"`
+	// Check is resume_check; Fallbacks how many measured connections fell
+	// back to a normal start.
+	Check     bool `json:"check"`
+	Fallbacks int  `json:"fallbacks"`
 }
 
 // Note counts one more measured connection, whether it resumed the

@@ -112,7 +112,7 @@ func TestObjectsLogAndResults(t *testing.T) {
 	rows := []ObjectRow{
 		{Index: 1, Size: 1e6, Start: 2 * time.Second, FCT: 800 * ms, Bytes: 1e6},
 		{Index: 0, Size: 500e3, Start: time.Second, FCT: 1000 * ms, Bytes: 500e3, Handshake: 600 * ms, NewConn: true, Resumed: true, ZeroRTT: true},
-		{Index: 2, Size: 10e6, Start: 3 * time.Second, FCT: 50 * ms, Bytes: 4e6},
+		{Index: 2, Size: 10e6, Start: 3 * time.Second, FCT: 50 * ms, Bytes: 4e6, Handshake: 1200 * ms, NewConn: true, Resumed: true, Fallback: true},
 	}
 	b := writeLog(t, NewObjectsWriter, rows)
 	got, err := ReadObjects(b, "x.objects.csv")
@@ -132,7 +132,15 @@ func TestObjectsLogAndResults(t *testing.T) {
 	if !ok || fct.N != 2 || fct.Max != 1 {
 		t.Errorf("fct of the complete objects %+v", fct)
 	}
-	_, err = ReadObjects(strings.NewReader(ObjectsHeader+"\n0,1,0,0,1,,2,0\n"), "o.csv")
+	if o := objs[2]; !o.Fallback || objs[0].Fallback {
+		t.Errorf("fallback: %+v, %+v", o, objs[0])
+	}
+	// A log written before the fallback column still reads.
+	old, err := ReadObjects(strings.NewReader(objectsHeaderV1+"\n0,1,0,0.5,1,600,1,1\n"), "old.csv")
+	if err != nil || len(old) != 1 || !old[0].ZeroRTT || old[0].Fallback {
+		t.Errorf("old log: %+v, %v", old, err)
+	}
+	_, err = ReadObjects(strings.NewReader(ObjectsHeader+"\n0,1,0,0,1,,2,0,0\n"), "o.csv")
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.Field != "resumed" || pe.Line != 2 {
 		t.Errorf("resumed=2: %v", err)
@@ -165,7 +173,7 @@ func TestWorkloadJSON(t *testing.T) {
 func FuzzReadWorkloadLogs(f *testing.F) {
 	f.Add(RRHeader + "\n1.0,2.0,\n")
 	f.Add(CBRHeader + "\n0,0.1,0.2,100\n")
-	f.Add(ObjectsHeader + "\n0,1,0,0,1,,0,0\n")
+	f.Add(ObjectsHeader + "\n0,1,0,0,1,,0,0,1\n")
 	f.Add(CBRHeader + "\n4294967296,1,1,0\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		if rows, err := ReadRR(strings.NewReader(s), "f"); err == nil {

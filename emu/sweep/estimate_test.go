@@ -196,7 +196,9 @@ func TestElapsedIn(t *testing.T) {
 func TestEstimateObjects(t *testing.T) {
 	base := []string{"link.trace=none", "dc.enabled=false", "flow.path=link1", "link1.rate=1mbit", "link1.delay=250ms",
 		"flow.kind=objects", "flow.reuse=false"}
-	with := func(kv ...string) config.Config { return resolved(t, "throughput", append(append([]string(nil), base...), kv...)...) }
+	with := func(kv ...string) config.Config {
+		return resolved(t, "throughput", append(append([]string(nil), base...), kv...)...)
+	}
 	rtt := 500 * time.Millisecond
 	one := EstimateRun(with("flow.objects=100MB"))
 	if want := RunOverhead + transfer(100e6, 1e6) + 2*rtt; one < want || one > want+10*rtt {

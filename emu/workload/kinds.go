@@ -21,6 +21,10 @@ const (
 	ResumeOff  = "off"  // a full handshake
 	Resume1RTT = "1rtt" // TLS session resumption: a full round trip, no certificate
 	Resume0RTT = "0rtt" // QUIC 0-RTT: the request goes in the client's first flight
+	// ResumeBDP resumes the TLS session and the path's state: the measured
+	// TCP connections start with the window and pacing rate the first one
+	// measured (docs/zero-rtt.md, "Resumed path state").
+	ResumeBDP = "bdp"
 )
 
 // ProtoUDP is the protocol of cbr flows: plain UDP datagrams.

@@ -20,7 +20,7 @@ func bindTransport(fs *pflag.FlagSet, impl, proto, cc *string) {
 
 type serverFlags struct {
 	impl, proto, listen, cert, key, cc, qlog, root, sizes, keylog string
-	mptcp                                                         bool
+	mptcp, resumeBDP, resumeCheck                                 bool
 	tcpinfoLog                                                    string
 	tcpinfoInterval                                               time.Duration
 	t0, stampInterval                                             int64
@@ -43,6 +43,8 @@ func (f *serverFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.tcpinfoLog, endpoint.FlagTCPInfoLog, "", "CSV file of TCP_INFO samples per connection (go server)")
 	fs.DurationVar(&f.tcpinfoInterval, endpoint.FlagTCPInfoInterval, 0, "TCP_INFO sampling interval (0: 10ms)")
 	fs.Int64Var(&f.t0, endpoint.FlagT0, 0, "origin of logged times, Unix nanoseconds (default: start)")
+	fs.BoolVar(&f.resumeBDP, endpoint.FlagResumeBDP, false, "measure a client's first connection on GET /pathstate and start its later ones with that window and pacing rate (go server, as root)")
+	fs.BoolVar(&f.resumeCheck, endpoint.FlagResumeCheck, false, "with --resume-bdp: fall back to a normal start when the first round trip is acknowledged at under half the remembered rate")
 	f.work.bind(fs)
 }
 
@@ -52,6 +54,7 @@ func (f *serverFlags) config() (endpoint.ServerConfig, error) {
 		CertFile: f.cert, KeyFile: f.key, CC: f.cc, QlogFile: f.qlog, Root: f.root,
 		KeyLogFile: f.keylog, StampInterval: f.stampInterval, NotSentLowat: f.lowat,
 		MPTCP: f.mptcp, TCPInfoLog: f.tcpinfoLog, TCPInfoInterval: f.tcpinfoInterval, Work: f.work.work(),
+		ResumeBDP: f.resumeBDP, ResumeCheck: f.resumeCheck,
 	}
 	var err error
 	if cfg.T0, err = parseT0("server", f.t0); err != nil {

@@ -30,7 +30,7 @@ func (f *workFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.arrivals, endpoint.FlagArrivals, "", "objects: seq (default) or poisson:MEAN")
 	fs.Uint64Var(&f.seed, endpoint.FlagSeed, 0, "objects: seed of the sizes and arrivals drawn")
 	fs.BoolVar(&f.newConns, endpoint.FlagNewConns, false, "rr, objects: a new connection for each")
-	fs.StringVar(&f.resume, endpoint.FlagResume, "", "rr, objects: off, 1rtt or 0rtt")
+	fs.StringVar(&f.resume, endpoint.FlagResume, "", "rr, objects: off, 1rtt, 0rtt or bdp")
 	fs.StringVar(&f.kindLog, endpoint.FlagKindLog, "", "the kind's per-flow log (rr transactions, cbr datagrams, objects)")
 }
 
