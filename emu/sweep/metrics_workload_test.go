@@ -121,7 +121,7 @@ func TestWorkloadPresets(t *testing.T) {
 			if f.Kind != "bulk" || size != pt.Labels["size"] || f.ServerImpl != "ngtcp2" || f.CC != "bbr" {
 				t.Errorf("satellite %s: %+v", pt.ID, f)
 			}
-		case f.Kind != "objects" || f.Objects.String() != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt"):
+		case f.Kind != "objects" || f.Objects.String() != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt" && f.Resume != "bdp"):
 			t.Errorf("satellite %s: %+v", pt.ID, f.Workload)
 		}
 	}

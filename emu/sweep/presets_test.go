@@ -92,8 +92,8 @@ func TestPresetContents(t *testing.T) {
 	// one-way delay, the PEP only in its stack.
 	pairs := map[string][2]float64{"1M/100k": {1e6, 1e5}, "10M/2M": {10e6, 2e6}, "50M/25M": {50e6, 25e6}, "200M/100M": {200e6, 100e6}}
 	sat := namedPresetPlan(t, "satellite")
-	if len(sat.Points) != 4*5*4*5 {
-		t.Errorf("satellite: %d points, want 4 pairs × 5 RTTs × 4 sizes × 5 stacks", len(sat.Points))
+	if len(sat.Points) != 4*5*4*6 {
+		t.Errorf("satellite: %d points, want 4 pairs × 5 RTTs × 4 sizes × 6 stacks", len(sat.Points))
 	}
 	for _, pt := range sat.Points {
 		c := pt.Config

@@ -111,6 +111,7 @@ var workloadPresets = []Preset{
 				Value{"100MB", []string{"flow.objects=100MB", "flow.size=100MB"}}),
 			Labeled(axisStack,
 				Value{"tcp", []string{"flow.proto=tcp", "flow.cc=cubic"}},
+				Value{"tcp-bdp", []string{"flow.proto=tcp", "flow.cc=cubic", "flow.resume=bdp"}},
 				Value{"tcp-pep", []string{"flow.proto=tcp", "flow.cc=cubic", "pep.enabled=true", "pep.cc=cubic"}},
 				Value{"quic-go", []string{"flow.resume=off"}},
 				Value{"quic-go-0rtt", []string{"flow.resume=0rtt"}},
@@ -119,7 +120,8 @@ var workloadPresets = []Preset{
 		Grid: true, Repeat: 3,
 		Notes: "The satellite report's grid on one path (link1, DC off): its four forward/return bottleneck pairs, RTTs of 100 to 500 ms (each one-way delay half), " +
 			"object sizes of 500 kB to 100 MB, no jitter, a 500 ms queue (time-based, so it holds the same time at every rate), large QUIC buffers. " +
-			"Each run moves one object on a new connection: the objects workload (emu's endpoints) for TCP, TCP through the split-TCP PEP in the gateway " +
+			"Each run moves one object on a new connection: the objects workload (emu's endpoints) for TCP, TCP starting from the path state a first connection left " +
+			"(flow.resume=bdp, the report's BDP_FRAME idea in what Linux allows), TCP through the split-TCP PEP in the gateway " +
 			"(pep.*, docs/satellite.md), quic-go and quic-go resuming in 0-RTT (a first connection obtains the ticket and token; docs/zero-rtt.md); " +
 			"ngtcp2 with BBR (the closest to the report's picoquic BBR) as a download of the object's size, since ngtcp2's example client fetches one URL per process. " +
 			results.MetricTransferTime + " is the transfer's completion time from the dial to the last byte and " + results.MetricTransferUtilization +
