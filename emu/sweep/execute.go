@@ -23,8 +23,10 @@ type Runner func(ctx context.Context, cfg config.Config, out string) (*results.S
 
 // Options tune Execute.
 type Options struct {
-	// Shard selects the runs to do; the zero Shard does them all.
+	// Shard selects the runs to do; the zero Shard does them all. Only
+	// keeps, of those, the runs of the points it names.
 	Shard  Shard
+	Only   Selection
 	Runner Runner
 	// Progress receives a line when a run starts and when it ends: runs
 	// done of the shard's total, running and degraded, the run and its
@@ -183,7 +185,7 @@ func Execute(ctx context.Context, dir string, p *results.Plan, o Options) (*Outc
 	if err != nil {
 		return nil, err
 	}
-	runs := o.Shard.Runs(p)
+	runs := o.Only.Runs(p, o.Shard.Runs(p))
 	x.out = &Outcome{Runs: len(runs)}
 	for _, r := range runs {
 		if _, recorded := rec.done(dir, r); recorded {

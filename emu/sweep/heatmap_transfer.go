@@ -23,7 +23,7 @@ const (
 // whose runs have results.MetricTransferUtilization, the satellite
 // study's used-bandwidth maps: mean goodput over the bottleneck capacity
 // per size × RTT, a panel per stack, a figure per combination of the
-// other axes' values. Nil for any other plan.
+// other axes' values that has runs. Nil for any other plan.
 func usedBandwidthFigures(t *results.SweepTable) ([]Figure, error) {
 	p := t.Plan
 	ax, ay, stack, ok := transferAxes(p)
@@ -50,15 +50,20 @@ func usedBandwidthFigures(t *results.SweepTable) ([]Figure, error) {
 			return true
 		}
 		var panels []*plot.Plot
+		filled := 0
 		for _, s := range stack.Values {
 			g, cells := fillGrid(t, ax, ay, results.MetricTransferUtilization, func(r *results.SweepRow) bool {
 				return match(r) && r.Labels[axisStack] == s
 			})
+			filled += len(cells.XYs)
 			pl, err := heatPanel(s, ax, ay, g, cells, cm, 1)
 			if err != nil {
 				return nil, err
 			}
 			panels = append(panels, pl)
+		}
+		if filled == 0 {
+			continue // a slice of the grid (--only) that did not run here
 		}
 		where := describe(others, combo)
 		f := Figure{Name: "used-bandwidth" + slugOf(combo), Title: "Used bandwidth over size × RTT per stack" + where,

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,11 @@ func TestUsedBandwidthFigures(t *testing.T) {
 	}
 	if n := strings.Count(svg, ">0.42<"); n != 8 {
 		t.Errorf("%d cells written, want 2 stacks × 2 sizes × 2 RTTs", n)
+	}
+	// A slice (--only pair=1M/100k): no figure for the pair without runs.
+	tab.Rows = slices.DeleteFunc(tab.Rows, func(r results.SweepRow) bool { return r.Labels["pair"] == "50M/25M" })
+	if figs, err := usedBandwidthFigures(tab); err != nil || len(figs) != 1 {
+		t.Errorf("a slice of one pair: %d figures, %v", len(figs), err)
 	}
 	p.Vary = p.Vary[:3]
 	if figs, err := usedBandwidthFigures(tab); err != nil || figs != nil {

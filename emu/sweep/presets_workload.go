@@ -126,7 +126,7 @@ var workloadPresets = []Preset{
 			"ngtcp2 with BBR (the closest to the report's picoquic BBR) as a download of the object's size, since ngtcp2's example client fetches one URL per process. " +
 			results.MetricTransferTime + " is the transfer's completion time from the dial to the last byte and " + results.MetricTransferUtilization +
 			" its goodput over the forward rate (the report's used bandwidth), drawn per size × RTT and stack in the used-bandwidth maps. " +
-			"The whole grid is long (100 MB at 1 Mbit/s is over 800 s a run): split it with --shard i/n over machines or sessions.",
+			"The whole grid is long (100 MB at 1 Mbit/s is over 800 s a run): run a slice with --only (--only pair=50M/25M --only size=1MB,10MB) or split it with --shard i/n over machines or sessions.",
 	},
 	{
 		Name: "steering", Title: "per-flow steering on DC: a bulk flow and a latency probe, each flow's scheduler varied; bulk goodput against the probe's p95 latency",

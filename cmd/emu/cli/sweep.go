@@ -22,6 +22,7 @@ type sweepFlags struct {
 	preset      string
 	listPresets bool
 	shard       string
+	only        []string
 	dryRun      bool
 	force       bool
 	verbose     bool
@@ -101,6 +102,9 @@ recorded and left out of the statistics.`,
 				return err
 			}
 			o.Shard = shard
+			if o.Only, err = sweep.ParseSelection(plan, f.only); err != nil {
+				return usageError{err}
+			}
 			job := &sweep.PlanJob{Plan: plan, Force: f.force, Aggregate: sweep.AggregateOptions{KeepDegraded: f.keepDeg}}
 			return drive(e, sweep.Session{Name: "sweep", Dir: out, Options: o}, job, f.dryRun, newRunner, f.verbose)
 		},
@@ -114,6 +118,7 @@ recorded and left out of the statistics.`,
 	c.Flags().StringVar(&f.preset, "preset", "", "start from a preset (see --list-presets); --set, --vary, --repeat and --grid adjust it")
 	c.Flags().BoolVar(&f.listPresets, "list-presets", false, "list the presets with the figures they reproduce")
 	c.Flags().StringVar(&f.shard, "shard", "", "run shard i of n of the plan (i from 1 to n)")
+	c.Flags().StringArrayVar(&f.only, "only", nil, "run only the points with one of these values of an axis: AXIS=V1,V2,… (repeatable; the plan and its seeds stay whole)")
 	c.Flags().BoolVar(&f.dryRun, "dry-run", false, "resolve and print the plan, run nothing")
 	c.Flags().BoolVar(&f.force, "force", false, "replace the plan of an existing --out (runs that no longer match are redone)")
 	c.Flags().BoolVarP(&f.verbose, "verbose", "v", false, "print each run's live status lines")
