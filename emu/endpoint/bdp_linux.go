@@ -4,7 +4,6 @@ package endpoint
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -82,14 +81,10 @@ func (b *bdpServer) connContext(ctx context.Context, c net.Conn) context.Context
 	if !ok {
 		return ctx
 	}
-	if tc, ok := c.(*tls.Conn); ok {
-		c = tc.NetConn()
-	}
-	sc, ok := c.(syscall.Conn)
-	if !ok {
+	rc, err := socketOf(c)
+	if errors.Is(err, errNoSocket) {
 		return ctx
 	}
-	rc, err := sc.SyscallConn()
 	if err == nil {
 		err = setPacingCap(rc, uint32(min(s.rate, uint64(noPacingCap-1))))
 	}

@@ -3,6 +3,7 @@ package endpoint
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net"
 	"syscall"
 )
@@ -19,18 +20,27 @@ type sendWaitKey struct{}
 // withSendWait makes the requests of connection c (a *tls.Conn over a TCP
 // socket) wait for the socket to be writable before each send stamp.
 func withSendWait(ctx context.Context, c net.Conn) context.Context {
+	rc, err := socketOf(c)
+	if err != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sendWaitKey{}, rc)
+}
+
+// errNoSocket is socketOf's error for a connection without a socket of
+// its own (QUIC streams).
+var errNoSocket = errors.New("not a socket")
+
+// socketOf is the socket under c, a TCP connection or TLS over one.
+func socketOf(c net.Conn) (syscall.RawConn, error) {
 	if tc, ok := c.(*tls.Conn); ok {
 		c = tc.NetConn()
 	}
 	sc, ok := c.(syscall.Conn)
 	if !ok {
-		return ctx
+		return nil, errNoSocket
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return ctx
-	}
-	return context.WithValue(ctx, sendWaitKey{}, rc)
+	return sc.SyscallConn()
 }
 
 // waitSendable blocks until the request's socket takes data without

@@ -15,6 +15,17 @@ func ApplyDup(nsFd int, table string, ch DupChain) error {
 	if err := validateDup(table, ch); err != nil {
 		return fmt.Errorf("nft: table %s: %w", table, err)
 	}
+	var rules [][]expr.Any
+	for _, r := range ch.Rules {
+		rules = append(rules, dupExprs(r))
+	}
+	return installIPv4(nsFd, table, ch.Name, ch.Hook, ch.Priority, rules, "dup rules (needs nft_dup_ipv4, CONFIG_NFT_DUP_IPV4)")
+}
+
+// installIPv4 replaces the ip-family table in namespace nsFd with one
+// base chain of rules, in one atomic batch; what names the rules and the
+// kernel support they need in the error of a kernel that refuses them.
+func installIPv4(nsFd int, table, chain string, hook Hook, prio int, rules [][]expr.Any, what string) error {
 	if err := checkNS(nsFd); err != nil {
 		return err
 	}
@@ -22,12 +33,12 @@ func ApplyDup(nsFd int, table string, ch DupChain) error {
 	if err != nil {
 		return err
 	}
-	nc := addChain(c, t, ch.Name, ch.Hook, ch.Priority)
-	for _, r := range ch.Rules {
-		c.AddRule(&nftables.Rule{Table: t, Chain: nc, Exprs: dupExprs(r)})
+	nc := addChain(c, t, chain, hook, prio)
+	for _, e := range rules {
+		c.AddRule(&nftables.Rule{Table: t, Chain: nc, Exprs: e})
 	}
 	if err := c.Flush(); err != nil {
-		return fmt.Errorf("nft: table %s: install dup rules (needs nft_dup_ipv4, CONFIG_NFT_DUP_IPV4): %w", table, err)
+		return fmt.Errorf("nft: table %s: install %s: %w", table, what, err)
 	}
 	return nil
 }

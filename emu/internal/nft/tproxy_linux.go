@@ -17,21 +17,8 @@ func ApplyTProxy(nsFd int, table string, ch TProxyChain) error {
 	if err := validateTProxy(table, ch); err != nil {
 		return fmt.Errorf("nft: table %s: %w", table, err)
 	}
-	if err := checkNS(nsFd); err != nil {
-		return err
-	}
-	c, t, err := replaceTable(nsFd, table, nftables.TableFamilyIPv4)
-	if err != nil {
-		return err
-	}
-	nc := addChain(c, t, ch.Name, Prerouting, ch.Priority)
-	for _, e := range tproxyExprs(ch.Proxy) {
-		c.AddRule(&nftables.Rule{Table: t, Chain: nc, Exprs: e})
-	}
-	if err := c.Flush(); err != nil {
-		return fmt.Errorf("nft: table %s: install tproxy rules (needs nft_socket and nft_tproxy, CONFIG_NFT_SOCKET, CONFIG_NFT_TPROXY): %w", table, err)
-	}
-	return nil
+	return installIPv4(nsFd, table, ch.Name, Prerouting, ch.Priority, tproxyExprs(ch.Proxy),
+		"tproxy rules (needs nft_socket and nft_tproxy, CONFIG_NFT_SOCKET, CONFIG_NFT_TPROXY)")
 }
 
 // tproxyExprs encodes the two kinds of rule: a TCP segment of a connection
