@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dc-emu/emu/emu/results"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // renderBoth renders a figure as SVG and PNG, checks the PNG decodes at
