@@ -20,9 +20,6 @@ func readCooked(r io.Reader, name string) (*Trace, error) {
 		if !ok {
 			break
 		}
-		if text == "" {
-			continue
-		}
 		f := strings.Fields(text)
 		if len(f) != 2 {
 			return nil, parseErr(name, sc.line, "", "", errorf(ErrFieldCount, "%d fields, want 2 (seconds, Mbit/s)", len(f)))

@@ -39,9 +39,6 @@ func readMahimahi(r io.Reader, name string, w time.Duration) (*Trace, error) {
 		if !ok {
 			break
 		}
-		if len(line) == 0 {
-			continue
-		}
 		ms, ok := parseMillis(line)
 		if !ok {
 			text := string(line)

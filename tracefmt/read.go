@@ -145,21 +145,25 @@ func newLineScanner(r io.Reader, name string) *lineScanner {
 	return &lineScanner{sc: sc, name: name}
 }
 
-// next returns the next line with its surrounding white space removed;
-// ok is false at the end of the input or on error (see err).
+// next returns the next line that is not blank, with its surrounding
+// white space removed; ok is false at the end of the input or on error
+// (see err).
 func (s *lineScanner) next() (text string, ok bool) {
 	b, ok := s.nextBytes()
 	return string(b), ok
 }
 
-// nextBytes is next without the copy; the bytes are valid until the next
-// call.
+// nextBytes is the next line that is not blank, trimmed, without the
+// copy; the bytes are valid until the next call. Blank lines still count
+// for the line numbers of errors.
 func (s *lineScanner) nextBytes() ([]byte, bool) {
-	if !s.sc.Scan() {
-		return nil, false
+	for s.sc.Scan() {
+		s.line++
+		if b := bytes.TrimSpace(s.sc.Bytes()); len(b) > 0 {
+			return b, true
+		}
 	}
-	s.line++
-	return bytes.TrimSpace(s.sc.Bytes()), true
+	return nil, false
 }
 
 func (s *lineScanner) err() error {

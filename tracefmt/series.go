@@ -35,9 +35,6 @@ func readSeries(r io.Reader, name string, f Format, step time.Duration) (*Trace,
 		if !ok {
 			break
 		}
-		if len(line) == 0 {
-			continue
-		}
 		text := string(line)
 		v, err := parseFinite(text)
 		if err != nil {
