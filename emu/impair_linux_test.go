@@ -179,7 +179,12 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 		for seq := a.seq; seq < b.seq; seq++ {
 			sent := a.sent.Add(time.Duration(float64(b.sent.Sub(a.sent)) * float64(seq-a.seq) / float64(b.seq-a.seq)))
 			at := since(sent)
-			if near(at, 250*time.Millisecond, 3*time.Millisecond) {
+			// Requests within 10 ms of a window's edge are not judged: the
+			// send time is interpolated between answered neighbours, and
+			// the loss changes when the direction's impairment player (a
+			// goroutine, not a real-time thread) wakes. A clean-clone CI
+			// run once lost a request sent 4 ms after a window closed.
+			if near(at, 250*time.Millisecond, 10*time.Millisecond) {
 				continue
 			}
 			_, answered := got[seq]
