@@ -3,6 +3,7 @@ package endpoint
 import (
 	"context"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"github.com/dc-emu/emu/emu/internal/mptcp"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/internal/nsthread"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -50,6 +52,24 @@ func txBytes(t *testing.T, nd *topo.NodeNS, iface string) uint64 {
 func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 	emutest.RequireMPTCP(t)
 	emutest.Exclusive(t)
+	// Kernel 6.18's MPTCP, about once in a few hundred connections here,
+	// hands the server a client stream with bytes missing or out of place
+	// when the second subflow joins during the TLS handshake: the server
+	// reads a record header with a random version and both ends fail
+	// within 4 ms, before any byte of the body. Nothing of emu is on that
+	// path (plain veths, no emulator); one fresh try, with the namespaces'
+	// MPTcpExt counters logged, tells that apart from a fault of ours.
+	for try := 1; ; try++ {
+		if !mptcpTwoSubflows(t, try < 2) {
+			return
+		}
+	}
+}
+
+// mptcpTwoSubflows is one attempt of TestMPTCPTwoSubflowsOverBothLinks. It
+// reports true, having logged why, when the kernel corrupted the stream
+// and retry allows another try.
+func mptcpTwoSubflows(t *testing.T, retry bool) bool {
 	n, err := topo.Build(context.Background(), topo.DC(emutest.RunID(t), topo.DCOptions{Paths: []string{topo.PathMPTCP}, Uplink: topo.PathLink1}))
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +96,14 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 	cl := startEmuIn(t, &emutest.NetNS{NS: cliNode.NS}, ClientArgs(ClientConfig{Proto: ProtoTCP, MPTCP: true,
 		URL: BytesURL(addr, UnboundedSize), CAFile: cert, Duration: time.Second, CC: "reno"}))
 	done := cl.next(t, EventDone, 20*time.Second)
-	if code := cl.wait(t, 5*time.Second); code != 0 || !done.Complete || done.Error != "" {
+	code := cl.wait(t, 5*time.Second)
+	if retry && done.Bytes == 0 && strings.Contains(done.Error, "tls: ") {
+		t.Logf("the MPTCP stream was corrupted before any byte arrived (client: %s); MPTcpExt counters: server %s; client %s; trying once more",
+			done.Error, mptcpMIBNonZero(t, srvNode), mptcpMIBNonZero(t, cliNode))
+		srv.cmd.Process.Kill()
+		return true
+	}
+	if code != 0 || !done.Complete || done.Error != "" {
 		t.Fatalf("client exit %d, done %+v", code, done)
 	}
 	acc := srv.next(t, EventAccept, 5*time.Second)
@@ -127,6 +154,39 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 			t.Errorf("link%d carried %d bytes, its subflow %d acknowledged bytes", i+1, d, r.BytesAcked)
 		}
 	}
+	return false
+}
+
+// mptcpMIBNonZero lists the namespace's non-zero MPTcpExt counters.
+func mptcpMIBNonZero(t *testing.T, nd *topo.NodeNS) string {
+	var out []string
+	err := nsthread.Do(int(nd.NS), func() error {
+		b, err := os.ReadFile("/proc/thread-self/net/netstat")
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, line := range strings.Split(string(b), "\n") {
+			rest, ok := strings.CutPrefix(line, "MPTcpExt:")
+			if !ok {
+				continue
+			}
+			if names == nil {
+				names = strings.Fields(rest)
+				continue
+			}
+			for i, v := range strings.Fields(rest) {
+				if v != "0" && i < len(names) {
+					out = append(out, names[i]+"="+v)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err.Error()
+	}
+	return strings.Join(out, " ")
 }
 
 // TestMPTCPFallbackFails: an MPTCP client against a plain TCP server, and a
