@@ -21,6 +21,16 @@ func delayLineFigures(dir string, delay time.Duration, late delayline.HistogramS
 	}
 }
 
+// playerFigures is a trace player's lateness, none when it made no change
+// after its first.
+func playerFigures(dir, kind string, late delayline.HistogramSnapshot) []fidelity.Player {
+	if late.Count == 0 {
+		return nil
+	}
+	return []fidelity.Player{{Direction: dir, Kind: kind, Changes: late.Count,
+		LateP50: late.Quantile(0.50), LateP99: late.Quantile(0.99), LateMax: late.Max}}
+}
+
 // rateLimiterFigures is what a rate limiter delivered while its queue
 // provably held more than it was to send (linkstats.Saturated). capacity gives the configured rate over a
 // stretch for trace-driven directions (nil: the rate in each reading).

@@ -9,7 +9,7 @@ import (
 
 // judgeFidelity judges whether the run's emulation kept up (package fidelity)
 // from what the run measured between the start of its flows and its
-// outcome: the delay lines' lateness, the rate limiters' delivery while
+// outcome: the delay lines' and trace players' lateness, the rate limiters' delivery while
 // saturated, the packet threads' and endpoints' CPU and run-queue wait,
 // the softirq threads' wait and the host's steal. Nil when the run never
 // reached its flows.
@@ -27,6 +27,9 @@ func (r *runner) judgeFidelity() *fidelity.Fidelity {
 			// trace's median delay.
 			fm.DelayLines = append(fm.DelayLines, delayLineFigures(d.Name, d.NominalDelay(), d.Loop.Snapshot().Late))
 		}
+		rate, impair := d.PlayerLate()
+		fm.Players = append(fm.Players, playerFigures(d.Name, fidelity.PlayerRate, rate)...)
+		fm.Players = append(fm.Players, playerFigures(d.Name, fidelity.PlayerImpairments, impair)...)
 		if i >= len(m.series) || len(m.series[i]) < 2 {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/topo"
@@ -245,6 +247,23 @@ func TestDelayJumpsInResults(t *testing.T) {
 		}
 		if len(l.DelayJumpsS) >= 3 && l.DelayJumpPeriodS != 2 {
 			t.Errorf("link1.%s: jump period %v s, want 2", l.Dir, l.DelayJumpPeriodS)
+		}
+	}
+	// The delay player's changes (up at 0.5 s, down at 0.55 s, again
+	// every 2 s) are timed and judged, per direction of link1 only.
+	judged := map[string]bool{}
+	for _, c := range sum.Fidelity.Checks {
+		if c.Name == fidelity.CheckPlayerLate {
+			judged[c.Subject] = true
+		}
+	}
+	if want := map[string]bool{"link1.down impairments": true, "link1.up impairments": true}; !maps.Equal(judged, want) {
+		t.Errorf("trace players judged: %v, want %v", judged, want)
+	}
+	for _, d := range em.Dirs() {
+		_, impair := d.PlayerLate()
+		if d.Link == 0 && impair.Count < 4 {
+			t.Errorf("%s: %d delay changes timed, want at least 4", d.Name, impair.Count)
 		}
 	}
 }

@@ -25,6 +25,8 @@ func fidelityParams() []Param {
 			func(c *Config) *time.Duration { return &th(c).LateCeil }),
 		durationParam("fidelity.late_max", "longest release lateness (stall) of a delay line",
 			func(c *Config) *time.Duration { return &th(c).LateMax }),
+		durationParam("fidelity.player_late", "p99 lateness of a trace player's changes (a link's rate, or its delay and loss)",
+			func(c *Config) *time.Duration { return &th(c).PlayerLate }),
 		fractionParam("fidelity.rate_tolerance", "a saturated rate limiter is degraded outside 1 ± this of its configured rate",
 			func(c *Config) *float64 { return &th(c).RateTolerance }),
 		durationParam("fidelity.min_saturated", "how long a rate limiter must be provably saturated for its rate to be judged",
@@ -65,7 +67,7 @@ func (c *Config) validateFidelity() []error {
 		key string
 		v   time.Duration
 	}{
-		{"fidelity.late_floor", th.LateFloor}, {"fidelity.late_ceil", th.LateCeil}, {"fidelity.late_max", th.LateMax},
+		{"fidelity.late_floor", th.LateFloor}, {"fidelity.late_ceil", th.LateCeil}, {"fidelity.late_max", th.LateMax}, {"fidelity.player_late", th.PlayerLate},
 		{"fidelity.min_saturated", th.MinSaturated}, {"fidelity.thread_mean_wait", th.ThreadMeanWait},
 		{"fidelity.softirq_wait", th.SoftirqWait},
 	} {

@@ -10,6 +10,7 @@ import (
 const (
 	CheckLateP99        = "delay_line.late_p99"
 	CheckLateMax        = "delay_line.late_max"
+	CheckPlayerLate     = "trace_player.late_p99"
 	CheckRate           = "rate_limiter.rate"
 	CheckThreadWait     = "thread.wait"
 	CheckThreadMeanWait = "thread.mean_wait"
@@ -36,6 +37,9 @@ func Evaluate(m Measurements, th Thresholds) Fidelity {
 	var cs []Check
 	for _, d := range m.DelayLines {
 		cs = append(cs, lateChecks(d, th)...)
+	}
+	for _, p := range m.Players {
+		cs = append(cs, playerCheck(p, th))
 	}
 	for _, r := range m.RateLimiters {
 		cs = append(cs, rateCheck(r, th))
@@ -84,6 +88,21 @@ func lateChecks(d DelayLine, th Thresholds) []Check {
 	}
 	return []Check{p99, top}
 }
+
+// playerCheck judges how late a trace player's changes took effect.
+func playerCheck(p Player, th Thresholds) Check {
+	c := Check{Name: CheckPlayerLate, Subject: p.Direction + " " + p.Kind, Value: inMs(p.LateP99), Threshold: inMs(th.PlayerLate), Unit: UnitMs}
+	c.OK = p.LateP99 <= th.PlayerLate
+	if c.OK {
+		c.Detail = fmt.Sprintf("p99 %.3f ms after the trace's time (p50 %.3f, max %.3f ms) over %d changes", inMs(p.LateP99), inMs(p.LateP50), inMs(p.LateMax), p.Changes)
+	} else {
+		c.Detail = fmt.Sprintf("1 %% of %d changes took effect more than %.3f ms after the trace's time (max %.3f ms): the %s followed the trace that much late (the player is an ordinary thread: the host was busy)",
+			p.Changes, inMs(p.LateP99), inMs(p.LateMax), playerWhat[p.Kind])
+	}
+	return c
+}
+
+var playerWhat = map[string]string{PlayerRate: "link's rate", PlayerImpairments: "link's delay and loss"}
 
 // lateRule says where a p99 limit comes from.
 func lateRule(delay, limit time.Duration, th Thresholds) string {

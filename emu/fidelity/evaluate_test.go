@@ -91,6 +91,41 @@ func TestDelayLineEdges(t *testing.T) {
 	}
 }
 
+func TestPlayerEdges(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p99  time.Duration
+		th   Thresholds
+		ok   bool
+	}{
+		{"quiet", 330 * µs, Thresholds{}, true},
+		{"at limit", 2 * ms, Thresholds{}, true},
+		{"just over", 2*ms + ns, Thresholds{}, false},
+		{"loaded, looser threshold", 2400 * µs, Thresholds{PlayerLate: 3 * ms}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := Measurements{Players: []Player{
+				{Direction: "link1.down", Kind: PlayerRate, Changes: 3000, LateP50: 100 * µs, LateP99: c.p99, LateMax: 8 * ms},
+				{Direction: "link1.down", Kind: PlayerImpairments, Changes: 3000, LateP50: 40 * µs, LateP99: 130 * µs, LateMax: 4 * ms},
+			}}
+			f := Evaluate(m, c.th)
+			rate := find(t, f, CheckPlayerLate, "link1.down rate")
+			if rate.OK != c.ok || rate.Unit != UnitMs || rate.Value != inMs(c.p99) {
+				t.Errorf("rate %+v, want ok %v", rate, c.ok)
+			}
+			if imp := find(t, f, CheckPlayerLate, "link1.down impairments"); !imp.OK {
+				t.Errorf("impairments %+v", imp)
+			}
+			if (f.Status == OK) != c.ok {
+				t.Errorf("status %s", f.Status)
+			}
+			if !c.ok && !strings.Contains(rate.Detail, "link's rate followed the trace") {
+				t.Errorf("detail %q does not name what came late", rate.Detail)
+			}
+		})
+	}
+}
+
 func TestRateLimiterEdges(t *testing.T) {
 	for _, c := range []struct {
 		name      string

@@ -6,6 +6,7 @@ import "time"
 // may be empty (a run without delay lines has none to check).
 type Measurements struct {
 	DelayLines   []DelayLine   `json:"delay_lines"`
+	Players      []Player      `json:"players,omitempty"`
 	RateLimiters []RateLimiter `json:"rate_limiters"`
 	Threads      []Thread      `json:"threads"`
 	Endpoints    []Endpoint    `json:"endpoints"`
@@ -32,6 +33,24 @@ type DelayLine struct {
 	LateMax   time.Duration `json:"late_max_ns"`
 	Released  uint64        `json:"released"`
 }
+
+// Player is one trace player of a direction: how late each change it made
+// after the first took effect, from the time the trace gave it to the end
+// of applying it (link.Dir.PlayerLate).
+type Player struct {
+	Direction string        `json:"direction"` // e.g. link1.down
+	Kind      string        `json:"kind"`      // PlayerRate or PlayerImpairments
+	Changes   uint64        `json:"changes"`
+	LateP50   time.Duration `json:"late_p50_ns"`
+	LateP99   time.Duration `json:"late_p99_ns"`
+	LateMax   time.Duration `json:"late_max_ns"`
+}
+
+// Player kinds.
+const (
+	PlayerRate        = "rate"        // the rate limiter's rate
+	PlayerImpairments = "impairments" // the delay line's delay and loss
+)
 
 // RateLimiter is one rate limiter's delivery while its queue provably
 // held more than it was to send (linkstats.Saturated).

@@ -35,6 +35,18 @@ type Thresholds struct {
 	// stall reaches QUIC's probe timeout on a 20 ms path and can cause
 	// spurious retransmissions. Loaded runs stalled for 3.6–360 ms.
 	LateMax time.Duration
+	// PlayerLate bounds the p99 lateness of a trace player's changes (key
+	// player_late, 2 ms): a rate, delay or loss change that takes effect
+	// late leaves the previous value in force that long, so a rate change
+	// late by 2 ms moves a fifth of a 10 ms Mahimahi window's bytes.
+	// Measured on the 2-core development VM over 30 s runs, a Starlink
+	// rate and delay trace on link1 (about 3000 changes per player) and
+	// StaticA on link2 (30): quiet, p99 0.13–0.47 ms and max 3.3–3.9 ms;
+	// with two busy processes on the two cores p99 2.0–2.4 ms, max 8.4 ms
+	// (those runs' softirq check failed too). Before the players were
+	// real-time threads the same load gave p99 2.4–2.9 ms and 0.78–1.3 s
+	// stalls, quiet 0.25–0.42 ms.
+	PlayerLate time.Duration
 	// RateTolerance bounds a saturated rate limiter's delivered rate
 	// against its configured rate: degraded outside 1 ± RateTolerance
 	// (key rate_tolerance, 3 %). HTB delivered 1.000 of the rate over
@@ -128,6 +140,7 @@ func Defaults() Thresholds {
 	return Thresholds{
 		LateFrac: 0.05, LateFloor: 500 * time.Microsecond, LateCeil: time.Millisecond,
 		LateMax:       50 * time.Millisecond,
+		PlayerLate:    2 * time.Millisecond,
 		RateTolerance: 0.03, MinSaturated: time.Second,
 		ThreadWait: 0.2, ThreadMeanWait: 50 * time.Microsecond, ThreadCPU: 0.8,
 		EndpointCPU: 0.9, EndpointWait: 0.85,
@@ -143,6 +156,7 @@ func (th Thresholds) filled() Thresholds {
 	orDefault(&th.LateFloor, d.LateFloor)
 	orDefault(&th.LateCeil, d.LateCeil)
 	orDefault(&th.LateMax, d.LateMax)
+	orDefault(&th.PlayerLate, d.PlayerLate)
 	orDefault(&th.RateTolerance, d.RateTolerance)
 	orDefault(&th.MinSaturated, d.MinSaturated)
 	orDefault(&th.ThreadWait, d.ThreadWait)

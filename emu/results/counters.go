@@ -29,6 +29,26 @@ type LinkCounters struct {
 	RateBps   float64            `json:"rate_bps"`
 	Qdisc     *QdiscCounters     `json:"qdisc,omitempty"`
 	DelayLine *DelayLineCounters `json:"delay_line,omitempty"`
+	// TracePlayer is how late the direction's trace changes took effect;
+	// nil where no trace drives it.
+	TracePlayer *TracePlayerCounters `json:"trace_player,omitempty"`
+}
+
+// TracePlayerCounters are a direction's trace players: the one that sets
+// the rate limiter's rate and the one that sets the delay line's delay and
+// loss (nil where the direction has no such trace).
+type TracePlayerCounters struct {
+	Rate        *PlayerCounters `json:"rate,omitempty"`
+	Impairments *PlayerCounters `json:"impairments,omitempty"`
+}
+
+// PlayerCounters are one player's changes after the first and how late
+// each took effect, in microseconds (p50, p99, max): from the time the
+// trace gave it to the end of applying it (HTB's netlink change for a
+// rate, the delay line's parameters for a delay or a loss).
+type PlayerCounters struct {
+	Changes uint64             `json:"changes"`
+	LateUs  map[string]float64 `json:"late_us"`
 }
 
 // QdiscCounters are the rate limiter's kernel counters: what the HTB class
