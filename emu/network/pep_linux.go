@@ -48,6 +48,12 @@ type pep struct {
 	ln     *net.TCPListener
 	buffer int
 
+	// dials ends with close: a connection to a server that does not
+	// answer would otherwise hold close for the kernel's SYN retries
+	// (about two minutes).
+	dials  context.Context
+	cancel context.CancelFunc
+
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	open   map[*net.TCPConn]struct{} // both sockets of live splits
@@ -75,6 +81,7 @@ func (e *Emulation) startPEP(ctx context.Context) error {
 		return fmt.Errorf("pep: %w", err)
 	}
 	p := &pep{node: gws, buffer: c.buffer, open: map[*net.TCPConn]struct{}{}}
+	p.dials, p.cancel = context.WithCancel(context.Background())
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		return sockopts(rc, true, c.cc, c.buffer)
 	}}
@@ -222,7 +229,7 @@ func (p *pep) split(sat *net.TCPConn) {
 	}
 	var srv *net.TCPConn
 	err := p.node.Do(func() error {
-		c, err := d.Dial("tcp4", server.String())
+		c, err := d.DialContext(p.dials, "tcp4", server.String())
 		if err == nil {
 			srv = c.(*net.TCPConn)
 		}
@@ -278,6 +285,7 @@ func (p *pep) counters() *results.PEPCounters {
 
 // close stops accepting, ends the live splits and waits for them.
 func (p *pep) close() {
+	p.cancel()
 	p.mu.Lock()
 	p.closed = true
 	for c := range p.open {

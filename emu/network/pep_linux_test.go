@@ -116,3 +116,44 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 		t.Errorf("PEP after UDP: %+v, want the one TCP connection", pc)
 	}
 }
+
+// TestPEPCloseWithServerSilent: a connection the PEP split while the
+// server does not answer (its link down, so the PEP's SYNs go unanswered)
+// does not hold Close for the kernel's SYN retries.
+func TestPEPCloseWithServerSilent(t *testing.T) {
+	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp", "pep.enabled=true")
+	srv, err := em.Net.Node("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli1, err := em.Net.Node("cli1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links, err := srv.Handle.LinkList()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range links {
+		if l.Attrs().Name != "lo" {
+			if err := srv.Handle.LinkSetDown(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var c net.Conn
+	server := netip.AddrPortFrom(topo.ServerAddr, 9000)
+	if err := cli1.Do(func() (err error) { c, err = net.DialTimeout("tcp4", server.String(), 5*time.Second); return }); err != nil {
+		t.Fatalf("the PEP did not accept for the silent server: %v", err)
+	}
+	defer c.Close()
+	time.Sleep(300 * time.Millisecond) // the PEP is dialling the server
+	start := time.Now()
+	em.Close()
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Close took %v with a split waiting for the server", took)
+	}
+	if p := em.PEP(); p.Connections != 0 || p.Failed != 1 {
+		t.Errorf("pep counters %+v, want one failed split", p)
+	}
+}
