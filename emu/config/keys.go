@@ -134,7 +134,8 @@ func ParseSettings(ss []string) ([]Setting, error) {
 // Apply applies settings to c, broader keys before narrower ones whatever
 // their order on the command line (link.delay, then link1.delay, then
 // link1.down.delay; flow.size, then flows.1.size), and ratio keys last.
-// Every error names its key.
+// Every error names its key; a key that no flow of its kind would read is
+// an error too (checkKindKeys).
 func Apply(c *Config, settings []Setting) error {
 	sorted := slices.Clone(settings)
 	slices.SortStableFunc(sorted, func(a, b Setting) int { return specificity(a.Key) - specificity(b.Key) })
@@ -145,7 +146,10 @@ func Apply(c *Config, settings []Setting) error {
 	}
 	nameFlows(c)
 	settleImpairments(c, settings)
-	return settleRates(c, settings)
+	if err := settleRates(c, settings); err != nil {
+		return err
+	}
+	return checkKindKeys(c, settings)
 }
 
 // Resolve builds the configuration of a scenario with settings applied and
