@@ -26,12 +26,14 @@ var kindKeys = map[string][]string{
 }
 
 // checkKindKeys refuses the settings of kind-specific keys (kindKeys) that
-// no flow they reach would read, once every setting is applied: a
-// flows.N key whose flow is of another kind, or a flow.* key that no flow
-// reads, unless the value is the default. One pairing is not an ignored setting but the same thing said
-// twice, and passes: a bulk flow's size and an objects flow's single
-// object of that size (a sweep may switch a flow between the two kinds).
+// no flow they reach would read, once every setting is applied: a flows.N
+// key whose flow is of another kind, or a flow.* key that no flow reads,
+// unless the value is the default. One pairing is not an ignored setting
+// but the same thing said twice, and passes: a bulk flow's size and an
+// objects flow's single object of that size (a sweep may switch a flow
+// between the two kinds).
 func checkKindKeys(c *Config, settings []Setting) error {
+	var def *Flow // the scenario's default flow, made when first needed
 	for _, s := range settings {
 		field, ok := kindField(s.Key)
 		if !ok {
@@ -46,7 +48,17 @@ func checkKindKeys(c *Config, settings []Setting) error {
 				continue
 			}
 			f := c.Flows[i]
-			if !slices.Contains(kinds, f.Kind) && changed(c.Scenario, f, field) && !sameTransfer(f, field) {
+			if slices.Contains(kinds, f.Kind) || sameTransfer(f, field) {
+				continue
+			}
+			if def == nil {
+				d, err := DefaultConfig(c.Scenario) // every scenario has a flow
+				if err != nil {
+					return err
+				}
+				def = &d.Flows[0]
+			}
+			if changed(f, *def, field) {
 				unread = append(unread, i)
 			}
 		}
@@ -65,16 +77,12 @@ func checkKindKeys(c *Config, settings []Setting) error {
 }
 
 // changed reports whether flow f's field differs from the scenario's
-// default flow's: a setting that leaves the default (as a run's recorded
-// values do when applied again) sets nothing to ignore.
-func changed(scenario string, f Flow, field string) bool {
-	def, err := DefaultConfig(scenario)
-	if err != nil || len(def.Flows) == 0 {
-		return true
-	}
+// default flow def's: a setting that leaves the default (as a run's
+// recorded values do when applied again) sets nothing to ignore.
+func changed(f, def Flow, field string) bool {
 	for _, ff := range slices.Concat(flowFields, workloadFields) {
 		if ff.name == field {
-			return ff.get(&f) != ff.get(&def.Flows[0])
+			return ff.get(&f) != ff.get(&def)
 		}
 	}
 	return true
