@@ -25,14 +25,7 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 	emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
 		"link1.delay=100ms", "pep.enabled=true", "pep.initcwnd=40")
-	srv, err := em.Net.Node("srv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli1, err := em.Net.Node("cli1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cli1 := pepEnds(t, em)
 	const size = 2 << 20
 	server := netip.AddrPortFrom(topo.ServerAddr, 9000)
 	var ln net.Listener
@@ -117,19 +110,27 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 	}
 }
 
+// pepEnds are the namespaces at the two ends of a PEP split over link1:
+// the server's and the link1 client's.
+func pepEnds(t *testing.T, em *Emulation) (srv, cli1 *topo.NodeNS) {
+	t.Helper()
+	srv, err := em.Net.Node("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli1, err = em.Net.Node("cli1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, cli1
+}
+
 // TestPEPCloseWithServerSilent: a connection the PEP split while the
 // server does not answer (its link down, so the PEP's SYNs go unanswered)
 // does not hold Close for the kernel's SYN retries.
 func TestPEPCloseWithServerSilent(t *testing.T) {
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp", "pep.enabled=true")
-	srv, err := em.Net.Node("srv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cli1, err := em.Net.Node("cli1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cli1 := pepEnds(t, em)
 	links, err := srv.Handle.LinkList()
 	if err != nil {
 		t.Fatal(err)
