@@ -3,6 +3,7 @@ package topo
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 )
 
 // OpKind is the kind of one kernel operation of a plan.
@@ -95,7 +96,7 @@ func Plan(s Spec) []Op {
 		ops = append(ops, Op{Kind: OpNamespace, Node: n.Name})
 	}
 	for _, n := range s.Nodes {
-		for _, kv := range nodeSysctls {
+		for _, kv := range slices.Concat(nodeSysctls, n.Sysctls) {
 			ops = append(ops, Op{Kind: OpSysctl, Node: n.Name, Key: kv[0], Value: kv[1]})
 		}
 		if n.Forward {

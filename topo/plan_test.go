@@ -65,3 +65,31 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		}
 	}
 }
+
+// TestTCPBufferMax: with DCOptions.TCPBufferMax every node raises both of
+// TCP's autotuning maxima, after the sysctls every node gets; without it
+// no node writes them.
+func TestTCPBufferMax(t *testing.T) {
+	count := func(ops []Op) map[string]int {
+		n := map[string]int{}
+		for _, o := range ops {
+			if o.Kind == OpSysctl && (o.Key == "net.ipv4.tcp_wmem" || o.Key == "net.ipv4.tcp_rmem") {
+				n[o.Node]++
+				if !strings.HasSuffix(o.Value, " 67108864") {
+					t.Errorf("%s: %s=%q", o.Node, o.Key, o.Value)
+				}
+			}
+		}
+		return n
+	}
+	s := DC("t1", DCOptions{Paths: []string{PathDC, PathLink1}, Uplink: PathLink1, TCPBufferMax: 64 << 20})
+	got := count(Plan(s))
+	for _, nd := range s.Nodes {
+		if got[nd.Name] != 2 {
+			t.Errorf("%s writes %d TCP buffer sysctls, want 2", nd.Name, got[nd.Name])
+		}
+	}
+	if got := count(Plan(DC("t1", DCOptions{Paths: []string{PathDC}, Uplink: PathLink1}))); len(got) != 0 {
+		t.Errorf("without TCPBufferMax: %v", got)
+	}
+}

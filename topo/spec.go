@@ -36,6 +36,9 @@ type Node struct {
 	Forward bool
 	Routes  []Route
 	Rules   []Rule
+	// Sysctls are written in the namespace after the ones every node
+	// gets (key, value; e.g. net.ipv4.tcp_wmem).
+	Sysctls [][2]string
 }
 
 // Link is a veth pair between two nodes.

@@ -122,6 +122,12 @@ type DCOptions struct {
 	// (link1 or link2); "split" routes by the mark of the device-side proxy,
 	// with link1 when there is none.
 	Uplink string
+	// TCPBufferMax, when positive, is the largest buffer TCP's autotuning
+	// may give a socket in every node, sending and receiving (the maximum
+	// of net.ipv4.tcp_wmem and tcp_rmem): a new namespace's send maximum
+	// is the kernel's 4 MiB, which holds a TCP sender to about 3 MB in
+	// flight, under a 500 ms path's BDP at 50 Mbit/s.
+	TCPBufferMax int64
 }
 
 // Throughput is the paper's throughput topology: one server node, the two
@@ -202,6 +208,13 @@ func DC(runID string, o DCOptions) Spec {
 			Routes: []Route{{Dst: netip.MustParsePrefix("0.0.0.0/0"), Via: hostAddr(c.subnet, 1)}}})
 	}
 	s.Nodes = append(s.Nodes, gws, gwc)
+	if o.TCPBufferMax > 0 {
+		for i := range s.Nodes {
+			s.Nodes[i].Sysctls = append(s.Nodes[i].Sysctls,
+				[2]string{"net.ipv4.tcp_wmem", fmt.Sprintf("4096 16384 %d", o.TCPBufferMax)},
+				[2]string{"net.ipv4.tcp_rmem", fmt.Sprintf("4096 131072 %d", o.TCPBufferMax)})
+		}
+	}
 	return s
 }
 

@@ -36,6 +36,9 @@ type Config struct {
 	MPTCP MPTCP
 	// PEP is the split-TCP proxy of the server-side gateway (pep.go).
 	PEP PEP
+	// TCPBufferMax is the largest buffer TCP's autotuning may give a
+	// socket in the run's namespaces (tcp.go; 0 leaves the kernel's).
+	TCPBufferMax int64
 	// Flows are the downloads of the run; each has its own server and uses
 	// the client namespace of its path.
 	Flows []Flow
@@ -323,6 +326,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateFidelity()...)
 	errs = append(errs, c.validateMPTCP()...)
 	errs = append(errs, c.validatePEP()...)
+	errs = append(errs, c.validateTCP()...)
 	return errors.Join(errs...)
 }
 

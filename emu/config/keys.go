@@ -79,6 +79,7 @@ func Params(c *Config) []Param {
 	ps = append(ps, dcParams()...)
 	ps = append(ps, mptcpParams()...)
 	ps = append(ps, pepParams()...)
+	ps = append(ps, tcpParams()...)
 	for i := range c.Flows {
 		for _, f := range slices.Concat(flowFields, workloadFields) {
 			add(f.param(fmt.Sprintf("flows.%d.", i), func(c *Config) *Flow { return &c.Flows[i] }))

@@ -82,7 +82,7 @@ func TopologyOf(cfg config.Config, id string, extra ...string) topo.Spec {
 	if uplink == "split" {
 		uplink = config.PathLink1
 	}
-	return topo.DC(id, topo.DCOptions{Paths: paths, Uplink: uplink})
+	return topo.DC(id, topo.DCOptions{Paths: paths, Uplink: uplink, TCPBufferMax: cfg.TCPBufferMax})
 }
 
 func nodeInfos(s topo.Spec) []runstate.NodeInfo {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,5 +158,26 @@ func TestPEPCloseWithServerSilent(t *testing.T) {
 	}
 	if p := em.PEP(); p.Connections != 0 || p.Failed != 1 {
 		t.Errorf("pep counters %+v, want one failed split", p)
+	}
+}
+
+// TestTCPBufferMaxInNamespaces: tcp.buffer_max reaches the kernel of the
+// run's namespaces, the gateway the PEP runs in included.
+func TestTCPBufferMaxInNamespaces(t *testing.T) {
+	em := startEmulation(t, "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp", "tcp.buffer_max=64MB")
+	for _, name := range []string{"srv", "gws", "cli1"} {
+		nd, err := em.Net.Node(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"tcp_wmem", "tcp_rmem"} {
+			var b []byte
+			if err := nd.Do(func() (err error) { b, err = os.ReadFile("/proc/sys/net/ipv4/" + f); return }); err != nil {
+				t.Fatal(err)
+			}
+			if fields := strings.Fields(string(b)); len(fields) != 3 || fields[2] != "64000000" {
+				t.Errorf("%s: %s is %q, want a maximum of 64 MB", name, f, b)
+			}
+		}
 	}
 }

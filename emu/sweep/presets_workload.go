@@ -90,7 +90,7 @@ var workloadPresets = []Preset{
 		Figure: "satellite study: its transfer-time grid with TCP, a split-TCP PEP, QUIC and 0-RTT (not in the paper)", Scenario: "throughput",
 		Settings: []string{
 			"link.trace=none", "dc.enabled=false", "flow.path=link1", "link1.jitter=0", "link1.queue=500ms", "flow.rcvbuf=large",
-			"flow.kind=objects", "flow.objects=1MB", "flow.size=1MB",
+			"flow.kind=objects", "flow.objects=1MB", "flow.size=1MB", "tcp.buffer_max=64MB",
 		},
 		Axes: []results.Axis{
 			Labeled("pair",
@@ -119,7 +119,8 @@ var workloadPresets = []Preset{
 		},
 		Grid: true, Repeat: 3,
 		Notes: "The satellite report's grid on one path (link1, DC off): its four forward/return bottleneck pairs, RTTs of 100 to 500 ms (each one-way delay half), " +
-			"object sizes of 500 kB to 100 MB, no jitter, a 500 ms queue (time-based, so it holds the same time at every rate), large QUIC buffers. " +
+			"object sizes of 500 kB to 100 MB, no jitter, a 500 ms queue (time-based, so it holds the same time at every rate), large QUIC buffers, " +
+			"and TCP buffers that may grow to 64 MB (tcp.buffer_max: the kernel's 4 MiB send maximum holds TCP under a 500 ms path's BDP from 50 Mbit/s up). " +
 			"Each run moves one object on a new connection: the objects workload (emu's endpoints) for TCP, TCP starting from the path state a first connection left " +
 			"(flow.resume=bdp, the report's BDP_FRAME idea in what Linux allows), TCP through the split-TCP PEP in the gateway " +
 			"(pep.*, docs/satellite.md), quic-go and quic-go resuming in 0-RTT (a first connection obtains the ticket and token; docs/zero-rtt.md); " +
