@@ -124,9 +124,11 @@ type DCOptions struct {
 	Uplink string
 	// TCPBufferMax, when positive, is the largest buffer TCP's autotuning
 	// may give a socket in every node, sending and receiving (the maximum
-	// of net.ipv4.tcp_wmem and tcp_rmem): a new namespace's send maximum
-	// is the kernel's 4 MiB, which holds a TCP sender to about 3 MB in
-	// flight, under a 500 ms path's BDP at 50 Mbit/s.
+	// of net.ipv4.tcp_wmem and tcp_rmem; their minimum and default are
+	// set to the kernel's own, 4096 and 16384 or 131072): a new
+	// namespace's send maximum is the kernel's 4 MiB, which holds a TCP
+	// sender to about 3 MB in flight, under a 500 ms path's BDP at
+	// 50 Mbit/s.
 	TCPBufferMax int64
 }
 

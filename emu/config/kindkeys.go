@@ -109,11 +109,9 @@ func kindField(key string) (string, bool) {
 // size, says what the flow's own key already says: one object of the
 // flow's size.
 func sameTransfer(f Flow, field string) bool {
-	one := singleObject(f.Objects)
 	switch {
-	case field == "objects" && f.Kind == KindBulk:
-		return one > 0 && one == f.Size
-	case field == "size" && f.Kind == KindObjects:
+	case field == "objects" && f.Kind == KindBulk, field == "size" && f.Kind == KindObjects:
+		one := singleObject(f.Objects)
 		return one > 0 && one == f.Size
 	}
 	return false

@@ -81,7 +81,6 @@ func (e *Emulation) startPEP(ctx context.Context) error {
 		return fmt.Errorf("pep: %w", err)
 	}
 	p := &pep{node: gws, buffer: c.buffer, open: map[*net.TCPConn]struct{}{}}
-	p.dials, p.cancel = context.WithCancel(context.Background())
 	lc := net.ListenConfig{Control: func(_, _ string, rc syscall.RawConn) error {
 		return sockopts(rc, true, c.cc, c.buffer)
 	}}
@@ -96,6 +95,7 @@ func (e *Emulation) startPEP(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pep: listen in gws (pep.cc=%q: the kernel must offer it, see /proc/sys/net/ipv4/tcp_available_congestion_control): %w", c.cc, err)
 	}
+	p.dials, p.cancel = context.WithCancel(context.Background())
 	e.pep = p
 	what := "cc " + c.cc
 	if c.cc == "" {
