@@ -41,6 +41,10 @@ func RunID(tb testing.TB) string {
 	return fmt.Sprintf("t%d%s", os.Getpid()%100000, hex.EncodeToString(b[:]))
 }
 
+// BusyHost begins every skip of a timing test whose machine was not
+// quiet: .ci/run counts them, so a run that verified little shows it.
+const BusyHost = "busy host: "
+
 // lockPath is shared by every test binary on the machine: go test runs
 // packages in parallel, and a rate or delay measured while another package
 // pushes packets through the same two cores is a measurement of the load.
@@ -48,8 +52,11 @@ const lockPath = "/tmp/emu-test-exclusive.lock"
 
 // Exclusive blocks until no other test on this machine holds the measurement
 // lock, then holds it until the test ends. Tests that measure rates, delays or
-// throughput call it first; so do tests that load the machine heavily.
-func Exclusive(tb testing.TB) {
+// throughput call it first; so do tests that load the machine heavily. It
+// returns a watch of the machine from then on, without a witness
+// (WatchHost starts one): a timing figure missed is reported through it,
+// so that a miss on a busy machine skips, naming the evidence.
+func Exclusive(tb testing.TB) *HostWatch {
 	tb.Helper()
 	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
@@ -65,6 +72,7 @@ func Exclusive(tb testing.TB) {
 		unix.Flock(int(f.Fd()), unix.LOCK_UN)
 		f.Close()
 	})
+	return watch()
 }
 
 // SkipUnderRace skips a test whose assertions are rates or latencies: the

@@ -78,7 +78,7 @@ func parseSchedstat(b []byte) SchedCounters {
 func SkipIfKernelQueued(tb testing.TB, queued, late time.Duration, what string) {
 	tb.Helper()
 	if late > 0 && queued >= late/2 {
-		tb.Skipf("%s while it was runnable, queued on its CPU, for %v of it: the kernel ran something else ahead of a real-time thread (the fair server runs ordinary tasks ahead of real-time ones for up to 50 ms a second), not emu", what, queued.Round(time.Microsecond))
+		tb.Skipf("%s%s while it was runnable, queued on its CPU, for %v of it: the kernel ran something else ahead of a real-time thread (the fair server runs ordinary tasks ahead of real-time ones for up to 50 ms a second), not emu", BusyHost, what, queued.Round(time.Microsecond))
 	}
 }
 
