@@ -3,8 +3,9 @@
 // testreport reads `go test -json` on standard input and prints what a
 // plain `go test` prints (each package's verdict, a failed test's output)
 // and, at the end, every test that skipped with its reason: on a quiet CI
-// machine a skip can hide a failure, so each one is shown. It exits 1 if
-// a test or a build failed.
+// machine a skip can hide a failure, so each one is shown, and how many
+// timing tests skipped because the machine was busy. It exits 1 if a test
+// or a build failed.
 //
 //	go test -json ./... | go run .ci/testreport.go
 package main
@@ -27,6 +28,10 @@ type event struct {
 }
 
 type skip struct{ pkg, test, reason string }
+
+// busyHost begins the reason of a timing test that skipped because the
+// machine was not quiet (emutest.BusyHost).
+const busyHost = "busy host: "
 
 func main() {
 	out := bufio.NewWriter(os.Stdout)
@@ -85,9 +90,16 @@ func main() {
 		return skips[i].test < skips[j].test
 	})
 	fmt.Fprintf(out, "\n%d tests passed, %d failed, %d skipped\n", passed, failed, len(skips))
+	busy := 0
 	for _, s := range skips {
 		fmt.Fprintf(out, "SKIP %s %s: %s\n", strings.TrimPrefix(s.pkg, "github.com/dc-emu/emu/"), s.test, s.reason)
+		if strings.Contains(s.reason, busyHost) {
+			busy++
+		}
 	}
+	// A timing test that skipped on a busy machine verified nothing: the
+	// count says how much of the run's timing was left unchecked.
+	fmt.Fprintf(out, "%d timing tests skipped because the machine was busy (%q)\n", busy, busyHost)
 	if err := in.Err(); err != nil {
 		fmt.Fprintf(out, "testreport: %v\n", err)
 		failed++

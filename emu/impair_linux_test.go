@@ -95,6 +95,10 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	if _, err := exec.LookPath("ping"); err != nil {
 		t.Skip("no ping (Debian package iputils-ping)")
 	}
+	// RTTs are judged to the millisecond and loss windows by when the
+	// impairment player (a goroutine) wakes: the witness sees the stalls
+	// steal does not count.
+	h := emutest.WatchHost(t)
 	const (
 		up       = 5 * time.Millisecond
 		interval = 20 * time.Millisecond
@@ -124,8 +128,10 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flow.path=link1",
 		"link1.up.delay="+up.String(), "link1.down.delay="+delayFile, "link1.up.loss="+lossFile)
 	replies := stampedPing(t, em, "cli1", interval, count)
+	// A quarter is lost by design; a player late to end a loss window
+	// loses more.
 	if len(replies) < count/2 {
-		t.Fatalf("%d of %d pings answered", len(replies), count)
+		h.Fatalf(t, "%d of %d pings answered, want about 3/4 (≥ %d)", len(replies), count, count/2)
 	}
 	since := func(at time.Time) time.Duration { return at.Sub(em.Epoch) }
 	// near reports whether d lies within margin of a step of either trace.
@@ -156,8 +162,9 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	s := em.Dirs()[0].Loop.Snapshot()
 	t.Logf("%d replies; |RTT - trace| p50 %.2f ms, p95 %.2f ms, max %.2f ms; replies at 10 ms %d, at 40 ms %d; downlink delay line: %d held behind an earlier packet",
 		len(replies), p50, p95, errs[len(errs)-1], levels[10*time.Millisecond], levels[40*time.Millisecond], s.FIFOHeld)
+	var missed []string
 	if p50 > 1 || p95 > 3 {
-		t.Errorf("RTT against the trace's delay: p50 %.2f ms, p95 %.2f ms off (want at most 1 and 3)", p50, p95)
+		missed = append(missed, fmt.Sprintf("RTT against the trace's delay: p50 %.2f ms, p95 %.2f ms off, want at most 1 and 3", p50, p95))
 	}
 	if levels[10*time.Millisecond] < 20 || levels[40*time.Millisecond] < 20 {
 		t.Errorf("replies at each level: %v", levels)
@@ -203,15 +210,18 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 		}
 	}
 	t.Logf("loss windows: %d requests lost inside, %d answered outside", lostIn, lostOut)
+	// A fate missed beyond the 10 ms margin is a player that woke that
+	// late, or a reply a late reader lost.
 	if len(wrong) > 0 {
-		t.Errorf("%d of %d requests met the wrong fate: %s", len(wrong), count, strings.Join(wrong[:min(len(wrong), 5)], "; "))
+		missed = append(missed, fmt.Sprintf("%d of %d requests met the wrong fate, want 0: %s", len(wrong), count, strings.Join(wrong[:min(len(wrong), 5)], "; ")))
 	}
 	if lostIn < count/8 {
-		t.Errorf("only %d requests lost in the loss windows", lostIn)
+		missed = append(missed, fmt.Sprintf("%d requests lost in the loss windows, want about %d (≥ %d)", lostIn, count/4, count/8))
 	}
 	if u := em.Dirs()[1].Loop.Snapshot(); u.Lost == 0 {
 		t.Errorf("link1.up's delay line lost nothing: %+v", u)
 	}
+	h.Check(t, missed)
 }
 
 // TestDelayJumpsInResults: a run over a link whose delay trace jumps

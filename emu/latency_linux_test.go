@@ -201,7 +201,7 @@ func within(got, want, frac float64) bool { return math.Abs(got-want) <= frac*wa
 // fills the 1000-packet queue (bufferbloat) and the 50 ms queue bounds it.
 func TestLatencyTCPAgreesWithPing(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	d := latencyFlow(t)
 	for _, tc := range []struct{ cc, queue string }{{"cubic", "1000p"}, {"bbr", "1000p"}, {"cubic", "50ms"}, {"bbr", "50ms"}} {
 		t.Run(tc.cc+"-"+tc.queue, func(t *testing.T) {
@@ -214,18 +214,23 @@ func TestLatencyTCPAgreesWithPing(t *testing.T) {
 			// data's one-way delay (sent before the collapse) lag above
 			// ping, which follows the queue at once (a clean run here: ping
 			// p50 91.2 ms, TCP_INFO 112.0, OWD 113.3, where two more runs
-			// agreed within 1 %); a wrong figure misses both times.
+			// agreed within 1 %); a wrong figure misses both times. The
+			// second attempt is for a quiet machine only: a first miss on
+			// a busy one skips, as a second would miss with the same
+			// evidence.
 			var misses []string
 			for attempt := 1; attempt <= 2; attempt++ {
+				h.Reset()
 				misses = tcpAgreesWithPing(t, tc.cc, tc.queue, d)
 				if len(misses) == 0 {
 					return
 				}
 				t.Logf("attempt %d: %s", attempt, strings.Join(misses, "; "))
+				if attempt == 1 {
+					h.SkipIfHostTook(t, strings.Join(misses, "; "))
+				}
 			}
-			for _, m := range misses {
-				t.Error(m)
-			}
+			h.Check(t, misses)
 		})
 	}
 }
@@ -260,18 +265,20 @@ func tcpAgreesWithPing(t *testing.T, cc, queue string, d time.Duration) []string
 // the server's qlog.
 func TestLatencyQUICAgreesWithPing(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	pr := runWithPing(t, oneLink(t, "quic", "", "1000p", latencyFlow(t)), 3*time.Second)
 	f, rttWin, owdWin, pingMed := pingMedians(t, pr)
 	t.Logf("quic-go: goodput %.2f Mbit/s; RTT (qlog) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping: ping p50 %.1f ms (%d), qlog sRTT p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms (ping - 10 ms: %+.1f %%)",
 		f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95, pingMed, len(pr.ping), rttWin,
 		100*(rttWin-pingMed)/pingMed, owdWin, 100*(owdWin-(pingMed-10))/(pingMed-10))
+	var missed []string
 	if !within(rttWin, pingMed, 0.25) {
-		t.Errorf("qlog's median sRTT %.1f ms differs from ping's %.1f ms by more than 25 %%", rttWin, pingMed)
+		missed = append(missed, fmt.Sprintf("qlog's median sRTT %.1f ms differs from ping's %.1f ms by more than 25 %%", rttWin, pingMed))
 	}
 	if !within(owdWin, pingMed-10, 0.25) {
-		t.Errorf("median one-way delay %.1f ms, want ping's %.1f ms less the 10 ms uplink within 25 %%", owdWin, pingMed)
+		missed = append(missed, fmt.Sprintf("median one-way delay %.1f ms, want ping's %.1f ms less the 10 ms uplink within 25 %%", owdWin, pingMed))
 	}
+	h.Check(t, missed)
 }
 
 // TestOWDWithoutQueueing: a window-bound TCP flow over a 12 Gbit/s link
@@ -279,13 +286,14 @@ func TestLatencyQUICAgreesWithPing(t *testing.T) {
 // and with 10 % jitter a median of 10 ms and p95 − p50 of 1.645 σ.
 func TestOWDWithoutQueueing(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	d := min(latencyFlow(t), 10*time.Second)
 	for _, tc := range []struct {
 		jitter string
 		sigma  float64 // ms
 	}{{"0s", 0}, {"10%", 1}} {
 		t.Run("jitter="+tc.jitter, func(t *testing.T) {
+			h.Reset() // the evidence is this subtest's run alone
 			cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=0", "flow.duration="+d.String(),
 				"flow.proto=tcp", "link1.rate=12gbit", "link1.delay=10ms", "link1.jitter="+tc.jitter)
 			var prepare []func(*network.Emulation)
@@ -303,16 +311,18 @@ func TestOWDWithoutQueueing(t *testing.T) {
 			o := f.OWDMs
 			t.Logf("jitter %s: goodput %.0f Mbit/s; OWD p50 %.3f p95 %.3f p99 %.3f ms over %d stamps; p95 - p50 = %.3f ms (1.645 σ = %.3f)",
 				tc.jitter, f.GoodputMbps, o.P50, o.P95, o.P99, o.N, o.P95-o.P50, 1.645*tc.sigma)
+			var missed []string
 			if math.Abs(o.P50-10) > 1.5 {
-				t.Errorf("p50 one-way delay %.3f ms, want 10 ms (±1.5 here; measured within 0.5)", o.P50)
+				missed = append(missed, fmt.Sprintf("p50 one-way delay %.3f ms, want 10 ms (±1.5 here; measured within 0.5)", o.P50))
 			}
 			// Loose: the client reads window-sized bursts and the delay
 			// line releases late when the machine is busy; with other
 			// work on both cores that added 3-13 ms at p95 here, more than
 			// the jitter's 1.645 σ. The median holds.
 			if spread := o.P95 - o.P50; spread < 1.645*tc.sigma-0.8 || spread > 1.645*tc.sigma+8 {
-				t.Errorf("p95 - p50 = %.3f ms, want about %.3f", spread, 1.645*tc.sigma)
+				missed = append(missed, fmt.Sprintf("p95 - p50 = %.3f ms, want %.3f (−0.8, +8)", spread, 1.645*tc.sigma))
 			}
+			h.Check(t, missed)
 		})
 	}
 }

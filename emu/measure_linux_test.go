@@ -70,9 +70,12 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 	q, dq := l.QueueDelayMs, l.QueueDelayDerivedMs
 	t.Logf("link1.down: %d drops; queueing delay p50 %.2f p95 %.2f p99 %.2f max %.2f mean %.2f ms over %d readings (%s); derived p50 %.2f p95 %.2f p99 %.2f max %.2f mean %.2f ms",
 		l.Drops, q.P50, q.P95, q.P99, q.Max, q.Mean, q.N, l.QueueDelayMethod, dq.P50, dq.P95, dq.P99, dq.Max, dq.Mean)
+	// Every figure but the method's name is the machine's as much as
+	// emu's: a sender or receiver held off the CPU empties the queue or
+	// shifts the datagrams' delays.
+	var missed []string
 	if math.Abs(q.P95-50) > 5 {
-		host.SkipIfHostTook(t, fmt.Sprintf("p95 queueing delay %.2f ms", q.P95))
-		t.Errorf("p95 queueing delay %.2f ms, want 50 ms ± 10 %%", q.P95)
+		missed = append(missed, fmt.Sprintf("p95 queueing delay %.2f ms, want 50 ms ± 10 %%", q.P95))
 	}
 	if !strings.Contains(l.QueueDelayMethod, "rate limiter counters") {
 		t.Errorf("queue_delay_method %q", l.QueueDelayMethod)
@@ -87,13 +90,15 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 		}
 	}
 	if len(owd) < 1000 {
-		t.Fatalf("only %d datagrams in the window", len(owd))
+		missed = append(missed, fmt.Sprintf("only %d datagrams in the window, want ≥ 1000", len(owd)))
+		host.Check(t, missed)
+		t.FailNow()
 	}
 	slices.Sort(owd)
 	ref := owd[len(owd)/2]
 	t.Logf("UDP one-way delay over %d datagrams: p50 %.2f p95 %.2f ms", len(owd), ref, owd[int(0.95*float64(len(owd)-1))])
 	if tol := 2 + 0.05*ref; math.Abs(q.P50-ref) > tol {
-		t.Errorf("counters give p50 %.2f ms, the datagrams %.2f ms (tolerance %.2f ms)", q.P50, ref, tol)
+		missed = append(missed, fmt.Sprintf("counters give p50 %.2f ms, the datagrams %.2f ms (tolerance %.2f ms)", q.P50, ref, tol))
 	}
 
 	var rate *fidelity.Check
@@ -102,8 +107,10 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 			rate = &sum.Fidelity.Checks[i]
 		}
 	}
-	if rate == nil || rate.Skipped || !rate.OK {
-		t.Errorf("rate check of a saturated link1.down: %+v", rate)
+	if rate == nil {
+		t.Errorf("no rate check of link1.down in %+v", sum.Fidelity.Checks)
+	} else if rate.Skipped || !rate.OK {
+		missed = append(missed, fmt.Sprintf("rate check of a saturated link1.down: %+v", *rate))
 	} else {
 		t.Logf("rate check: %s", rate.Detail)
 	}
@@ -123,8 +130,9 @@ func TestQueueDelayOfSaturatedLink(t *testing.T) {
 		}
 	}
 	if full < measured*3/4 {
-		t.Errorf("only %d of %d bins with departures show a full queue: %v", full, measured, col)
+		missed = append(missed, fmt.Sprintf("only %d of %d bins with departures show a full queue (want ≥ 3/4): %v", full, measured, col))
 	}
+	host.Check(t, missed)
 }
 
 // paceRT sends like pace until quit, in bursts every 200 µs from a
@@ -159,21 +167,21 @@ func (f *udpFlow) paceRT(t testing.TB, rate float64, quit *atomic.Bool) uint64 {
 // TestQuietRunFidelity: a short DC run over constant links (delay lines
 // and PDCP proxies on) gets a verdict with every kind of check, for every
 // delay line, rate limiter, packet thread and endpoint, and on a quiet
-// machine it is ok. A stall can make one run degraded (design.md), so a
-// degraded run is repeated once. When others' work kept the machine busy
-// just before a degraded run, or the hypervisor stole CPU time during it,
-// degraded is the right verdict, and the test skips rather than fail; so
-// also when over both attempts the host took over 2 % of the time or
-// stalled the whole machine for 20 ms at once (emutest.HostWatch).
+// machine it is ok. When the machine was not quiet during a degraded run
+// (emutest.HostWatch: others' work, the hypervisor's steal, a stall of
+// the whole machine), degraded is the right verdict and the test skips.
+// A stall of emu's own can make one run on a quiet machine degraded
+// (design.md), so that run alone is repeated once.
 func TestQuietRunFidelity(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
 	bin := emuBinary(t)
-	host := emutest.WatchHost(t)
 	var sum *results.Summary
 	var out string
 	for attempt := 1; attempt <= 2; attempt++ {
-		busy := othersBusy(t)
+		// A watch, and witness, of this attempt alone: the first's
+		// witness ends when its miss is judged.
+		host := emutest.WatchHost(t)
 		cfg := testConfig(t, "flow.size=8MB")
 		out = t.TempDir()
 		var err error
@@ -188,22 +196,17 @@ func TestQuietRunFidelity(t *testing.T) {
 		checkEveryCheck(t, f)
 		var b strings.Builder
 		fidelity.WriteText(&b, *f, false)
-		t.Logf("attempt %d, the machine %.0f %% busy before it: %s", attempt, 100*busy, b.String())
+		t.Logf("attempt %d: %s", attempt, b.String())
 		if f.Status == fidelity.OK {
 			break
 		}
-		if attempt == 2 {
-			if busy > 0.25 {
-				t.Skipf("degraded twice while other work kept the machine %.0f %% busy: not a quiet run", 100*busy)
-			}
-			if stolen(f) {
-				t.Skipf("degraded twice while the hypervisor took more of the CPUs than %s allows: not a quiet machine", fidelity.CheckSteal)
-			}
-			// Over both attempts: a clean-clone CI run at 06:00 had the
-			// first at 5.8 % steal, the second at under 2 % but 0.96 ms
-			// late in the burst's tail.
-			host.SkipIfHostTook(t, "a run degraded twice")
-			t.Errorf("a quiet run was degraded twice: %v", f.Failed())
+		// A clean-clone CI run at 06:00 had the first attempt at 5.8 %
+		// steal: that attempt's verdict is the machine's, and a second
+		// could only add a figure of the same kind.
+		if attempt == 1 {
+			host.SkipIfHostTook(t, fmt.Sprintf("a run degraded: %v", f.Failed()))
+		} else {
+			host.Errorf(t, "a run was degraded twice: %v", f.Failed())
 		}
 	}
 	// Each delay line's lateness over time: its longest lateness per bin,
@@ -236,18 +239,6 @@ func TestQuietRunFidelity(t *testing.T) {
 		s.Rounds, s.Missed, s.Slow, s.MaxTookUs, 100*s.CPU, s.CPUPerRoundUs)
 }
 
-// stolen reports whether the verdict's steal check failed: a hypervisor
-// that takes the CPUs away makes the delay lines late too, and that is the
-// machine's fidelity, not the emulator's.
-func stolen(f *fidelity.Fidelity) bool {
-	for _, c := range f.Failed() {
-		if c.Name == fidelity.CheckSteal {
-			return true
-		}
-	}
-	return false
-}
-
 // readTimeseries reads run directory dir's timeseries.csv.
 func readTimeseries(t *testing.T, dir string) *results.Timeseries {
 	t.Helper()
@@ -261,22 +252,6 @@ func readTimeseries(t *testing.T, dir string) *results.Timeseries {
 		t.Fatal(err)
 	}
 	return ts
-}
-
-// othersBusy is how busy the host's CPUs are over the next second, before
-// the test starts anything: other users' work.
-func othersBusy(t *testing.T) float64 {
-	t.Helper()
-	a, err := procstat.ReadHost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second) // a measuring interval, not a wait for a condition
-	b, err := procstat.ReadHost()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return procstat.HostBetween(a, b).Busy
 }
 
 // checkEveryCheck fails unless f has the checks a DC run over constant
@@ -316,7 +291,7 @@ func checkEveryCheck(t *testing.T, f *fidelity.Fidelity) {
 // and packet threads carry their names. It logs the sampler thread's CPU
 // per round of readings under that load.
 func TestSamplerAgreesWithShaperStats(t *testing.T) {
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	// Delay lines (1 ms) and PDCP proxies (a DC client) run too, to check
 	// their threads' names.
 	em := startEmulation(t, "link.delay=1ms", "link1.down.queue=50ms", "flows.0.path=link1", "flows.count=2", "flows.1.path=dc")
@@ -348,6 +323,7 @@ func TestSamplerAgreesWithShaperStats(t *testing.T) {
 	if st.Failed > 0 {
 		t.Fatalf("%d readings failed: %v", st.Failed, st.FirstError)
 	}
+	var missed []string
 	for i, d := range em.Dirs() {
 		want, err := d.Shaper.Stats()
 		if err != nil {
@@ -366,11 +342,17 @@ func TestSamplerAgreesWithShaperStats(t *testing.T) {
 			top = max(top, r.Backlog)
 		}
 		limit := d.Shape.Queue.LimitBytes(d.Shape.Rate, link.IPMTU+link.EtherHeader)
-		if top > uint64(limit) || top < uint64(limit)*9/10 {
-			t.Errorf("%s: largest backlog read %d bytes, want a full queue of %d", d.Name, top, limit)
+		// Over the limit is the qdisc's or the reading's fault; a queue
+		// never full, or never overflowing, is a sender held off the CPU
+		// (it is not real-time) as much as emu.
+		if top > uint64(limit) {
+			t.Errorf("%s: largest backlog read %d bytes, over the queue's limit of %d", d.Name, top, limit)
+		} else if top < uint64(limit)*9/10 {
+			missed = append(missed, fmt.Sprintf("%s: largest backlog read %d bytes, want a full queue of %d (≥ 90 %%)", d.Name, top, limit))
 		}
 		if want.Drops == 0 {
-			t.Errorf("%s: no drops at 150 %% load", d.Name)
+			missed = append(missed, fmt.Sprintf("%s: no drops at 150 %% load", d.Name))
 		}
 	}
+	h.Check(t, missed)
 }

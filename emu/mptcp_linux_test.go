@@ -2,6 +2,7 @@ package emu
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func mptcpConfig(t *testing.T, kv ...string) config.Config {
 // subflows' bytes match what each link's rate limiter sent.
 func TestRunMPTCPTwoSubflows(t *testing.T) {
 	emutest.RequireMPTCP(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	cfg := mptcpConfig(t, "flow.size=10MB")
 	out := t.TempDir()
 	id := runstate.NewRunID()
@@ -58,25 +59,34 @@ func TestRunMPTCPTwoSubflows(t *testing.T) {
 		t.Fatal(err)
 	}
 	clients := topo.ClientAddrs(topo.PathMPTCP)
+	var missed []string
 	for i, sf := range f.Subflows {
 		link := []string{"link1", "link2"}[i]
 		if sf.Link != link || !strings.HasPrefix(sf.Remote, clients[i].String()+":") || sf.CC != "cubic" {
 			t.Errorf("subflow %d: link %s, client %s, cc %s; want %s from %s, cubic", sf.ID, sf.Link, sf.Remote, sf.CC, link, clients[i])
 		}
-		if sf.Share < 0.2 || sf.Share > 0.8 || sf.BytesAcked <= 0 || sf.SRTTMs.N == 0 || sf.MaxCwndBytes <= 0 {
+		if sf.BytesAcked <= 0 || sf.BytesSent < sf.BytesAcked || sf.SRTTMs.N == 0 || sf.MaxCwndBytes <= 0 {
 			t.Errorf("subflow %d over %s: %+v", sf.ID, sf.Link, sf)
 		}
-		// What the link's rate limiter passed is the subflow's payload
-		// that got through, each frame with its headers: the bytes the
-		// subflow had acknowledged, and the retransmissions of segments
-		// the queue did not drop (measured: within 0.9 %).
+		// The scheduler splits by the round trips and windows it
+		// measures, which a late sender or reader skews.
+		if sf.Share < 0.2 || sf.Share > 0.8 {
+			missed = append(missed, fmt.Sprintf("subflow %d over %s carried %.2f of the bytes, want 0.2–0.8", sf.ID, sf.Link, sf.Share))
+		}
+		// Every byte the subflow had acknowledged passed the link's rate
+		// limiter, and every byte that passed it the subflow sent
+		// (tcpi_bytes_sent counts retransmissions, which any kernel may
+		// make, spurious ones too, on veth as anywhere; reinjected data
+		// is the carrying subflow's own). The headers are estimated
+		// (measured: within 0.9 %).
 		q := counters.Links[link+".down"].Qdisc
 		if q == nil {
 			t.Fatalf("no rate-limiter counters of %s.down", link)
 		}
 		payload := float64(q.Bytes) - float64(q.Packets)*mptcpFrameHeader
-		if d := payload/float64(sf.BytesAcked) - 1; d < -0.03 || d > 0.03 {
-			t.Errorf("%s carried %.0f payload bytes (%d B in %d frames), its subflow had %d acknowledged: %+.2f %%", link, payload, q.Bytes, q.Packets, sf.BytesAcked, 100*d)
+		if payload < 0.97*float64(sf.BytesAcked) || payload > 1.03*float64(sf.BytesSent) {
+			t.Errorf("%s carried %.0f payload bytes (%d B in %d frames), its subflow had %d acknowledged and sent %d (%d retransmitted): want between 0.97 × acknowledged and 1.03 × sent",
+				link, payload, q.Bytes, q.Packets, sf.BytesAcked, sf.BytesSent, sf.BytesRetrans)
 		}
 	}
 	if f.SubflowTotals.BytesAcked < f.Bytes {
@@ -92,6 +102,7 @@ func TestRunMPTCPTwoSubflows(t *testing.T) {
 		}
 	}
 	noLeftovers(t, id)
+	h.Check(t, missed)
 }
 
 // TestRunMPTCPFallbackFails: with MPTCP disabled in the client's

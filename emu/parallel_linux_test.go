@@ -20,7 +20,7 @@ import (
 // each measures what the same run (same seed) measures alone, within 10 %,
 // best of up to three rounds (a pair with a degraded run is run once more;
 // the test skips, saying so, when a run was still degraded, or the
-// goodputs differ, while other work kept the machine busy)
+// goodputs differ, on a machine the watch did not find quiet)
 // (2 × 5 Mbit/s, 10 ms ± 10 % each way, a 3 MB download: light enough
 // that two at once fit on the 2-core VMs, where two downloads over 2 ×
 // 20 Mbit/s at once already come back 20–25 % slower than alone — 25.6
@@ -36,9 +36,10 @@ func TestRunsSideBySide(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four emulations (about 15 s)")
 	}
-	emutest.Exclusive(t)
+	// The watch covers every round: the best goodputs may come from any
+	// of them.
+	h := emutest.Exclusive(t)
 	bin := emuBinary(t)
-	busy := othersBusy(t)
 	dir := t.TempDir()
 	cfgs := [2]struct{ seed uint64 }{{11}, {12}}
 	var ids []string
@@ -127,13 +128,7 @@ func TestRunsSideBySide(t *testing.T) {
 				}
 				// Others' work can degrade a run as well as the other run can;
 				// then degraded is the right verdict, and nothing is learnt.
-				if busy > 0.25 {
-					t.Skipf("a run was degraded while other work kept the machine %.0f %% busy: %+v", 100*busy, s.Fidelity.Failed())
-				}
-				if stolen(s.Fidelity) {
-					t.Skipf("a run was degraded while the hypervisor took the CPUs: %+v", s.Fidelity.Failed())
-				}
-				t.Errorf("run %s: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
+				h.Errorf(t, "run %s, degraded twice: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
 			}
 			ga, gb := a.Flows[0].GoodputMbps, b.Flows[0].GoodputMbps
 			t.Logf("round %d, seed %d: goodput %.2f Mbit/s alone, %.2f beside the other", round+1, cfgs[i].seed, ga, gb)
@@ -146,19 +141,20 @@ func TestRunsSideBySide(t *testing.T) {
 		if within(bestTogether[0], bestAlone[0], 0.1) && within(bestTogether[1], bestAlone[1], 0.1) {
 			break
 		}
+		// Another round is for a quiet machine's chance loss or stall; on
+		// a busy one it would only measure the load again.
+		h.SkipIfHostTook(t, fmt.Sprintf("round %d: best goodputs %.2f and %.2f Mbit/s beside the other, %.2f and %.2f alone (want within 10 %%)",
+			round+1, bestTogether[0], bestTogether[1], bestAlone[0], bestAlone[1]))
 	}
 	for i := range bestAlone {
 		ga, gb := bestAlone[i], bestTogether[i]
 		if within(gb, ga, 0.1) {
 			continue
 		}
-		if busy > 0.25 {
-			// A clean-clone CI run, with other packages' tests beside it,
-			// measured 31.41 Mbit/s beside against 35.74 alone, both
-			// emulations ok: the endpoints, not the emulation, got less.
-			t.Skipf("seed %d: best %.2f Mbit/s beside the other, %.2f alone, while other work kept the machine %.0f %% busy", cfgs[i].seed, gb, ga, 100*busy)
-		}
-		t.Errorf("seed %d: best of three rounds %.2f Mbit/s beside the other, %.2f alone", cfgs[i].seed, gb, ga)
+		// A clean-clone CI run, with other packages' tests beside it,
+		// measured 31.41 Mbit/s beside against 35.74 alone, both
+		// emulations ok: the endpoints, not the emulation, got less.
+		h.Errorf(t, "seed %d: best of three rounds %.2f Mbit/s beside the other, %.2f alone (want within 10 %%)", cfgs[i].seed, gb, ga)
 	}
 	if together[0].Config["run.seed"] == together[1].Config["run.seed"] {
 		t.Error("the two runs had one seed")

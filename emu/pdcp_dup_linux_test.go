@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -20,13 +21,16 @@ import (
 func TestPDCPDuplicationUnderLoad(t *testing.T) {
 	emutest.SkipUnderRace(t)
 	emutest.Exclusive(t)
+	// The witness sees the stalls that hold the proxy's thread without
+	// the hypervisor's steal counting them.
+	h := emutest.WatchHost(t)
 	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link1.down.rate=20mbit", "link2.down.rate=10mbit",
 		"dc.scheduler=duplicate")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
 	sent := f.pace(15e6, 6*time.Second)
-	f.waitArrived(t, sent, 5*time.Second)
-	waitDrained(t, em)
+	waitArrivedWatched(t, h, f, sent, 5*time.Second)
+	waitWatched(t, h, 5*time.Second, drained(em))
 	c := em.PDCP()["down"]
 	var link2Drops uint64
 	for _, d := range em.Dirs() {
@@ -41,9 +45,11 @@ func TestPDCPDuplicationUnderLoad(t *testing.T) {
 	lat := c.TxVerdictUs
 	t.Logf("sent %d, all arrived; %d duplicates discarded by the receiver, %d copies dropped by link2's full queue; verdict latency µs: p50 %v, p99 %v, p99.9 %v, max %v over %v packets; tx queue held at most %d, dropped %d",
 		sent, c.DuplicatesDiscarded, link2Drops, lat["p50"], lat["p99"], lat["p999"], lat["max"], lat["n"], c.TxQueue.HeldMax, c.TxQueue.Dropped)
-	// link2 carries 10 of the 15 Mbit/s of copies.
+	// link2 carries 10 of the 15 Mbit/s of copies; fewer arrive only
+	// where a proxy late to read its queue lost them.
+	var missed []string
 	if c.DuplicatesDiscarded < sent/2 {
-		t.Errorf("only %d of %d duplicates arrived (link2 carries about 2/3)", c.DuplicatesDiscarded, sent)
+		missed = append(missed, fmt.Sprintf("%d of %d duplicates arrived, want about 2/3 (≥ %d)", c.DuplicatesDiscarded, sent, sent/2))
 	}
 	if link2Drops == 0 {
 		t.Error("link2's queue dropped no copy: the duplicates did not meet its rate limiter")
@@ -52,22 +58,27 @@ func TestPDCPDuplicationUnderLoad(t *testing.T) {
 		t.Errorf("verdict latency measured for %v of %d packets (no kernel timestamps?)", lat["n"], sent)
 	}
 	if lat["p50"] >= 1000 || lat["p99"] >= 20000 {
-		t.Errorf("transmit proxy verdict latency p50 %v µs, p99 %v µs, want below 1 ms and 20 ms", lat["p50"], lat["p99"])
+		missed = append(missed, fmt.Sprintf("transmit proxy verdict latency p50 %v µs, p99 %v µs, want below 1000 and 20000", lat["p50"], lat["p99"]))
 	}
+	// The queue overflows only behind a proxy held from reading it.
 	if c.TxQueue.Dropped != 0 {
-		t.Errorf("the transmit proxy's queue dropped %d packets", c.TxQueue.Dropped)
+		missed = append(missed, fmt.Sprintf("the transmit proxy's queue dropped %d packets, want 0", c.TxQueue.Dropped))
 	}
+	h.Check(t, missed)
 }
 
 // TestPDCPUplinkDuplication: with a split uplink the device-side proxy in
 // gwc duplicates too; the copies reach the receive proxy in gws.
 func TestPDCPUplinkDuplication(t *testing.T) {
+	h := emutest.WatchHost(t)
 	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "dc.uplink=split", "dc.scheduler=duplicate")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, cli, srv, topo.ServerAddr, 1000)
 	sent := f.pace(4e6, time.Second)
-	f.completeInOrder(t, sent)
-	emutest.WaitFor(t, 2*time.Second, func() error {
+	completeInOrderWatched(t, h, f, sent)
+	// No copy is lost on the path: one missing is a late proxy's, and
+	// the counters are published every 50 ms.
+	waitWatched(t, h, 2*time.Second, func() error {
 		if c := em.PDCP()["up"]; c.DuplicatesDiscarded < sent*9/10 {
 			return errorf("%d of %d uplink duplicates arrived", c.DuplicatesDiscarded, sent)
 		}

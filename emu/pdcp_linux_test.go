@@ -38,12 +38,12 @@ func startEmulation(t *testing.T, kv ...string) *network.Emulation {
 // several times.
 func TestPDCPRepairsReordering(t *testing.T) {
 	emutest.SkipUnderRace(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms",
 		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
-	as := f.completeInOrder(t, f.pace(30e6, 12*time.Second))
+	as := completeInOrderWatched(t, h, f, f.pace(30e6, 12*time.Second))
 	c := em.PDCP()["down"]
 	wraps := float64(c.Received) / 4096
 	t.Logf("%d datagrams in order; PDCP: %d received (%.1f SN wraps), %d reordered and repaired, %d held (max %d), hold p95 %.1f ms, %d expiries",
@@ -51,8 +51,15 @@ func TestPDCPRepairsReordering(t *testing.T) {
 	if c.Reordered == 0 || c.Held == 0 {
 		t.Errorf("the device-side proxy repaired no reordering: %+v", c)
 	}
-	if c.GivenUp != 0 || c.OutOfWindow != 0 || c.DuplicatesDiscarded != 0 {
-		t.Errorf("PDCP gave up, discarded or saw duplicates: %+v", c)
+	if c.DuplicatesDiscarded != 0 {
+		t.Errorf("PDCP saw %d duplicates without duplication: %+v", c.DuplicatesDiscarded, c)
+	}
+	// Nothing is lost on these links: PDCP gives up on a PDU, or finds
+	// one out of its window (over 2048 SNs, 0.7 s at this rate, late),
+	// only when a proxy or delay line was held up that long.
+	var missed []string
+	if c.GivenUp != 0 || c.OutOfWindow != 0 {
+		missed = append(missed, fmt.Sprintf("PDCP gave up on %d PDUs and found %d out of its window, want 0 and 0", c.GivenUp, c.OutOfWindow))
 	}
 	if wraps < 5 {
 		t.Errorf("only %.1f SN wraps", wraps)
@@ -60,13 +67,14 @@ func TestPDCPRepairsReordering(t *testing.T) {
 	if c.TxLink1 == 0 || c.TxLink2 == 0 {
 		t.Errorf("the split did not use both links: %d / %d", c.TxLink1, c.TxLink2)
 	}
+	h.Check(t, missed)
 }
 
 // TestPDCPDuplicationHalvesLossExponent: with every packet duplicated on
 // both links and 5% random loss on each, end-to-end loss is near p² =
 // 0.25%, not p.
 func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link.down.loss=5%", "dc.scheduler=duplicate")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 200)
@@ -79,24 +87,29 @@ func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
 	arrived := func() (got, rcvbuf int) {
 		return len(f.snapshot()), int(snmpCounter(t, em, "cli", "Udp", "RcvbufErrors"))
 	}
-	emutest.WaitFor(t, 5*time.Second, func() error {
+	waitWatched(t, h, 5*time.Second, func() error {
 		got, rcvbuf := arrived()
 		if float64(got+rcvbuf) < float64(sent)*0.99 {
 			return errorf("%d of %d arrived (%d more dropped by the receiving socket); %s", got, sent, rcvbuf, pathDrops(em))
 		}
 		return nil
 	})
-	waitDrained(t, em) // the last datagrams may still be in the delay lines
+	waitWatched(t, h, 5*time.Second, drained(em)) // the last datagrams may still be in the delay lines
 	got, rcvbuf := arrived()
 	loss := 1 - float64(got+rcvbuf)/float64(sent)
 	c := em.PDCP()["down"]
 	t.Logf("sent %d, received %d (and %d dropped by the receiving socket): end-to-end loss %.3f%% (p² = 0.25%%, p = 5%%); PDCP discarded %d duplicates, %d PDUs on each link; %s",
 		sent, got, rcvbuf, loss*100, c.DuplicatesDiscarded, c.TxLink1, pathDrops(em))
-	if loss < 0.0008 || loss > 0.006 {
-		t.Errorf("end-to-end loss %.3f%% is not near p² = 0.25%%", loss*100)
+	// Too little loss is emu's; the machine can only add to it (a proxy
+	// late to read its queue).
+	if loss < 0.0008 {
+		t.Errorf("end-to-end loss %.3f%%, want near p² = 0.25%% (≥ 0.08%%)", loss*100)
 	}
 	if c.DuplicatesDiscarded == 0 {
 		t.Error("no duplicate was discarded")
+	}
+	if loss > 0.006 {
+		h.Errorf(t, "end-to-end loss %.3f%%, want near p² = 0.25%% (≤ 0.6%%); %s", loss*100, pathDrops(em))
 	}
 }
 
@@ -104,6 +117,9 @@ func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
 // be a PDU but is too short: the device-side proxy drops and counts it and
 // keeps working.
 func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
+	// Counting is exact; only the time the proxy takes to count and
+	// deliver is the machine's.
+	h := emutest.WatchHost(t)
 	em := startEmulation(t, "link.jitter=0", "link.delay=0")
 	gws := mustNode(t, em.Net, "gws")
 	dst := topo.ClientAddr(topo.PathDC).As4()
@@ -125,7 +141,7 @@ func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emutest.WaitFor(t, 3*time.Second, func() error {
+	waitWatched(t, h, 3*time.Second, func() error {
 		if m := em.PDCP()["down"].Malformed; m != 1 {
 			return errorf("malformed = %d", m)
 		}
@@ -134,7 +150,7 @@ func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 	// The proxy still delivers after the malformed packet.
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 500)
-	f.waitArrived(t, f.pace(1e6, 300*time.Millisecond), 3*time.Second)
+	waitArrivedWatched(t, h, f, f.pace(1e6, 300*time.Millisecond), 3*time.Second)
 }
 
 // waitDrained waits until no packet is held anywhere in the emulation: rate
@@ -160,7 +176,12 @@ func pathDrops(em *network.Emulation) string {
 
 func waitDrained(t *testing.T, em *network.Emulation) {
 	t.Helper()
-	emutest.WaitFor(t, 5*time.Second, func() error {
+	emutest.WaitFor(t, 5*time.Second, drained(em))
+}
+
+// drained is waitDrained's condition.
+func drained(em *network.Emulation) func() error {
+	return func() error {
 		for _, d := range em.Dirs() {
 			if st, err := d.Shaper.Stats(); err != nil || st.BacklogPackets > 0 {
 				return errorf("%s: rate limiter holds %d packets (%v)", d.Name, st.BacklogPackets, err)
@@ -177,18 +198,67 @@ func waitDrained(t *testing.T, em *network.Emulation) {
 			}
 		}
 		return nil
+	}
+}
+
+// waitWatched is emutest.WaitFor for a condition only lateness can keep
+// from holding in time (a proxy, delay line or reader held up, a counter
+// published late): a timeout goes through the watch.
+func waitWatched(t *testing.T, h *emutest.HostWatch, timeout time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for wait := time.Millisecond; ; {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.Fatalf(t, "not within %v: %v", timeout, err)
+		}
+		time.Sleep(wait)
+		if wait < 50*time.Millisecond {
+			wait *= 2
+		}
+	}
+}
+
+// waitArrivedWatched is f.waitArrived with its timeout judged by the
+// watch: nothing on the path loses a datagram, a late reader does.
+func waitArrivedWatched(t *testing.T, h *emutest.HostWatch, f *udpFlow, sent uint64, timeout time.Duration) {
+	t.Helper()
+	waitWatched(t, h, timeout, func() error {
+		if n := len(f.snapshot()); uint64(n) < sent {
+			return errorf("%d of %d datagrams arrived", n, sent)
+		}
+		return nil
 	})
+}
+
+// completeInOrderWatched is f.completeInOrder with the wait judged by the
+// watch; once all arrived, order is PDCP's alone.
+func completeInOrderWatched(t *testing.T, h *emutest.HostWatch, f *udpFlow, sent uint64) []arrival {
+	t.Helper()
+	waitArrivedWatched(t, h, f, sent, 5*time.Second)
+	as := f.snapshot()
+	for i := 1; i < len(as); i++ {
+		if as[i].seq != as[i-1].seq+1 {
+			t.Fatalf("datagram %d arrived after %d: duplicated or reordered", as[i].seq, as[i-1].seq)
+		}
+	}
+	return as
 }
 
 // TestPDCPUplinkSplit: with dc.uplink=split the DC client's uplink goes
 // through a transmit proxy in gwc and a receive proxy in gws too, over both
 // links, and arrives complete and in order.
 func TestPDCPUplinkSplit(t *testing.T) {
+	h := emutest.WatchHost(t)
 	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "dc.uplink=split", "dc.batch=20")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, cli, srv, topo.ServerAddr, 1000)
-	as := f.completeInOrder(t, f.pace(8e6, 2*time.Second))
-	emutest.WaitFor(t, 2*time.Second, func() error {
+	as := completeInOrderWatched(t, h, f, f.pace(8e6, 2*time.Second))
+	// The counters are published every 50 ms.
+	waitWatched(t, h, 2*time.Second, func() error {
 		if c := em.PDCP()["up"]; c.TxLink1 == 0 || c.TxLink2 == 0 || c.Reordered == 0 {
 			return errorf("uplink PDCP counters %+v", c)
 		}

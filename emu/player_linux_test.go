@@ -7,7 +7,6 @@ import (
 	"math"
 	"net"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -449,8 +448,7 @@ func TestTraceReplayStaticA(t *testing.T) {
 	host := emutest.WatchHost(t)
 	res := replayRun(t, "StaticA", 30, false, config.Setting{Key: "link1.queue", Value: "30p"})
 	if res.fid.WithinPct() < 90 {
-		host.SkipIfHostTook(t, fmt.Sprintf("StaticA replay %.1f %% of steps within tolerance", res.fid.WithinPct()))
-		t.Errorf("StaticA replay: %v; want at least 90%% of steps within tolerance", res.fid)
+		host.Errorf(t, "StaticA replay: %v; want at least 90%% of steps within tolerance", res.fid)
 	}
 }
 
@@ -617,7 +615,7 @@ func (w *rateWatch) wakeLateness(p *replay.Player, until time.Duration) []time.D
 // after it; and every packet not delivered was a queue-limit drop.
 func TestTraceReplayOutageHolds(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	host := emutest.Exclusive(t)
 	const queue = 30
 	em := startReplay(t, "outage-10mbit-2s.csv", config.Setting{Key: "trace.offset", Value: "3s"}, config.Setting{Key: "link1.queue", Value: fmt.Sprintf("%dp", queue)})
 	d := replayDir(t, em, "link1.down")
@@ -688,33 +686,42 @@ func TestTraceReplayOutageHolds(t *testing.T) {
 	t.Logf("in the outage: backlog %d then %d packets; %d sent and %d dropped between the two probes", p1.st.BacklogPackets, p2.st.BacklogPackets, sentIn, dropsIn)
 	t.Logf("hold seen %v after the outage began; last arrival %v before the outage, %d before the hold, %d after it; first %v after the outage; %d packets sent before its end delivered after it",
 		applied.Sub(outStart), outStart.Sub(lastBefore), beforeHold, during, firstAfter.Sub(outEnd), heldThrough)
-	if applied.Sub(outStart) > 20*time.Millisecond {
-		t.Errorf("the outage was applied %v late", applied.Sub(outStart))
-	}
+	// Only what HTB itself lets cross the hold fails outright: a late
+	// watcher moves applied later, which can only lower during.
 	if during > 1 {
 		t.Errorf("%d packets arrived during the outage after it was applied; want at most the one HTB lets go", during)
-	}
-	if lastBefore.IsZero() || outStart.Sub(lastBefore) > 20*time.Millisecond {
-		t.Errorf("last arrival before the outage %v before it began; the link was not carrying the flow", outStart.Sub(lastBefore))
-	}
-	if firstAfter.IsZero() || firstAfter.Sub(outEnd) > 20*time.Millisecond {
-		t.Errorf("first arrival after the outage %v after it ended (want within 20 ms)", firstAfter.Sub(outEnd))
-	}
-	// Held, not dropped: the full queue stays through the outage and is
-	// delivered after it; what arrives meanwhile overflows it.
-	if p1.st.BacklogPackets < queue-1 || p2.st.BacklogPackets != p1.st.BacklogPackets {
-		t.Errorf("backlog in the outage %d then %d packets, want the full queue (%d) held", p1.st.BacklogPackets, p2.st.BacklogPackets, queue)
-	}
-	if diff := int64(dropsIn) - int64(sentIn); diff < -2 || diff > 2 {
-		t.Errorf("in the outage %d packets were sent and %d dropped; with the queue full all of them should overflow it", sentIn, dropsIn)
 	}
 	if heldThrough < queue-1 || heldThrough > queue {
 		t.Errorf("%d packets sent before the outage ended were delivered after it, want the queue limit (%d)", heldThrough, queue)
 	}
+	// The rest are the machine's figures as much as emu's: a late player
+	// or watcher, a sender that paused, a probe that woke late (its two
+	// readings then straddle packets still between the socket and the
+	// qdisc, or the outage's end), a receiver that had not drained its
+	// socket 200 ms after the flow stopped.
+	var missed []string
+	if late := applied.Sub(outStart); late > 20*time.Millisecond {
+		missed = append(missed, fmt.Sprintf("the outage was applied %v late, want ≤ 20 ms", late))
+	}
+	if lastBefore.IsZero() || outStart.Sub(lastBefore) > 20*time.Millisecond {
+		missed = append(missed, fmt.Sprintf("last arrival before the outage %v before it began, want ≤ 20 ms: the link was not carrying the flow", outStart.Sub(lastBefore)))
+	}
+	if firstAfter.IsZero() || firstAfter.Sub(outEnd) > 20*time.Millisecond {
+		missed = append(missed, fmt.Sprintf("first arrival after the outage %v after it ended, want ≤ 20 ms", firstAfter.Sub(outEnd)))
+	}
+	// Held, not dropped: the full queue stays through the outage and is
+	// delivered after it; what arrives meanwhile overflows it.
+	if p1.st.BacklogPackets < queue-1 || p2.st.BacklogPackets != p1.st.BacklogPackets {
+		missed = append(missed, fmt.Sprintf("backlog in the outage %d then %d packets, want the full queue (%d) held", p1.st.BacklogPackets, p2.st.BacklogPackets, queue))
+	}
+	if diff := int64(dropsIn) - int64(sentIn); diff < -2 || diff > 2 {
+		missed = append(missed, fmt.Sprintf("in the outage %d packets were sent and %d dropped between the probes, want equal within 2: with the queue full all of them should overflow it", sentIn, dropsIn))
+	}
 	// Every packet not delivered was a queue-limit drop.
 	if lost := int64(sent) - int64(len(as)); lost != int64(after.Drops) || after.BacklogPackets != 0 {
-		t.Errorf("sent %d, delivered %d: %d lost, but the qdisc dropped %d (backlog %d)", sent, len(as), lost, after.Drops, after.BacklogPackets)
+		missed = append(missed, fmt.Sprintf("sent %d, delivered %d: %d lost, but the qdisc dropped %d (backlog %d) 200 ms after the flow stopped", sent, len(as), lost, after.Drops, after.BacklogPackets))
 	}
+	host.Check(t, missed)
 }
 
 // TestTraceReplayMahimahi: 10 s of a Mahimahi LTE trace in 10 ms windows
@@ -746,15 +753,10 @@ func TestTraceReplayMahimahi(t *testing.T) {
 	if res.fid.WithinPct() < 80 {
 		missed = append(missed, fmt.Sprintf("Mahimahi replay: %v; want at least 80%% of steps within tolerance", res.fid))
 	}
-	if len(missed) > 0 {
-		// A clean-clone CI run at 05:45 on a noisy host: the sender paused
-		// over 10 ms in 5 of the 10 s, 70 % of steps within tolerance;
-		// without those seconds 100 %.
-		host.SkipIfHostTook(t, strings.Join(missed, "; "))
-		for _, m := range missed {
-			t.Error(m)
-		}
-	}
+	// A clean-clone CI run at 05:45 on a noisy host: the sender paused
+	// over 10 ms in 5 of the 10 s, 70 % of steps within tolerance;
+	// without those seconds 100 %.
+	host.Check(t, missed)
 }
 
 func logLateness(tb testing.TB, res replayResult) {

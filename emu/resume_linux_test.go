@@ -1,6 +1,7 @@
 package emu
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/dc-emu/emu/internal/emutest"
@@ -13,8 +14,14 @@ import (
 // finish sooner than a normal start's.
 func TestResumeBDP(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	fct := map[string]float64{}
+	// Propagation bounds the RTT below, and a resumed connection's
+	// window is the first one's; what the machine's lateness moves (a
+	// longer measured RTT, a slower fetch, and the check's fallback, an
+	// ACK rate its 2 ms TCP_INFO sampler measured under half the
+	// remembered one) is judged by the watch.
+	var missed []string
 	for _, mode := range []string{"off", "bdp"} {
 		sum, _ := runKinds(t, "dc.enabled=false", "flow.path=link1", "link1.down.rate=50mbit", "link1.up.rate=10mbit",
 			"link1.delay=150ms", "link.jitter=0", "flow.proto=tcp", "flow.cc=cubic", "flow.kind=objects",
@@ -34,15 +41,23 @@ func TestResumeBDP(t *testing.T) {
 		t.Logf("path state %+v", *p)
 		// The first connection's 1 MB ended in slow start: its window
 		// (hundreds of segments) is far above the kernel's 10.
-		if p.MinRTTMs < 295 || p.MinRTTMs > 340 || p.InitCwnd <= 10 || p.InitCwnd > p.Cwnd || p.DeliveryMbps <= 0 || p.DeliveryMbps > 55 {
+		if p.MinRTTMs < 295 || p.InitCwnd <= 10 || p.InitCwnd > p.Cwnd || p.DeliveryMbps <= 0 || p.DeliveryMbps > 55 {
 			t.Errorf("path state %+v", *p)
+		} else if p.MinRTTMs > 340 {
+			missed = append(missed, fmt.Sprintf("path state: min RTT %.1f ms over 300 ms of propagation, want ≤ 340", p.MinRTTMs))
 		}
-		if p.RcvBuf < int64(p.InitCwnd*p.MSS) || p.InitRwnd <= p.InitCwnd || !p.Check || p.Fallbacks != 0 {
+		if p.RcvBuf < int64(p.InitCwnd*p.MSS) || p.InitRwnd <= p.InitCwnd || !p.Check {
 			t.Errorf("client window or check: %+v", *p)
 		}
+		if p.Fallbacks != 0 {
+			missed = append(missed, fmt.Sprintf("path state: %d fallbacks on an unchanged path, want 0", p.Fallbacks))
+		}
 		for _, o := range f.Objects {
-			if !o.Resumed || o.Fallback {
-				t.Errorf("object %+v: want resumed, no fallback on an unchanged path", o)
+			switch {
+			case o.Fallback:
+				missed = append(missed, fmt.Sprintf("object %+v fell back on an unchanged path, want resumed", o))
+			case !o.Resumed:
+				t.Errorf("object %+v: want resumed", o)
 			}
 		}
 	}
@@ -50,6 +65,7 @@ func TestResumeBDP(t *testing.T) {
 	// A normal start needs about 6 round trips for 1 MB here, the resumed
 	// one 1 or 2; a loose bound keeps the test about the effect.
 	if fct["bdp"] > 0.85*fct["off"] {
-		t.Errorf("1 MB: bdp %.3f s, off %.3f s: want bdp clearly faster", fct["bdp"], fct["off"])
+		missed = append(missed, fmt.Sprintf("median FCT of 1 MB: bdp %.3f s, want ≤ 0.85 × off's %.3f s", fct["bdp"], fct["off"]))
 	}
+	h.Check(t, missed)
 }

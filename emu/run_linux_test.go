@@ -3,6 +3,7 @@ package emu
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,7 +140,7 @@ func TestRunFailsWhenServerKilled(t *testing.T) {
 // interrupted and keeps what was measured.
 func TestRunInterrupted(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	cfg := testConfig(t, "flow.size=500MB")
 	out := t.TempDir()
 	id := runstate.NewRunID()
@@ -151,7 +152,7 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
 	if el := time.Since(start); el > 15*time.Second {
-		t.Errorf("interrupt took %v", el)
+		h.Errorf(t, "interrupted run took %v to stop after the 3 s cancel, want ≤ 15 s", el.Round(time.Millisecond))
 	}
 	if sum.Status != results.StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
 		t.Errorf("summary after interrupt: %+v", sum.Flows[0])
@@ -166,7 +167,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // over the same window, and a JFI over their goodputs.
 func TestRunFairness(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	sets := settings(t, "link.trace=none", "flow.duration=4s")
 	cfg, err := config.Resolve("fairness", sets)
 	if err != nil {
@@ -180,20 +181,31 @@ func TestRunFairness(t *testing.T) {
 	if len(sum.Flows) != 3 {
 		t.Fatalf("%d flows", len(sum.Flows))
 	}
-	var paths []string
+	var paths, missed []string
 	for _, f := range sum.Flows {
 		paths = append(paths, f.Path)
-		if !f.Complete || f.Seconds < 3.9 || f.Seconds > 4.2 || f.GoodputMbps < 1 {
-			t.Errorf("flow %s: complete=%v seconds=%v goodput=%v", f.Name, f.Complete, f.Seconds, f.GoodputMbps)
+		if !f.Complete {
+			t.Errorf("flow %s: not complete", f.Name)
+		}
+		// How long a measurement window lasted and what got through it
+		// are the machine's figures as much as emu's.
+		if f.Seconds < 3.9 || f.Seconds > 4.2 {
+			missed = append(missed, fmt.Sprintf("flow %s measured over %.2f s, want 3.9–4.2 s", f.Name, f.Seconds))
+		}
+		if f.GoodputMbps < 1 {
+			missed = append(missed, fmt.Sprintf("flow %s goodput %.2f Mbit/s, want ≥ 1", f.Name, f.GoodputMbps))
 		}
 	}
 	if strings.Join(paths, ",") != "dc,link1,link2" {
 		t.Errorf("paths %v", paths)
 	}
 	t.Logf("goodputs %.2f / %.2f / %.2f Mbit/s, JFI %.3f", sum.Flows[0].GoodputMbps, sum.Flows[1].GoodputMbps, sum.Flows[2].GoodputMbps, sum.JFI)
+	// Any three goodputs give a JFI in [1/3, 1]: outside it is a bug in
+	// the formula, whatever the machine did.
 	if sum.JFI < 1.0/3 || sum.JFI > 1 {
 		t.Errorf("JFI %v out of [1/3, 1]", sum.JFI)
 	}
+	h.Check(t, missed)
 }
 
 // TestEndpointEvents: what the run loop hears of each endpoint's events;

@@ -109,7 +109,7 @@ func quantile(xs []float64, q float64) float64 {
 // the delay fell). The reconfiguration jumps must show in the series.
 func TestStarlinkDelayAgainstIrtt(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	requireTools(t, "irtt")
 	em := startEmulation(t, "link1.trace=starlink", "link.jitter=0", "dc.enabled=false", "flow.path=link1", "link1.up.rate=10mbit")
 	down := em.Dirs()[0]
@@ -134,8 +134,10 @@ func TestStarlinkDelayAgainstIrtt(t *testing.T) {
 		series = append(series, [2]float64{at.Seconds(), float64(owd) / 1e6})
 		errs = append(errs, math.Abs(float64(owd-(due-at)))/1e6)
 	}
+	// Nothing on the link loses them: a probe not back is one answered
+	// or read too late for irtt.
 	if len(errs) < len(rts)*9/10 {
-		t.Fatalf("%d of %d probes came back", len(errs), len(rts))
+		h.Fatalf(t, "%d of %d probes came back, want ≥ 90 %%", len(errs), len(rts))
 	}
 	slices.Sort(errs)
 	p50, p95 := quantile(errs, 0.5), quantile(errs, 0.95)
@@ -162,7 +164,7 @@ func TestStarlinkDelayAgainstIrtt(t *testing.T) {
 	// The aims are 0.5 and 2 ms; the suite allows a busy machine
 	// more (design.md, timing tests).
 	if p50 > 1 || p95 > 4 {
-		t.Errorf("one-way delay against the trace: median %.3f ms, p95 %.3f ms off (want at most 1 and 4)", p50, p95)
+		h.Errorf(t, "one-way delay against the trace: median %.3f ms, p95 %.3f ms off (want at most 1 and 4)", p50, p95)
 	}
 }
 
@@ -171,7 +173,7 @@ func TestStarlinkDelayAgainstIrtt(t *testing.T) {
 // lost on the way down in each window.
 func TestLossTraceAgainstIrtt(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	requireTools(t, "irtt")
 	levels := []float64{0, 0.10, 0.03, 0.20}
 	const window = 5 * time.Second
@@ -200,21 +202,26 @@ func TestLossTraceAgainstIrtt(t *testing.T) {
 			per[k].lost++
 		}
 	}
-	var rows []string
+	var rows, missed []string
 	for k := 0; per[k] != nil; k++ {
 		c := per[k]
 		want := levels[k%len(levels)]
 		got := float64(c.lost) / float64(c.sent)
 		sd := math.Sqrt(want * (1 - want) / float64(c.sent))
 		rows = append(rows, fmt.Sprintf("%d-%d s: %.2f%% of %d (trace %.0f%%)", k*5, k*5+5, 100*got, c.sent, 100*want))
-		if math.Abs(got-want) > 4*sd+0.005 {
-			t.Errorf("window %d: lost %.2f%% of %d probes, the trace says %.0f%%", k, 100*got, c.sent, 100*want)
+		// The machine can only add loss (an answer read after irtt gave
+		// up on it): too little is emu's, too much may be the machine's.
+		if bound := 4*sd + 0.005; want-got > bound {
+			t.Errorf("window %d: lost %.2f%% of %d probes, the trace says %.0f%% (±%.2f%%)", k, 100*got, c.sent, 100*want, 100*bound)
+		} else if got-want > bound {
+			missed = append(missed, fmt.Sprintf("window %d: lost %.2f%% of %d probes, the trace says %.0f%% (±%.2f%%)", k, 100*got, c.sent, 100*want, 100*bound))
 		}
 	}
 	t.Logf("downlink loss per 5 s window: %s", strings.Join(rows, "; "))
 	if len(rows) < 2 {
 		t.Errorf("only %d windows measured", len(rows))
 	}
+	h.Check(t, missed)
 }
 
 // TestStarlinkRateAgainstIperf3: iperf3 UDP, saturating, through link1
@@ -223,7 +230,7 @@ func TestLossTraceAgainstIrtt(t *testing.T) {
 // payloads of 1500-byte packets).
 func TestStarlinkRateAgainstIperf3(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	emutest.SkipUnderRace(t)
 	requireTools(t, "iperf3")
 	em := startEmulation(t, "link1.trace=starlink", "link.jitter=0", "dc.enabled=false", "flow.path=link1", "link1.up.rate=10mbit")
@@ -277,6 +284,6 @@ func TestStarlinkRateAgainstIperf3(t *testing.T) {
 	t.Logf("iperf3 over %.1f-%.1f s since the epoch: %.2f Mbit/s at the IP layer, the trace %.2f Mbit/s (%+.2f %%)",
 		from.Seconds(), to.Seconds(), got/1e6, want/1e6, 100*(got-want)/want)
 	if math.Abs(got-want) > 0.05*want {
-		t.Errorf("iperf3 measured %.2f Mbit/s, the trace's mean is %.2f (want within 5 %%)", got/1e6, want/1e6)
+		h.Errorf(t, "iperf3 measured %.2f Mbit/s, the trace's mean is %.2f (want within 5 %%)", got/1e6, want/1e6)
 	}
 }

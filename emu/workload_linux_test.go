@@ -2,6 +2,7 @@ package emu
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func runKinds(t *testing.T, kv ...string) (*results.Summary, string) {
 // checks what each kind's summary entry, log and time-series column say.
 func TestRunKinds(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	sum, out := runKinds(t, "link.jitter=0", "dc.uplink=split", "flows.count=6",
 		"flows.0.name=down", "flows.0.size=2MB",
 		"flows.1.name=up", "flows.1.proto=tcp", "flows.1.direction=up", "flows.1.size=2MB",
@@ -55,16 +56,30 @@ func TestRunKinds(t *testing.T) {
 	if f := byName["up"]; f.Kind != "bulk" || f.Direction != "up" || f.Bytes != 2e6 || f.GoodputMbps <= 0 || f.OWDMs == nil {
 		t.Errorf("upload: %+v", f)
 	}
-	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 || f.LatencyMs.P50 > 300 { // beside bulk flows: queueing (the idle figure is a measurement)
+	// Propagation bounds a delay below whatever the machine does; the
+	// upper bounds, and datagrams lost where nothing was set to lose
+	// them (a proxy or receiver late to read its queue), are the
+	// machine's figures as much as emu's.
+	var missed []string
+	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 { // beside bulk flows: queueing (the idle figure is a measurement)
 		t.Errorf("rr over 2 × 10 ms: %+v (latency %+v)", f, f.LatencyMs)
+	} else if f.LatencyMs.P50 > 300 {
+		missed = append(missed, fmt.Sprintf("rr over 2 × 10 ms beside bulk flows: p50 latency %.1f ms, want ≤ 300", f.LatencyMs.P50))
 	}
 	for _, name := range []string{"voip", "voip-up"} {
 		f := byName[name]
-		// Propagation bounds the delay below; above, the shared PDCP entity
-		// holds datagrams behind the other flows' packets and the queues
-		// hold them behind the bulk flows, so only a loose bound is fair.
-		if f.Sent == nil || f.Received == nil || *f.Received != *f.Sent || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.OWDMs.P50 > 200 || f.Loss == nil || *f.Loss != 0 || f.JitterMs == nil {
+		// Above, the shared PDCP entity holds datagrams behind the other
+		// flows' packets and the queues hold them behind the bulk flows,
+		// so only a loose bound is fair.
+		if f.Sent == nil || f.Received == nil || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.Loss == nil || f.JitterMs == nil {
 			t.Errorf("cbr %s over 10 ms: %+v (owd %+v)", name, f, f.OWDMs)
+			continue
+		}
+		if *f.Received != *f.Sent || *f.Loss != 0 {
+			missed = append(missed, fmt.Sprintf("cbr %s: received %d of %d datagrams (loss %.4f), want all", name, *f.Received, *f.Sent, *f.Loss))
+		}
+		if f.OWDMs.P50 > 200 {
+			missed = append(missed, fmt.Sprintf("cbr %s over 10 ms: p50 one-way delay %.1f ms, want ≤ 200", name, f.OWDMs.P50))
 		}
 		if f.Reordered == nil || *f.Reordered != 0 {
 			t.Errorf("cbr %s: %v reordered datagrams after PDCP", name, f.Reordered)
@@ -99,6 +114,7 @@ func TestRunKinds(t *testing.T) {
 	var report strings.Builder
 	results.WriteReport(&report, sum, out)
 	t.Log(report.String())
+	h.Check(t, missed)
 }
 
 // TestRunSteering gives one of two cbr flows over DC its own PDCP entity
@@ -108,19 +124,26 @@ func TestRunKinds(t *testing.T) {
 // complete and in order.
 func TestRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	sum, out := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
 		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
 		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2")
+	var missed []string
 	for _, f := range sum.Flows {
-		if f.Received == nil || *f.Received != 200 || *f.Reordered != 0 || f.OWDMs == nil {
+		if f.Received == nil || f.Reordered == nil || *f.Reordered != 0 || f.OWDMs == nil {
 			t.Fatalf("flow %s: %+v", f.Name, f)
+		}
+		// No loss is set: one lost is a late reader's.
+		if *f.Received != 200 {
+			missed = append(missed, fmt.Sprintf("flow %s received %d of 200 datagrams", f.Name, *f.Received))
 		}
 		t.Logf("%s: owd p50 %.2f p95 %.2f max %.2f ms", f.Name, f.OWDMs.P50, f.OWDMs.P95, f.OWDMs.Max)
 	}
 	pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
-	if pinned.P50 < 29 || pinned.P50 > 33 {
-		t.Errorf("the flow pinned to link2 (30 ms): owd %+v", pinned)
+	if pinned.P50 < 29 {
+		t.Errorf("the flow pinned to link2 (30 ms): owd %+v, p50 below the link's delay", pinned)
+	} else if pinned.P50 > 33 {
+		missed = append(missed, fmt.Sprintf("the flow pinned to link2 (30 ms): p50 one-way delay %.2f ms, want ≤ 33", pinned.P50))
 	}
 	// Not one datagram took the 10 ms link (a loaded machine may delay
 	// some beyond 30 ms, never below).
@@ -136,9 +159,12 @@ func TestRunSteering(t *testing.T) {
 	if batch.P50 > 20 && batch.P95 < 29 {
 		t.Errorf("the batch flow does not use both links: owd %+v", batch)
 	}
-	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 { // the counters are published every 50 ms
-		t.Errorf("PDCP down %+v", d)
+	// The counters are published every 50 ms: a late publisher leaves
+	// the last of them out.
+	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 {
+		missed = append(missed, fmt.Sprintf("PDCP down sent %d on link2 (want ≥ 200) and delivered %d (want ≥ 350)", d.TxLink2, d.Delivered))
 	}
+	h.Check(t, missed)
 }
 
 // TestRunSteeringDuplicate duplicates one cbr flow's datagrams (its own
@@ -147,7 +173,7 @@ func TestRunSteering(t *testing.T) {
 // about 5 %.
 func TestRunSteeringDuplicate(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	sum, _ := runKinds(t, "link.jitter=0", "link.down.loss=5%", "flows.count=2",
 		"flow.kind=cbr", "flow.count=1000", "flow.interval=2ms",
 		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate")
@@ -156,13 +182,22 @@ func TestRunSteeringDuplicate(t *testing.T) {
 		t.Fatalf("flows %+v %+v", batch, dup)
 	}
 	t.Logf("loss: batch %.4f, duplicated %.4f; PDCP down %+v", *batch.Loss, *dup.Loss, sum.PDCP["down"])
-	if *batch.Loss < 0.02 || *batch.Loss > 0.09 {
-		t.Errorf("batch flow loss %.4f, want about 0.05", *batch.Loss)
+	// Too little loss, or more duplicates than datagrams, is emu's: the
+	// machine can only add loss (a late reader), which also leaves fewer
+	// copies to discard.
+	var missed []string
+	if *batch.Loss < 0.02 {
+		t.Errorf("batch flow loss %.4f, want about 0.05 (≥ 0.02)", *batch.Loss)
+	} else if *batch.Loss > 0.09 {
+		missed = append(missed, fmt.Sprintf("batch flow loss %.4f, want about 0.05 (≤ 0.09)", *batch.Loss))
 	}
 	if *dup.Loss > 0.012 {
-		t.Errorf("duplicated flow loss %.4f, want about 0.0025", *dup.Loss)
+		missed = append(missed, fmt.Sprintf("duplicated flow loss %.4f, want about 0.0025 (≤ 0.012)", *dup.Loss))
 	}
-	if d := sum.PDCP["down"]; d.DuplicatesDiscarded < 800 || d.DuplicatesDiscarded > 1000 {
-		t.Errorf("%d duplicates discarded, want about 1000 × 0.95²", d.DuplicatesDiscarded)
+	if d := sum.PDCP["down"]; d.DuplicatesDiscarded > 1000 {
+		t.Errorf("%d duplicates discarded of 1000 datagrams", d.DuplicatesDiscarded)
+	} else if d.DuplicatesDiscarded < 800 {
+		missed = append(missed, fmt.Sprintf("%d duplicates discarded, want about 1000 × 0.95² (≥ 800)", d.DuplicatesDiscarded))
 	}
+	h.Check(t, missed)
 }

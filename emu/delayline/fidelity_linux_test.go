@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -66,14 +65,17 @@ func TestDelayFidelity(t *testing.T) {
 }
 
 // stallLimit is the longest the loop may be kept from running before a
-// measurement counts as disturbed by the machine rather than by the line.
+// measurement counts as disturbed rather than as the line's own.
 const stallLimit = 2 * time.Millisecond
 
-// retryOnStall runs measure on a fresh rig up to attempts times. It stops at
-// the first attempt without failures. An attempt that fails while the
-// loop's own instruments show it was held off the CPU for more than
-// stallLimit (other programs, the hypervisor) is repeated; one that fails
-// without such a stall, or the last attempt, fails the test.
+// retryOnStall runs measure on a fresh rig up to attempts times and stops
+// at the first attempt without misses. An attempt that missed while the
+// machine was busy (other processes' CPU time, the hypervisor's steal) or
+// while the loop was held off the CPU for more than stallLimit is
+// measured again; any other miss, or the last attempt's, is reported
+// through the watch: it skips, naming the evidence, when the machine was
+// busy (a witness that could not run counts too), and fails otherwise, as
+// a miss on a quiet machine is the line's.
 func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup func() *rig) {
 	t.Helper()
 	host := emutest.WatchHost(t)
@@ -89,17 +91,15 @@ func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup
 			s := lp.Snapshot()
 			stall = max(stall, s.Late.Quantile(1))
 		}
-		if stall > stallLimit && i < attempts {
-			t.Logf("attempt %d: the loop was kept off the CPU for up to %v (busy machine); measuring again: %v", i, stall, errs)
+		why, busy := host.Busy()
+		if (busy || stall > stallLimit) && i < attempts {
+			t.Logf("attempt %d: the loop was kept off the CPU for up to %v, %s; measuring again: %v", i, stall, why, errs)
 			continue
-		}
-		host.SkipIfHostTook(t, strings.Join(errs, "; "))
-		for _, e := range errs {
-			t.Error(e)
 		}
 		if stall > stallLimit {
 			t.Logf("the loop was kept off the CPU for up to %v in the last attempt", stall)
 		}
+		host.Check(t, errs)
 		return
 	}
 }
@@ -108,7 +108,7 @@ func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup
 // delay, a small packet's round trip is within 0.2 ms of the bare path's.
 func TestOverheadAtZeroDelay(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	host := emutest.Exclusive(t)
 	bare := median(pingPong(t, newRig(t, 1, nil, nil), 1000))
 	zero := Params{}
 	r := newRig(t, 1, &zero, &zero)
@@ -116,7 +116,7 @@ func TestOverheadAtZeroDelay(t *testing.T) {
 	m := median(through)
 	t.Logf("RTT median: bare %.1f µs, through two delay lines %.1f µs (+%.1f µs)", bare, m, m-bare)
 	if m-bare > 200 {
-		t.Errorf("delay lines at delay 0 add %.1f µs of median RTT, want under 200 µs", m-bare)
+		host.Errorf(t, "delay lines at delay 0 add %.1f µs of median RTT, want under 200 µs", m-bare)
 	}
 	if s := r.loops[0].Snapshot(); s.Released < 1000 || s.Backlog != 0 {
 		t.Errorf("forward line: %+v; want every ping released", s)
@@ -127,7 +127,7 @@ func TestOverheadAtZeroDelay(t *testing.T) {
 // same sequence numbers again with the same seed.
 func TestLossPattern(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	host := emutest.Exclusive(t)
 	p := Params{Loss: 0.01}
 	const n = 100_000
 	var runs [][]int
@@ -151,7 +151,7 @@ func TestLossPattern(t *testing.T) {
 				break
 			}
 			if attempt == 3 {
-				t.Fatalf("the line saw %d packets and the kernel dropped %d in three attempts: the sender outran it, the pattern is meaningless", s.In, s.Overflow)
+				host.Fatalf(t, "the line saw %d packets and the kernel dropped %d in three attempts: the sender outran it, the pattern is meaningless", s.In, s.Overflow)
 			}
 		}
 		if rate := float64(len(lost)) / n; math.Abs(rate-0.01) > 0.002 {
@@ -172,7 +172,7 @@ func TestLossPattern(t *testing.T) {
 // time and never deliver part of one.
 func TestLossPerWirePacket(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	host := emutest.Exclusive(t)
 	const groups, segs, segSize = 4000, 4, 1000
 	p := Params{Loss: 0.1}
 	r := newRig(t, 5, &p, nil)
@@ -229,8 +229,10 @@ func TestLossPerWirePacket(t *testing.T) {
 	s := r.loops[0].Snapshot()
 	loss := 1 - float64(received)/(groups*segs)
 	t.Logf("line: in %d, lost %d, kernel overflow %d; received %d of %d datagrams (loss %.2f %%); %d of %d super-packets in part", s.In, s.Lost, s.Overflow, received, groups*segs, 100*loss, partial, groups)
+	// A datagram the line never saw overflowed the kernel's queue while
+	// the loop was late to read it; the loss figures then count it too.
 	if s.In != groups*segs {
-		t.Errorf("the line saw %d packets, want every datagram (%d)", s.In, groups*segs)
+		host.Fatalf(t, "the line saw %d packets, want every datagram (%d): the kernel dropped %d before it", s.In, groups*segs, s.Overflow)
 	}
 	if math.Abs(loss-0.1) > 0.015 {
 		t.Errorf("loss %.2f %%, want 10 ± 1.5 %%", 100*loss)

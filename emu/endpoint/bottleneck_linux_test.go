@@ -2,6 +2,7 @@ package endpoint
 
 import (
 	"encoding/binary"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -77,8 +78,12 @@ func bottleneck(t *testing.T, rateBits uint64, queueBytes uint32) (srv, cli *emu
 // the low-water mark the delays stay within the queue's 41 ms plus a few
 // ms; without it the autotuned send buffer adds about a round trip, which
 // is why the server sets it. Goodput must not suffer from it.
+//
+// Goodput and delays are the shared CPUs' as much as the limiter's (both
+// endpoints and the kernel's softirqs run on them): a miss goes through
+// the watch, and fails only on a machine measured quiet.
 func TestOWDBehindBottleneck(t *testing.T) {
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	const rate, queue = 50_000_000, 256_000 // bytes: 41 ms
 	queueMs := float64(queue*8) / rate * 1000
 	type res struct {
@@ -115,15 +120,17 @@ func TestOWDBehindBottleneck(t *testing.T) {
 			got[tc.name] = res{done.OWD.P50, done.OWD.P95, done.GoodputMbps}
 			t.Logf("%s: %.1f Mbit/s, owd p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, max %.1f ms (%d stamps; queue %.0f ms)",
 				tc.name, done.GoodputMbps, done.OWD.P50, done.OWD.P95, done.OWD.P99, done.OWD.Max, done.OWD.N, queueMs)
+			var missed []string
 			if done.GoodputMbps < 0.8*rate/1e6 {
-				t.Errorf("%.1f Mbit/s through a %.0f Mbit/s limiter", done.GoodputMbps, rate/1e6)
+				missed = append(missed, fmt.Sprintf("goodput %.1f Mbit/s through a %.0f Mbit/s limiter, want at least 80 %%", done.GoodputMbps, rate/1e6))
 			}
 			if tc.name != "tcp-nolowat" && done.OWD.P95 > queueMs+25 {
-				t.Errorf("p95 one-way delay %.1f ms, more than the %.0f ms queue plus 25 ms", done.OWD.P95, queueMs)
+				missed = append(missed, fmt.Sprintf("p95 one-way delay %.1f ms, more than the %.0f ms queue plus 25 ms", done.OWD.P95, queueMs))
 			}
+			h.Check(t, missed)
 		})
 	}
 	if a, b := got["tcp-lowat16k"], got["tcp-nolowat"]; a.p50 > 0 && b.p50 < a.p50+5 {
-		t.Errorf("p50 one-way delay %.1f ms without TCP_NOTSENT_LOWAT, %.1f ms with: the low-water mark makes no difference", b.p50, a.p50)
+		h.Errorf(t, "p50 one-way delay %.1f ms without TCP_NOTSENT_LOWAT, %.1f ms with: the low-water mark makes no difference", b.p50, a.p50)
 	}
 }

@@ -2,6 +2,7 @@ package endpoint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ import (
 // result must be exactly the window, count only what arrived in it, and
 // the download must stop on time.
 func TestDurationLimited(t *testing.T) {
-	emutest.Exclusive(t) // saturates loopback for a second
+	h := emutest.Exclusive(t) // saturates loopback for a second
 	const window = time.Second
 	for _, tc := range []struct {
 		name           string
@@ -42,21 +43,32 @@ func TestDurationLimited(t *testing.T) {
 			if !r.Complete || r.Seconds != window.Seconds() || r.Bytes <= 0 {
 				t.Errorf("result %+v, want complete over exactly %v", r, window)
 			}
+			// How soon the download stops, how many reports a ticker
+			// delivers and how late the last read is stamped are the
+			// machine's as much as emu's: those misses go through the
+			// watch, together.
+			var missed []string
 			if took > window+4*time.Second {
-				t.Errorf("a %v window took %v", window, took)
+				missed = append(missed, fmt.Sprintf("a %v window took %v, want at most %v", window, took, window+4*time.Second))
 			}
 			ps := prog.check(t, r.Bytes)
 			// One report per 100 ms; a busy machine skips some, never adds.
-			if len(ps) < 2 || len(ps) > 10 {
-				t.Errorf("%d progress reports in a 1 s window at 100 ms", len(ps))
+			if len(ps) > 10 {
+				t.Errorf("%d progress reports in a 1 s window at 100 ms, want at most 10", len(ps))
 			}
-			if last := ps[len(ps)-1]; last.T > window+50*time.Millisecond {
-				t.Errorf("progress after the window: %+v", last)
+			if len(ps) < 2 {
+				missed = append(missed, fmt.Sprintf("%d progress reports in a 1 s window at 100 ms, want at least 2", len(ps)))
+			}
+			if len(ps) > 0 {
+				if last := ps[len(ps)-1]; last.T > window+50*time.Millisecond {
+					missed = append(missed, fmt.Sprintf("progress at %v, over 50 ms after the %v window: %+v", last.T, window, last))
+				}
 			}
 			_, lastT := checkRecvLog(t, cfg.RecvLog, r.Bytes)
 			if lastT > window.Seconds()+0.05 {
-				t.Errorf("recv-log row at %.3f s, after the %v window", lastT, window)
+				missed = append(missed, fmt.Sprintf("recv-log row at %.3f s, over 50 ms after the %v window", lastT, window))
 			}
+			h.Check(t, missed)
 			t.Logf("%s: %d bytes in the %v window (%.0f Mbit/s), stopped after %v", tc.name, r.Bytes, window, r.GoodputMbps, took.Round(time.Millisecond))
 			if tc.client == ImplNgtcp2 {
 				leftovers(t)

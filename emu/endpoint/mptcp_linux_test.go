@@ -51,7 +51,7 @@ func txBytes(t *testing.T, nd *topo.NodeNS, iface string) uint64 {
 // congestion control set on the MPTCP socket.
 func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 	emutest.RequireMPTCP(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	// Kernel 6.18's MPTCP, about once in a few hundred connections here,
 	// hands the server a client stream with bytes missing or out of place
 	// when the second subflow joins during the TLS handshake: the server
@@ -60,7 +60,10 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 	// path (plain veths, no emulator); one fresh try, with the namespaces'
 	// MPTcpExt counters logged, tells that apart from a fault of ours.
 	for try := 1; ; try++ {
-		if !mptcpTwoSubflows(t, try < 2) {
+		if try > 1 {
+			h.Reset()
+		}
+		if !mptcpTwoSubflows(t, h, try < 2) {
 			return
 		}
 	}
@@ -69,7 +72,7 @@ func TestMPTCPTwoSubflowsOverBothLinks(t *testing.T) {
 // mptcpTwoSubflows is one attempt of TestMPTCPTwoSubflowsOverBothLinks. It
 // reports true, having logged why, when the kernel corrupted the stream
 // and retry allows another try.
-func mptcpTwoSubflows(t *testing.T, retry bool) bool {
+func mptcpTwoSubflows(t *testing.T, h *emutest.HostWatch, retry bool) bool {
 	n, err := topo.Build(context.Background(), topo.DC(emutest.RunID(t), topo.DCOptions{Paths: []string{topo.PathMPTCP}, Uplink: topo.PathLink1}))
 	if err != nil {
 		t.Fatal(err)
@@ -145,8 +148,10 @@ func mptcpTwoSubflows(t *testing.T, retry bool) bool {
 	}
 	// A subflow torn down before the last sample keeps its last row, so the
 	// log may miss what it acknowledged in its last interval: within 2 %.
+	// That interval is the sampler's ticker's, which a busy machine
+	// stretches: a miss goes through the watch.
 	if float64(acked) < 0.98*float64(done.Bytes) {
-		t.Errorf("subflows acknowledged %d bytes, the client received %d", acked, done.Bytes)
+		h.Errorf(t, "subflows acknowledged %d bytes in their last rows, the client received %d; want at least 98 %%", acked, done.Bytes)
 	}
 	// Each subflow's bytes left gws on its own link.
 	for i, d := range []uint64{d1, d2} {

@@ -33,7 +33,7 @@ func readTCPInfoLog(t *testing.T, path string) []results.TCPInfoRow {
 // every 10 ms for as long as it lives, and the last row (taken as the
 // connection closes) accounts for every byte the client received.
 func TestTCPInfoLogOfADownload(t *testing.T) {
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	dir, cert, key := testCert(t)
 	logPath := filepath.Join(dir, "tcpinfo.csv")
 	t0 := time.Now()
@@ -51,8 +51,10 @@ func TestTCPInfoLogOfADownload(t *testing.T) {
 	rows := readTCPInfoLog(t, logPath)
 	last := rows[len(rows)-1]
 	t.Logf("%d rows over %.3f s; last: %+v", len(rows), last.T-rows[0].T, last)
+	// The number of rows is the sampler's ticker's, which a busy machine
+	// delays: a miss goes through the watch.
 	if n := int(r.Seconds / DefaultTCPInfoInterval.Seconds()); len(rows) < n/2 || len(rows) > 3*n+3 {
-		t.Errorf("%d samples for a %.3f s download at %v", len(rows), r.Seconds, DefaultTCPInfoInterval)
+		h.Errorf(t, "%d samples for a %.3f s download at %v, want %d to %d", len(rows), r.Seconds, DefaultTCPInfoInterval, n/2, 3*n+3)
 	}
 	for i, row := range rows {
 		if row.Subflow != 0 || row.CC != acc.CC || row.CC != "reno" || row.Remote.String() == "" ||
@@ -67,12 +69,20 @@ func TestTCPInfoLogOfADownload(t *testing.T) {
 		t.Errorf("first t_s %.3f not since t0", rows[0].T)
 	}
 	// TLS records and HTTP/2 frames add a little to the body (and the
-	// FIN's sequence number one byte).
-	if last.BytesAcked < r.Bytes || float64(last.BytesAcked) > float64(r.Bytes)*1.02+1e6 {
-		t.Errorf("last bytes_acked %d for %d body bytes received", last.BytesAcked, r.Bytes)
+	// FIN's sequence number one byte). The body was sent once at least,
+	// so the bytes sent for the first time (bytes_sent counts every
+	// retransmission too, and loopback retransmits when a burst overflows
+	// a queue or a timer fires early; bytes_retrans is their part) hold
+	// it. bytes_acked holds it too: the headers and the records' overhead
+	// (over 250 kB for 200 MiB), which precede the body's last byte, are
+	// more than a receiver leaves unacknowledged when it closes (a
+	// delayed ACK covers at most two segments; a reset carries none).
+	unique := last.BytesSent - last.BytesRetrans
+	if unique < r.Bytes || float64(unique) > float64(r.Bytes)*1.02+1e6 {
+		t.Errorf("last bytes_sent %d less bytes_retrans %d = %d sent once, for %d body bytes received", last.BytesSent, last.BytesRetrans, unique, r.Bytes)
 	}
-	if last.BytesSent < last.BytesAcked-1 {
-		t.Errorf("sent %d < acked %d", last.BytesSent, last.BytesAcked)
+	if last.BytesAcked < r.Bytes || last.BytesAcked > unique+1 {
+		t.Errorf("last bytes_acked %d for %d body bytes received and %d sent once (+1 for the FIN)", last.BytesAcked, r.Bytes, unique)
 	}
 }
 
@@ -80,7 +90,7 @@ func TestTCPInfoLogOfADownload(t *testing.T) {
 // process over an idle connection sampled every 10 ms, per second and per
 // sample.
 func TestTCPInfoSamplerCost(t *testing.T) {
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	dir, cert, key := testCert(t)
 	srv := startServer(t, ServerConfig{Proto: ProtoTCP, Listen: "127.0.0.1:0", CertFile: cert, KeyFile: key,
 		TCPInfoLog: filepath.Join(dir, "idle.csv")})
@@ -107,8 +117,10 @@ func TestTCPInfoSamplerCost(t *testing.T) {
 	perSec := used.Seconds() / wall.Seconds()
 	t.Logf("sampling one connection every %v: %.2f ms CPU per second (%.3f %% of a core), %.1f µs per sample (idle process baseline %.2f ms/s subtracted)",
 		DefaultTCPInfoInterval, perSec*1e3, perSec*100, used.Seconds()/samples*1e6, baseline.Seconds()/span.Seconds()*1e3)
+	// Other processes' work on the same CPUs lengthens this one's (caches,
+	// frequency, the scheduler's ticks): a miss goes through the watch.
 	if perSec > 0.05 {
-		t.Errorf("sampling costs %.1f %% of a core", perSec*100)
+		h.Errorf(t, "sampling costs %.1f %% of a core, want at most 5 %%", perSec*100)
 	}
 }
 

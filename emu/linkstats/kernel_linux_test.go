@@ -195,9 +195,15 @@ func sendPattern(fd int, rate func(time.Duration) float64, quit *atomic.Bool) {
 // queue every 54 ms. Readings every 10 ms; the one-way delay of each
 // packet (kernel receive stamp minus send stamp) is the reference. p50,
 // p95 and p99 agree within 2 ms plus 5 %, and the saturated intervals
-// deliver the configured rate within 2 %.
+// deliver the configured rate within 2 %. Every figure is the shared
+// CPUs' as much as the limiter's (the sender, the receiver and the
+// sampler are threads beside the kernel's softirqs): a miss goes through
+// the watch, and fails only on a machine measured quiet.
 func TestQueueDelayOnRealHTB(t *testing.T) {
-	emutest.Exclusive(t)
+	// CI's race step runs linkstats beside other packages' tests, and the
+	// detector slows the sender and the sampler tenfold.
+	emutest.SkipUnderRace(t)
+	h := emutest.Exclusive(t)
 	const rate = 20e6
 	r := newHTBRig(t, rate, 125_000)
 	rx := nfqtest.UDPSocket(t, r.net.C, 9201, netip.AddrPort{})
@@ -269,6 +275,9 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 	<-sent
 	stopRx.Store(true)
 	rxDone.Wait()
+	if len(owd) == 0 {
+		t.Fatal("no packet reached C through the limiter")
+	}
 
 	slow := len(samples) - len(Usable(samples))
 	var gap time.Duration
@@ -282,6 +291,10 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 	ref := Dist{P50: q(0.5), P95: q(0.95), P99: q(0.99), Max: time.Duration(owd[len(owd)-1] * 1e6)}
 	t.Logf("%d packets delivered, one-way delay p50 %v p95 %v p99 %v max %v; %d of %d readings took over %v and are left out; longest interval %v",
 		len(owd), ref.P50, ref.P95, ref.P99, ref.Max, slow, len(samples), MaxTook, gap)
+	// The misses are collected and reported at once, so that a busy
+	// machine skips the test for all of them instead of failing on the
+	// first and skipping on the next.
+	var missed []string
 	for _, every := range []int{1, 10} {
 		var sub []Sample
 		for i := 0; i < len(samples); i += every {
@@ -307,13 +320,14 @@ func TestQueueDelayOnRealHTB(t *testing.T) {
 		}{{"p50", m.P50, ref.P50}, {"p95", m.P95, ref.P95}, {"p99", m.P99, ref.P99}} {
 			tol := 2*time.Millisecond + c.want/20
 			if d := c.got - c.want; math.Abs(float64(d)) > float64(tol) {
-				t.Errorf("%s: counters say %v, packets %v (tolerance %v)", c.name, c.got, c.want, tol)
+				missed = append(missed, fmt.Sprintf("queueing delay %s: counters say %v, packets %v (tolerance %v)", c.name, c.got, c.want, tol))
 			}
 		}
 		if sat.Seconds < 1 || math.Abs(sat.Ratio()-1) > 0.02 {
-			t.Errorf("saturated %.2f s at %.4f of the rate; want ≥ 1 s at 1 ± 0.02", sat.Seconds, sat.Ratio())
+			missed = append(missed, fmt.Sprintf("saturated %.2f s at %.4f of the rate; want ≥ 1 s at 1 ± 0.02", sat.Seconds, sat.Ratio()))
 		}
 	}
+	h.Check(t, missed)
 }
 
 // sampleRT calls read every interval from epoch until end, on a

@@ -19,7 +19,7 @@ import (
 // the RTT of a bare veth pair.
 func TestIdleRTTOverhead(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	bare := bareVethRTT(t, 300)
 	em := startEmulation(t, "link.delay=0", "link.jitter=0", "dc.enabled=false")
 	rtts, lost, err := em.Ping(context.Background(), "cli", "srv", 300, 2*time.Millisecond)
@@ -30,7 +30,7 @@ func TestIdleRTTOverhead(t *testing.T) {
 	t.Logf("median small-packet RTT: bare veth pair %v, emulated path (3 veth hops each way, HTB) %v: +%v; %d lost",
 		bare, emu, emu-bare, lost)
 	if emu-bare > 200*time.Microsecond {
-		t.Errorf("emulated path adds %v to the RTT of a bare veth pair (tolerance 0.2 ms)", emu-bare)
+		h.Errorf(t, "emulated path adds %v to the RTT of a bare veth pair (tolerance 0.2 ms)", emu-bare)
 	}
 }
 

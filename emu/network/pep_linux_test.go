@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +24,13 @@ import (
 // 200 ms), the PEP counts one connection and every byte; and UDP, as QUIC
 // would, passes the gateway untouched (an echo over the link takes the
 // link's round trip, and the PEP sees no connection).
+//
+// A round trip above the link's, or counters that do not settle in time,
+// can be the machine's (a busy host delays the delay line's and the PEP's
+// threads): those misses go through the watch. One below the link's, or
+// the unsplit connection's 200 ms, is emu's on any machine.
 func TestPEPSplitsTCPTransparently(t *testing.T) {
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
 		"link1.delay=100ms", "pep.enabled=true", "pep.initcwnd=40")
 	srv, cli1 := pepEnds(t, em)
@@ -79,22 +85,29 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 	if a.remote != client {
 		t.Errorf("the server accepted a connection from %v, want the client %v", a.remote, client)
 	}
-	if a.srtt <= 0 || a.srtt > 50*time.Millisecond {
+	switch {
+	case a.srtt <= 0 || a.srtt >= 190*time.Millisecond:
 		t.Errorf("the server's connection has sRTT %v: not split (the link's RTT is 200 ms)", a.srtt)
+	case a.srtt > 50*time.Millisecond:
+		h.Errorf(t, "the server's connection has sRTT %v, want at most 50 ms for a split (the link's RTT is 200 ms)", a.srtt)
 	}
 	// The PEP's counters settle when its split ends.
 	var conns, down uint64
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		pc := em.PEP()
 		if conns, down = pc.Connections, pc.BytesDown; conns == 1 && down == size {
-			if s := pc.Conns[0].MinRTTMs; s < 190 || s > 260 {
-				t.Errorf("the PEP's satellite side has min RTT %.1f ms, want the link's 200", s)
+			if s := pc.Conns[0].MinRTTMs; s < 190 {
+				t.Errorf("the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at least 190)", s)
+			} else if s > 260 {
+				h.Errorf(t, "the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at most 260)", s)
 			}
 			break
 		}
 	}
-	if conns != 1 || down != size {
+	if conns > 1 || down > size {
 		t.Errorf("PEP: %d connections, %d bytes down; want 1 and %d", conns, down, size)
+	} else if conns != 1 || down != size {
+		h.Errorf(t, "PEP: %d connections, %d bytes down 5 s after the split ended; want 1 and %d", conns, down, size)
 	}
 	t.Logf("server sRTT %v; PEP %+v", a.srtt, em.PEP())
 
@@ -103,9 +116,12 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 		t.Fatalf("UDP echo through the PEP's gateway: %v, %d lost", err, lost)
 	}
 	for _, r := range rtts {
-		if r < 200*time.Millisecond || r > 260*time.Millisecond {
+		if r < 200*time.Millisecond {
 			t.Errorf("UDP round trip %v, want the link's 200 ms", r)
 		}
+	}
+	if worst := slices.Max(rtts); worst > 260*time.Millisecond {
+		h.Errorf(t, "UDP round trip %v, want the link's 200 ms (at most 260)", worst)
 	}
 	if pc := em.PEP(); pc.Connections != 1 || pc.Failed != 0 {
 		t.Errorf("PEP after UDP: %+v, want the one TCP connection", pc)
@@ -131,6 +147,7 @@ func pepEnds(t *testing.T, em *Emulation) (srv, cli1 *topo.NodeNS) {
 // server does not answer (its link down, so the PEP's SYNs go unanswered)
 // does not hold Close for the kernel's SYN retries.
 func TestPEPCloseWithServerSilent(t *testing.T) {
+	h := emutest.Exclusive(t) // times Close
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp", "pep.enabled=true")
 	srv, cli1 := pepEnds(t, em)
 	links, err := srv.Handle.LinkList()
@@ -154,7 +171,7 @@ func TestPEPCloseWithServerSilent(t *testing.T) {
 	start := time.Now()
 	em.Close()
 	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("Close took %v with a split waiting for the server", took)
+		h.Errorf(t, "Close took %v with a split waiting for the server, want at most 3s", took)
 	}
 	if p := em.PEP(); p.Connections != 0 || p.Failed != 1 {
 		t.Errorf("pep counters %+v, want one failed split", p)

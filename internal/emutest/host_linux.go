@@ -101,11 +101,8 @@ func (h *HostWatch) Check(tb testing.TB, missed []string) {
 // figures.
 func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 	tb.Helper()
-	if l := h.Load(); l.Share() > loadLimit {
-		tb.Skipf("%s%s while %v: the machine's figure, not emu's", BusyHost, what, l)
-	}
-	if s := stealSince(h.cpu); s > hostLimit {
-		tb.Skipf("%s%s while the hypervisor took %.1f %% of the CPUs: the host's figure, not emu's", BusyHost, what, 100*s)
+	if why, busy := h.Busy(); busy {
+		tb.Skipf("%s%s while %s", BusyHost, what, why)
 	}
 	if h.w == nil {
 		return
@@ -117,6 +114,20 @@ func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 		tb.Skipf("%s%s while the whole machine stalled: a real-time witness process was kept from running %v of %v, %v at once: the host's figure, not emu's",
 			BusyHost, what, late.Round(time.Millisecond), (now - h.start).Round(time.Millisecond), longest.Round(time.Millisecond))
 	}
+}
+
+// Busy says whether, since the watch began, other processes used more
+// than 0.05 CPUs or the hypervisor took more than 2 % of the CPUs, and
+// the evidence. It leaves the witness running: a test deciding whether
+// to measure again asks it, and SkipIfHostTook at the end.
+func (h *HostWatch) Busy() (evidence string, busy bool) {
+	if l := h.Load(); l.Share() > loadLimit {
+		return fmt.Sprintf("%v: the machine's figure, not emu's", l), true
+	}
+	if s := stealSince(h.cpu); s > hostLimit {
+		return fmt.Sprintf("the hypervisor took %.1f %% of the CPUs: the host's figure, not emu's", 100*s), true
+	}
+	return "", false
 }
 
 // SkipIfHostTookDuring skips tb, saying so, when other processes used more

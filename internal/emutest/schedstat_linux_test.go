@@ -25,7 +25,7 @@ func TestParseSchedstat(t *testing.T) {
 // kernel's stall (SkipIfKernelQueued skips), the second could be emu's.
 func TestSchedstatTellsQueuedFromBlocked(t *testing.T) {
 	RequireRoot(t)
-	Exclusive(t)
+	host := Exclusive(t)
 	// Both threads are pinned and real-time; they end with their
 	// goroutines, still locked, so the runtime discards them rather than
 	// reuse them (a process the test binary starts later inherits the
@@ -34,12 +34,12 @@ func TestSchedstatTellsQueuedFromBlocked(t *testing.T) {
 	go func() {
 		defer close(done)
 		runtime.LockOSThread()
-		schedstatQueuedOrBlocked(t)
+		schedstatQueuedOrBlocked(t, host)
 	}()
 	<-done
 }
 
-func schedstatQueuedOrBlocked(t *testing.T) {
+func schedstatQueuedOrBlocked(t *testing.T, host *HostWatch) {
 	const spin = 30 * time.Millisecond
 	var cpu unix.CPUSet
 	cpu.Set(0)
@@ -100,7 +100,9 @@ func schedstatQueuedOrBlocked(t *testing.T) {
 	}
 	t.Logf("blocked 30 ms: %v; behind a spinner: woke %v late, %v", blocked, late, queued)
 	if blocked.Queued > spin/4 {
-		t.Errorf("a thread blocked for %v was queued %v", spin, blocked.Queued)
+		// Something ran ahead of a real-time thread that woke: the fair
+		// server's share for a busy machine's ordinary tasks.
+		host.Errorf(t, "a thread blocked for %v was queued %v", spin, blocked.Queued)
 	}
 	if late < spin/2 {
 		t.Logf("the spinner did not hold the CPU (woke %v late): the kernel moved one of them", late)

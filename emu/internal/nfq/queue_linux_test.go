@@ -61,14 +61,22 @@ func recvN(t *testing.T, q *nfq.Queue, n int, timeout time.Duration) []nfq.Packe
 	return out
 }
 
-// readAll reads datagrams from fd until none arrives for quiet.
-func readAll(t *testing.T, fd int, quiet time.Duration) [][]byte {
+// readAll reads datagrams from fd until it has want of them and then none
+// arrives for quiet, or none arrives for 5 s. The packets a test expects
+// cross two veths and the kernel's softirqs, which a busy machine can
+// hold for longer than a quiet period: waiting for them by count, and
+// only for more by quiet, fails a short count on emu, not on the machine.
+func readAll(t *testing.T, fd int, want int, quiet time.Duration) [][]byte {
 	t.Helper()
 	var got [][]byte
 	buf := make([]byte, 2048)
 	for {
+		wait := quiet
+		if len(got) < want {
+			wait = 5 * time.Second
+		}
 		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		ts := unix.NsecToTimespec(int64(quiet))
+		ts := unix.NsecToTimespec(int64(wait))
 		n, err := unix.Ppoll(pfd, &ts, nil)
 		if err == unix.EINTR {
 			continue
@@ -105,7 +113,7 @@ func TestRecvAcceptDeliversPackets(t *testing.T) {
 		}
 	}
 	pkts := recvN(t, q, n, 5*time.Second)
-	if got := readAll(t, recv, 50*time.Millisecond); len(got) != 0 {
+	if got := readAll(t, recv, 0, 50*time.Millisecond); len(got) != 0 {
 		t.Fatalf("%d packets passed the queue before any verdict", len(got))
 	}
 	for i, p := range pkts {
@@ -127,7 +135,7 @@ func TestRecvAcceptDeliversPackets(t *testing.T) {
 	if err := q.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	got := readAll(t, recv, 200*time.Millisecond)
+	got := readAll(t, recv, n, 200*time.Millisecond)
 	if len(got) != n {
 		t.Fatalf("receiver got %d packets, want %d", len(got), n)
 	}
@@ -165,7 +173,7 @@ func TestDropAndAcceptUpTo(t *testing.T) {
 	if err := q.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	got := readAll(t, recv, 200*time.Millisecond)
+	got := readAll(t, recv, len(want), 200*time.Millisecond)
 	if len(got) != len(want) {
 		t.Fatalf("receiver got %d packets, want %d", len(got), len(want))
 	}
@@ -194,7 +202,7 @@ func TestAcceptUpToLeavesLaterPacketsHeld(t *testing.T) {
 	if err := q.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readAll(t, recv, 100*time.Millisecond); len(got) != 3 {
+	if got := readAll(t, recv, 3, 100*time.Millisecond); len(got) != 3 {
 		t.Fatalf("got %d packets after accepting up to the third, want 3", len(got))
 	}
 	st, _ := q.Stats()
@@ -203,7 +211,7 @@ func TestAcceptUpToLeavesLaterPacketsHeld(t *testing.T) {
 	}
 	q.AcceptUpTo(pkts[5].ID)
 	q.Flush()
-	if got := readAll(t, recv, 100*time.Millisecond); len(got) != 3 {
+	if got := readAll(t, recv, 3, 100*time.Millisecond); len(got) != 3 {
 		t.Fatalf("got %d packets after the second batch, want 3", len(got))
 	}
 }
@@ -249,7 +257,7 @@ func TestMarkAndModify(t *testing.T) {
 	}
 	q2.AcceptUpTo(again[1].ID)
 	q2.Flush()
-	got := readAll(t, recv, 200*time.Millisecond)
+	got := readAll(t, recv, 2, 200*time.Millisecond)
 	if len(got) != 2 || string(got[0]) != "original-0" || string(got[1]) != "modified-1" {
 		t.Fatalf("receiver got %q, want [original-0 modified-1]", got)
 	}
@@ -262,10 +270,21 @@ func TestQueueFullCountsDrops(t *testing.T) {
 		unix.Write(send, msg(i))
 	}
 	recvN(t, q, 4, 5*time.Second)
-	st, err := q.Stats()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The writes return once A has handed the packets to its veth; B
+	// queues them in its softirq, which may not have run for the last
+	// ones when the first four are read: the counts settle, then they are
+	// exact.
+	var st nfq.Stats
+	emutest.WaitFor(t, 5*time.Second, func() error {
+		var err error
+		if st, err = q.Stats(); err != nil {
+			return err
+		}
+		if st.Held+st.QueueDropped < 10 {
+			return fmt.Errorf("stats %+v: %d of the 10 packets seen", st, st.Held+st.QueueDropped)
+		}
+		return nil
+	})
 	if st.Held != 4 || st.QueueDropped != 6 {
 		t.Errorf("stats %+v: want 4 held and 6 dropped for a full queue", st)
 	}
@@ -297,8 +316,8 @@ func TestCloseUnblocksRecv(t *testing.T) {
 		if !errors.Is(err, nfq.ErrClosed) {
 			t.Errorf("Recv returned %v after Close, want ErrClosed", err)
 		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("Recv still blocked 2s after Close")
+	case <-time.After(10 * time.Second): // a busy machine may take seconds; a Recv Close does not end, forever
+		t.Fatal("Recv still blocked 10s after Close")
 	}
 	if err := q.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
@@ -307,7 +326,7 @@ func TestCloseUnblocksRecv(t *testing.T) {
 
 func TestInterruptAndDeadline(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	h := emutest.Exclusive(t)
 	_, q := queueSetup(t, nfq.Config{})
 	pkts := make([]nfq.Packet, 4)
 	q.Interrupt()
@@ -316,14 +335,17 @@ func TestInterruptAndDeadline(t *testing.T) {
 		t.Fatalf("interrupted Recv: %d, %v", n, err)
 	}
 	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("interrupted Recv took %v", d)
+		h.Errorf(t, "interrupted Recv took %v, want at most 100ms", d)
 	}
 	deadline := time.Now().Add(5 * time.Millisecond)
 	if n, err := q.Recv(pkts, deadline); n != 0 || err != nil {
 		t.Fatalf("Recv until deadline: %d, %v", n, err)
 	}
-	if late := time.Since(deadline); late < 0 || late > 20*time.Millisecond {
-		t.Errorf("Recv returned %v after its deadline, want within [0, 20ms]", late)
+	// Early is emu's on any machine; late can be the machine's.
+	if late := time.Since(deadline); late < 0 {
+		t.Errorf("Recv returned %v before its deadline", -late)
+	} else if late > 20*time.Millisecond {
+		h.Errorf(t, "Recv returned %v after its deadline, want within [0, 20ms]", late)
 	}
 }
 

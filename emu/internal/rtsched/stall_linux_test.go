@@ -157,11 +157,15 @@ func TestRealtimeThreadsSurviveCollections(t *testing.T) {
 			what := fmt.Sprintf("thread %d overslept by %v", i, r.worst)
 			host.SkipIfHostTookDuring(t, r.from, r.to, what)
 			emutest.SkipIfKernelQueued(t, r.queued, r.worst, what)
-			t.Errorf("thread %d overslept by %v (queued %v, ran %v): a collection stalled it", i, r.worst, r.queued, r.ran)
+			// The hypervisor's steal, and other processes' load over the
+			// whole run, are evidence too.
+			host.Errorf(t, "thread %d overslept by %v, want at most 100ms (queued %v, ran %v): a collection stalled it", i, r.worst, r.queued, r.ran)
 		}
 	}
+	// The garbage is made by ordinary goroutines, which a busy machine
+	// slows: too few collections can be the machine's.
 	if gcs < 10 {
-		t.Errorf("%d collections in 4 s: the garbage did not make the governor collect", gcs)
+		host.Errorf(t, "%d collections in 4 s, want at least 10: the garbage did not make the governor collect", gcs)
 	}
 	if st.Threads != 0 {
 		t.Errorf("%d threads still real-time after leaving", st.Threads)

@@ -68,16 +68,21 @@ func TestReadLiveConnection(t *testing.T) {
 	if i.Len < 232 {
 		t.Errorf("kernel returned only %d bytes of tcp_info", i.Len)
 	}
-	// Every written byte is acknowledged, in flight (sent once, not yet
+	// Every written byte is acknowledged, in flight (sent, not yet
 	// acknowledged) or not yet sent; the unacknowledged bytes fit in the
-	// segments the kernel counts in flight.
-	inFlight, _ := i.InFlightBytes()
+	// segments the kernel counts unacknowledged (packets_out, each at
+	// most an MSS; the segments in flight may be fewer, as those marked
+	// lost or SACKed leave the count). bytes_sent counts a
+	// retransmitted byte each time it goes out (RFC 4898's
+	// HCDataOctetsOut), and the kernel may retransmit even on loopback
+	// (a tail loss probe, a timer that fired while the receiver was not
+	// scheduled), so the bytes sent once are bytes_sent − bytes_retrans.
 	unique := int64(i.BytesSent - i.BytesRetrans)
-	if got := int64(i.BytesAcked) + (unique - int64(i.BytesAcked)) + int64(i.NotsentBytes); got != n || unique < int64(i.BytesAcked) {
-		t.Errorf("after writing %d: acked %d + in flight %d + not sent %d = %d", n, i.BytesAcked, unique-int64(i.BytesAcked), i.NotsentBytes, got)
+	if got := unique + int64(i.NotsentBytes); got != n || unique < int64(i.BytesAcked) {
+		t.Errorf("after writing %d: acked %d + in flight %d + not sent %d = %d (sent %d, of them retransmitted %d)", n, i.BytesAcked, unique-int64(i.BytesAcked), i.NotsentBytes, got, i.BytesSent, i.BytesRetrans)
 	}
-	if unacked := unique - int64(i.BytesAcked); unacked > int64(inFlight) {
-		t.Errorf("%d bytes unacknowledged, but only %d bytes in flight by segment count", unacked, inFlight)
+	if unacked, segs := unique-int64(i.BytesAcked), int64(i.Unacked)*int64(i.SndMSS); unacked > segs {
+		t.Errorf("%d bytes unacknowledged, but only %d segments of %d bytes", unacked, i.Unacked, i.SndMSS)
 	}
 	if i.State != StateEstablished || i.SndMSS == 0 || i.SndCwnd == 0 || i.SRTT <= 0 || i.SRTT > time.Second ||
 		i.MinRTT <= 0 || i.MinRTT > i.SRTT+i.RTTVar || i.RTO < 200*time.Millisecond {
@@ -102,8 +107,10 @@ func TestReadLiveConnection(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if i.BytesAcked != n+1 || i.BytesSent != n || i.NotsentBytes != 0 {
-		t.Errorf("after the transfer: acked %d, sent %d, not sent %d, want %d, %d, 0", i.BytesAcked, i.BytesSent, i.NotsentBytes, n+1, n)
+	// A retransmission (CI once saw two on loopback) adds to bytes_sent
+	// and bytes_retrans alike: what was sent once is still n.
+	if i.BytesAcked != n+1 || i.BytesSent-i.BytesRetrans != n || i.NotsentBytes != 0 {
+		t.Errorf("after the transfer: acked %d, sent %d of which retransmitted %d, not sent %d; want %d acked, %d sent once, 0 not sent", i.BytesAcked, i.BytesSent, i.BytesRetrans, i.NotsentBytes, n+1, n)
 	}
 	if i.DeliveryRate == 0 || i.PacingRate == 0 {
 		t.Errorf("no rates: delivery %d, pacing %d", i.DeliveryRate, i.PacingRate)
