@@ -32,12 +32,19 @@ type HostWatch struct {
 // that long, as it preempts all of them. loadLimit is the CPU time other
 // processes may use, in CPUs, before the machine is not quiet: on the
 // development VM, idle but for the test, they used 0.00–0.01 (the
-// tools' own daemons); a code search beside a test, 0.3–1.
+// tools' own daemons); a code search beside a test, 0.3–1. The kernel
+// counts CPU time in 10 ms ticks, so below loadFloor a short test cannot
+// tell load from a tick that happened to land.
 const (
 	hostLimit = 0.02
 	hostStall = 20 * time.Millisecond
 	loadLimit = 0.05
+	loadFloor = 3 * clockTick
 )
+
+// busy says whether others used more than loadLimit CPUs, and more than
+// loadFloor in all.
+func (l Load) busy() bool { return l.Share() > loadLimit && l.CPU > loadFloor }
 
 // WatchHost starts watching the host, and a witness for it, until the test
 // ends. The package's TestMain must call ServeWitness first.
@@ -121,7 +128,7 @@ func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 // the evidence. It leaves the witness running: a test deciding whether
 // to measure again asks it, and SkipIfHostTook at the end.
 func (h *HostWatch) Busy() (evidence string, busy bool) {
-	if l := h.Load(); l.Share() > loadLimit {
+	if l := h.Load(); l.busy() {
 		return fmt.Sprintf("%v: the machine's figure, not emu's", l), true
 	}
 	if s := stealSince(h.cpu); s > hostLimit {
@@ -137,7 +144,7 @@ func (h *HostWatch) Busy() (evidence string, busy bool) {
 // leaves the witness on time, and the test fails as it should.
 func (h *HostWatch) SkipIfHostTookDuring(tb testing.TB, from, to time.Duration, what string) {
 	tb.Helper()
-	if l := h.Load(); l.Share() > loadLimit {
+	if l := h.Load(); l.busy() {
 		tb.Skipf("%s%s while %v: the machine's figure, not emu's", BusyHost, what, l)
 	}
 	if h.w == nil {

@@ -143,33 +143,40 @@ func (l Load) String() string {
 	return s
 }
 
-// loadSince is what processes outside self's tree (as b finds it) used
-// from a to b.
+// loadSince is what processes outside self's tree used from a to b: the
+// CPU time they hold at b less what they held at a. A process that ended
+// in between is counted at a and, reaped, in its parent's children's time
+// at b, so its time before a cancels and its time after a counts once.
+// Top attributes the time to the processes alive at b, a parent with what
+// it reaped.
 func loadSince(a, b others, self int) Load {
-	in := b.tree(self)
 	type use struct {
 		who string
 		cpu time.Duration
 	}
 	var uses []use
 	var total time.Duration
+	inA, inB := a.tree(self), b.tree(self)
+	for k, p := range a.procs {
+		if !p.kthread && !inA[k.pid] {
+			total -= p.own + p.kids
+		}
+	}
 	for k, p := range b.procs {
-		if p.kthread || in[k.pid] {
+		if p.kthread || inB[k.pid] {
 			continue
 		}
+		total += p.own + p.kids
 		d := p.own + p.kids
 		if q, ok := a.procs[k]; ok {
 			d -= q.own + q.kids
 		}
-		// A process that was not there at a started meanwhile: all its
-		// time is the interval's.
 		if d > 0 {
-			total += d
 			uses = append(uses, use{fmt.Sprintf("%s %d: %v", p.name, k.pid, d.Round(10*time.Millisecond)), d})
 		}
 	}
 	slices.SortFunc(uses, func(x, y use) int { return int(y.cpu - x.cpu) })
-	l := Load{Wall: b.at - a.at, CPU: total}
+	l := Load{Wall: b.at - a.at, CPU: max(0, total)}
 	for _, u := range uses[:min(3, len(uses))] {
 		l.Top = append(l.Top, u.who)
 	}

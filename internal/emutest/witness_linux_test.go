@@ -1,6 +1,7 @@
 package emutest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -100,13 +101,20 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 func TestHostWatchSkips(t *testing.T) {
 	RequireRoot(t)
 	Exclusive(t)
+	// The skips are recorded, not taken: a subtest's real skip would be
+	// counted among the suite's skips on a busy machine.
 	missed := func(h *HostWatch) (skipped bool) {
-		reached := false
-		t.Run("figure", func(t *testing.T) {
-			h.SkipIfHostTook(t, "a figure")
-			reached = true
-		})
-		return !reached
+		r := &skipRecorder{TB: t}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.SkipIfHostTook(r, "a figure")
+		}()
+		<-done
+		if r.skipped != "" {
+			t.Logf("would skip: %s", r.skipped)
+		}
+		return r.skipped != ""
 	}
 	loaded := WatchHost(t)
 	out, err := exec.Command("sh", "-c", "sh -c 'while :; do :; done' >/dev/null 2>&1 & echo $!").Output()
@@ -154,4 +162,18 @@ func TestHostWatchSkips(t *testing.T) {
 			break
 		}
 	}
+}
+
+// skipRecorder is a testing.TB whose Skipf records the reason and ends
+// the calling goroutine, as SkipNow would, without skipping the test.
+type skipRecorder struct {
+	testing.TB
+	skipped string
+}
+
+func (r *skipRecorder) Helper() {}
+
+func (r *skipRecorder) Skipf(format string, args ...any) {
+	r.skipped = fmt.Sprintf(format, args...)
+	runtime.Goexit()
 }
