@@ -1,0 +1,159 @@
+package gsofwd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"golang.zx2c4.com/wireguard/conn"
+	"golang.zx2c4.com/wireguard/tun"
+
+	"github.com/dc-emu/emu/internal/nsthread"
+)
+
+// headroom is what the TUN library needs in front of each packet to write
+// a virtio-net header when it hands a coalesced super-packet back.
+const headroom = 16
+
+// bufSize holds the largest super-packet a TUN read or a UDP GRO read
+// returns.
+const bufSize = headroom + 65535
+
+// A Forwarder moves packets between one TUN device and UDP peers.
+type Forwarder struct {
+	tun   tun.Device
+	bind  conn.Bind
+	recvs []conn.ReceiveFunc
+	peers []conn.Endpoint
+
+	// Counters, for a benchmark's report: packets (wire segments) and
+	// batches each way.
+	ToUDP, ToUDPBatches, ToTUN, ToTUNBatches atomic.Uint64
+}
+
+// Open creates, inside the network namespace ns (a descriptor), a TUN
+// device named name with the given MTU and a UDP socket on port, whose
+// packets read from the TUN go to peers (round robin, a read batch at a
+// time). The TUN is left down: the caller brings it up and routes to it.
+func Open(ns int, name string, mtu int, port uint16, peers []netip.AddrPort) (*Forwarder, error) {
+	if len(peers) == 0 {
+		return nil, errors.New("gsofwd: no peer")
+	}
+	f := &Forwarder{bind: conn.NewStdNetBind()}
+	for _, p := range peers {
+		ep, err := f.bind.ParseEndpoint(p.String())
+		if err != nil {
+			return nil, fmt.Errorf("gsofwd: peer %v: %w", p, err)
+		}
+		f.peers = append(f.peers, ep)
+	}
+	// The device and the socket belong to the namespace of the thread
+	// that creates them, and stay there.
+	err := nsthread.Do(ns, func() error {
+		var err error
+		if f.tun, err = tun.CreateTUN(name, mtu); err != nil {
+			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
+		}
+		if f.recvs, _, err = f.bind.Open(port); err != nil {
+			f.tun.Close()
+			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Run forwards until ctx ends or a loop fails, then closes the device and
+// the socket.
+func (f *Forwarder) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 1+len(f.recvs))
+	wg.Go(func() { errs <- f.tunToUDP() })
+	for _, r := range f.recvs {
+		wg.Go(func() { errs <- f.udpToTUN(r) })
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errs:
+	}
+	f.tun.Close()
+	f.bind.Close()
+	wg.Wait()
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// tunToUDP reads super-packets from the TUN, split into wire segments by
+// the library, and sends each read's segments to the next peer in one
+// batch (UDP_SEGMENT where the kernel has it).
+func (f *Forwarder) tunToUDP() error {
+	n := f.tun.BatchSize()
+	bufs, sizes, out := make([][]byte, n), make([]int, n), make([][]byte, n)
+	for i := range bufs {
+		bufs[i] = make([]byte, bufSize)
+	}
+	next := 0
+	for {
+		k, err := f.tun.Read(bufs, sizes, headroom)
+		if err != nil {
+			return err
+		}
+		for i := range k {
+			out[i] = bufs[i][headroom : headroom+sizes[i]]
+		}
+		if err := f.bind.Send(out[:k], f.peers[next]); err != nil {
+			return fmt.Errorf("gsofwd: send: %w", err)
+		}
+		next = (next + 1) % len(f.peers)
+		f.ToUDP.Add(uint64(k))
+		f.ToUDPBatches.Add(1)
+	}
+}
+
+// udpToTUN receives UDP_GRO batches, split into datagrams by the library,
+// and writes them to the TUN, which coalesces TCP segments back into
+// super-packets.
+func (f *Forwarder) udpToTUN(recv conn.ReceiveFunc) error {
+	n := f.bind.BatchSize()
+	bufs, sizes := make([][]byte, n), make([]int, n)
+	eps := make([]conn.Endpoint, n)
+	in, out := make([][]byte, n), make([][]byte, n)
+	for i := range bufs {
+		bufs[i] = make([]byte, bufSize)
+		in[i] = bufs[i][headroom:]
+	}
+	for {
+		k, err := recv(in, sizes, eps)
+		if err != nil {
+			return err
+		}
+		m := 0
+		for i := range k {
+			if sizes[i] > 0 {
+				out[m] = bufs[i][:headroom+sizes[i]]
+				m++
+			}
+		}
+		if m == 0 {
+			continue
+		}
+		// A packet the kernel refuses (a malformed one) is dropped, as a
+		// router would; the others went through.
+		if _, err := f.tun.Write(out[:m], headroom); err != nil && errors.Is(err, os.ErrClosed) {
+			return err
+		}
+		f.ToTUN.Add(uint64(m))
+		f.ToTUNBatches.Add(1)
+	}
+}
