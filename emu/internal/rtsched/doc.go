@@ -24,6 +24,13 @@
 // would (the percentage in force when it took over); when the last thread
 // leaves, automatic collection comes back with that percentage.
 //
+// The runtime's monitor thread (sysmon) holds a goroutine's status the
+// same way, for microseconds, each time it retakes the P of a thread in a
+// system call, and a real-time thread that preempts it then spins until
+// the kernel moves it elsewhere (52–105 ms). So while any thread is
+// real-time, sysmon is real-time too, one priority above them, with its
+// clones reset to normal (sysmon_linux.go).
+//
 // What it does not cover: collections the program starts itself
 // (runtime.GC, debug.FreeOSMemory) and the ones the runtime starts to keep
 // a memory limit (GOMEMLIMIT) run with the threads still real-time;

@@ -132,7 +132,14 @@ func TestRealtimeThreadsSurviveCollections(t *testing.T) {
 	emutest.Exclusive(t)
 	host := emutest.WatchHost(t)
 	t0 := time.Now()
-	res, gcs := runSleepers(t, 4*time.Second, func() (func() error, error) { return Enter(10) })
+	var sysmon atomic.Int64
+	res, gcs := runSleepers(t, 4*time.Second, func() (func() error, error) {
+		leave, err := Enter(10)
+		if err == nil {
+			sysmon.Store(int64(Snapshot().Sysmon))
+		}
+		return leave, err
+	})
 	st := Snapshot()
 	// The governor's log of them: each took some time, with the sleepers
 	// demoted.
@@ -145,7 +152,10 @@ func TestRealtimeThreadsSurviveCollections(t *testing.T) {
 			t.Errorf("collection %+v", c)
 		}
 	}
-	t.Logf("%d collections (%d by the governor), %d refused", gcs, st.Collections, st.Refused)
+	t.Logf("%d collections (%d by the governor), %d refused; sysmon was thread %d", gcs, st.Collections, st.Refused, sysmon.Load())
+	if sysmon.Load() == 0 {
+		t.Error("sysmon was not real-time beside the threads")
+	}
 	for i, r := range res {
 		if r.err != nil {
 			t.Fatalf("thread %d: %v", i, r.err)
