@@ -45,6 +45,27 @@ func ShimLen(bits int) int { return HeaderLen(bits) + 1 }
 // SN returns the sequence number that carries count: its low bits bits.
 func SN(count uint64, bits int) uint32 { return uint32(count & (1<<bits - 1)) }
 
+// PutHeader writes the data PDU header (D/C = 1, reserved bits 0) for sn
+// into b[:HeaderLen(bits)]: for a PDU carried whole in a datagram (the
+// batch path's UDP encapsulation), where the header simply precedes the
+// SDU.
+func PutHeader(b []byte, sn uint32, bits int) { putHeader(b, sn, bits) }
+
+// ParseHeader reads the SN of the data PDU at the start of pdu and returns
+// it with the SDU after the header: ErrShort if pdu is shorter than the
+// header, ErrNoSN for a control PDU.
+func ParseHeader(pdu []byte, bits int) (sn uint32, sdu []byte, err error) {
+	n := HeaderLen(bits)
+	if len(pdu) < n {
+		return 0, nil, ErrShort
+	}
+	sn, err = parseHeader(pdu, bits)
+	if err != nil {
+		return 0, nil, err
+	}
+	return sn, pdu[n:], nil
+}
+
 // putHeader writes the data PDU header (D/C = 1, reserved bits 0) for sn.
 func putHeader(b []byte, sn uint32, bits int) {
 	if bits == SNBits18 {

@@ -59,16 +59,26 @@ func (s *Sender) Send(dst, pkt []byte, now time.Duration) (pdu []byte, to Links,
 		s.Counters.Passed++
 		return pkt, Link0, err
 	}
+	_, to = s.Assign(len(pdu), now)
+	return pdu, to, nil
+}
+
+// Assign numbers the next PDU, of size bytes (header included), without
+// encapsulating anything: the caller writes the header (PutHeader) in
+// front of the SDU, as the batch path does in a datagram's headroom. It
+// returns the PDU's SN and link(s) and counts it as Send does.
+func (s *Sender) Assign(size int, now time.Duration) (sn uint32, to Links) {
+	count := s.next
 	s.next++
-	to = s.sched.Pick(count, len(pdu), now)
+	to = s.sched.Pick(count, size, now)
 	s.Counters.PDUs++
 	for i := range 2 {
 		if to.Has(i) {
 			s.Counters.Link[i]++
-			s.Counters.Bytes[i] += uint64(len(pdu))
+			s.Counters.Bytes[i] += uint64(size)
 		}
 	}
-	return pdu, to, nil
+	return SN(count, s.bits), to
 }
 
 // Next returns TX_NEXT, the COUNT the next PDU will get.

@@ -1,0 +1,218 @@
+package gsofwd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+	"time"
+
+	"golang.zx2c4.com/wireguard/conn"
+	"golang.zx2c4.com/wireguard/tun"
+
+	"github.com/dc-emu/emu/internal/nsthread"
+	"github.com/dc-emu/emu/pdcp"
+)
+
+// ProxyConfig is one PDCP entity each way through a Proxy.
+type ProxyConfig struct {
+	SNBits      int
+	Scheduler   pdcp.SchedulerConfig
+	TReordering time.Duration
+	// Burst caps the bytes of one send on each link (0: a whole group,
+	// up to 64 segments): about a millisecond of the link's rate.
+	Burst [2]int
+}
+
+// A Proxy is one end of the PDCP batch path: packets read from its TUN
+// leave as PDUs over two links, PDUs arriving on either link go back to
+// the TUN in COUNT order.
+type Proxy struct {
+	tun   tun.Device
+	bind  conn.Bind
+	recvs []conn.ReceiveFunc
+	peers [2]conn.Endpoint
+	burst [2]int
+	start time.Time
+
+	tx *Tx // the TUN-to-UDP loop's
+
+	mu   sync.Mutex // the receive stage: both receive loops and the timer
+	rx   *Rx
+	kick chan struct{}
+}
+
+// OpenProxy creates, inside the network namespace ns, a TUN device named
+// name with the given MTU and a UDP socket on port, sending link 0's PDUs
+// to peers[0] and link 1's to peers[1]. The TUN is left down.
+func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPort, cfg ProxyConfig) (*Proxy, error) {
+	sched, err := pdcp.NewScheduler(cfg.Scheduler)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{bind: conn.NewStdNetBind(), burst: cfg.Burst, kick: make(chan struct{}, 1), start: time.Now()}
+	if p.tx, err = NewTx(cfg.SNBits, sched); err != nil {
+		return nil, err
+	}
+	if p.rx, err = NewRx(cfg.SNBits, cfg.TReordering, headroom); err != nil {
+		return nil, err
+	}
+	for i, a := range peers {
+		if p.peers[i], err = p.bind.ParseEndpoint(a.String()); err != nil {
+			return nil, fmt.Errorf("gsofwd: peer %v: %w", a, err)
+		}
+	}
+	err = nsthread.Do(ns, func() error {
+		var err error
+		if p.tun, err = tun.CreateTUN(name, mtu); err != nil {
+			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
+		}
+		if p.recvs, _, err = p.bind.Open(port); err != nil {
+			p.tun.Close()
+			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Proxy) now() time.Duration { return time.Since(p.start) }
+
+// Run moves packets until ctx ends or a loop fails, then closes the device
+// and the socket; what the receiver still holds is lost with them.
+func (p *Proxy) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 2+len(p.recvs))
+	stop := make(chan struct{})
+	wg.Go(func() { errs <- p.tunToUDP() })
+	for _, r := range p.recvs {
+		wg.Go(func() { errs <- p.udpToTUN(r) })
+	}
+	wg.Go(func() { p.expiries(stop) })
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errs:
+	}
+	close(stop)
+	p.tun.Close()
+	p.bind.Close()
+	wg.Wait()
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// Counters returns both stages' counters; call it after Run returned.
+func (p *Proxy) Counters() (pdcp.TxCounters, pdcp.RxCounters, uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tx.Counters(), p.rx.Counters(), p.rx.Malformed
+}
+
+// tunToUDP reads super-packets from the TUN, split into wire segments by
+// the library, numbers them and sends each link's group in bursts.
+func (p *Proxy) tunToUDP() error {
+	n := p.tun.BatchSize()
+	bufs, sizes := make([][]byte, n), make([]int, n)
+	for i := range bufs {
+		bufs[i] = make([]byte, bufSize)
+	}
+	for {
+		k, err := p.tun.Read(bufs, sizes, headroom)
+		if err != nil {
+			return err
+		}
+		groups := p.tx.Pack(bufs[:k], sizes[:k], headroom, p.now())
+		for l, g := range groups {
+			for len(g) > 0 {
+				m := burstLen(g, p.burst[l])
+				if err := p.bind.Send(g[:m], p.peers[l]); err != nil {
+					return fmt.Errorf("gsofwd: send on link %d: %w", l, err)
+				}
+				g = g[m:]
+			}
+		}
+	}
+}
+
+// udpToTUN receives UDP_GRO batches, split into datagrams by the library,
+// puts their PDUs in order and writes what the receiver releases to the
+// TUN, which coalesces TCP segments back into super-packets.
+func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
+	n := p.bind.BatchSize()
+	bufs, sizes := make([][]byte, n), make([]int, n)
+	eps := make([]conn.Endpoint, n)
+	in := make([][]byte, n)
+	for i := range bufs {
+		bufs[i] = make([]byte, bufSize)
+		in[i] = bufs[i][headroom:]
+	}
+	for {
+		k, err := recv(in, sizes, eps)
+		if err != nil {
+			return err
+		}
+		p.mu.Lock()
+		out := p.rx.Place(bufs[:k], sizes[:k], p.now())
+		err = p.write(out)
+		_, running := p.rx.Deadline()
+		p.mu.Unlock()
+		if err != nil {
+			return err
+		}
+		if running {
+			select {
+			case p.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// write hands the released SDUs to the TUN and frees their slots; p.mu is
+// held. A packet the kernel refuses is dropped, as a router would.
+func (p *Proxy) write(out [][]byte) error {
+	var err error
+	if len(out) > 0 {
+		if _, err = p.tun.Write(out, headroom); !errors.Is(err, os.ErrClosed) {
+			err = nil
+		}
+	}
+	p.rx.Done()
+	return err
+}
+
+// expiries runs t-Reordering: it sleeps until the receiver's deadline, or
+// until a receive loop says the timer may have started, and delivers what
+// the expiry releases.
+func (p *Proxy) expiries(stop chan struct{}) {
+	const idle = time.Hour
+	t := time.NewTimer(idle)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-p.kick:
+		case <-t.C:
+		}
+		p.mu.Lock()
+		now := p.now()
+		p.write(p.rx.Expire(now))
+		d, running := p.rx.Deadline()
+		p.mu.Unlock()
+		if running {
+			t.Reset(max(d-now, 0))
+		} else {
+			t.Reset(idle)
+		}
+	}
+}

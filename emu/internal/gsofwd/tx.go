@@ -1,0 +1,67 @@
+package gsofwd
+
+import (
+	"time"
+
+	"github.com/dc-emu/emu/pdcp"
+)
+
+// Tx is the transmit stage of the PDCP batch path: it gives each wire
+// segment of a read batch its own COUNT, writes the PDCP header into the
+// headroom in front of the segment (no copy), and groups the PDUs by the
+// link the scheduler picked. It is not safe for concurrent use.
+type Tx struct {
+	sender *pdcp.Sender
+	bits   int
+	hl     int
+	groups [2][][]byte
+}
+
+// NewTx returns a transmit stage for SNs of bits bits using sched.
+func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
+	s, err := pdcp.NewSender(bits, sched)
+	if err != nil {
+		return nil, err
+	}
+	return &Tx{sender: s, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
+}
+
+// Pack numbers the segments bufs[i][offset:offset+sizes[i]] in order and
+// returns the PDUs, header and segment, for link 0 and for link 1, each in
+// COUNT order; a duplicated PDU is in both (the same bytes: the kernel
+// copies it when it sends). offset must leave room for the header. The
+// groups are valid until the next call.
+func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2][][]byte {
+	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
+	for i, b := range bufs {
+		pdu := b[offset-t.hl : offset+sizes[i]]
+		sn, to := t.sender.Assign(len(pdu), now)
+		pdcp.PutHeader(pdu, sn, t.bits)
+		for l := range 2 {
+			if to.Has(l) {
+				t.groups[l] = append(t.groups[l], pdu)
+			}
+		}
+	}
+	return t.groups
+}
+
+// Counters returns the transmit side's counters (from Pack's goroutine).
+func (t *Tx) Counters() pdcp.TxCounters { return t.sender.Counters }
+
+// burstLen returns how many of the PDUs at the head of group one send
+// carries: as many as fit in max bytes, at least one, all if max is 0. A
+// burst of 64 KB at once into a link of a few hundred Mbit/s would be a
+// millisecond of its rate arriving in a microsecond; capped, each send is
+// at most about what the link carries in a millisecond.
+func burstLen(group [][]byte, max int) int {
+	if max <= 0 {
+		return len(group)
+	}
+	n, bytes := 0, 0
+	for n < len(group) && (n == 0 || bytes+len(group[n]) <= max) {
+		bytes += len(group[n])
+		n++
+	}
+	return n
+}
