@@ -15,6 +15,9 @@ import (
 
 	"github.com/vishvananda/netlink"
 
+	"github.com/dc-emu/emu/emu/delayline"
+	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/nft"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
@@ -33,8 +36,8 @@ const (
 
 type rig struct {
 	srv, gws, gwc, cli *emutest.NetNS
-	// stop ends the forwarders or proxies and waits for them (nil when
-	// routed); cleanup calls it too.
+	// stop ends the forwarders or proxies and waits for them (when
+	// routed, a no-op); cleanup calls it too.
 	stop func()
 }
 
@@ -51,9 +54,24 @@ func newRig(tb testing.TB, through string) *rig {
 // newRigProxies is newRig that also returns the two proxies of "pdcp"
 // (gws's, gwc's).
 func newRigProxies(tb testing.TB, through string) (*rig, [2]*Proxy) {
+	return newRigWith(tb, through, rigLinks{})
+}
+
+// rigLinks shapes and delays the rig's two links as an emulation would:
+// an HTB rate limiter on each link's sending end (both ways) and emu's
+// delay line on its receiving end (GSO batches kept whole, as the delay
+// line does without per-packet loss). The zero value leaves the links
+// plain veths. sched is the proxies' scheduler (zero: batch 100, 1:1).
+type rigLinks struct {
+	rate  float64          // bit/s per link; 0: unshaped
+	delay [2]time.Duration // one-way, link 1 and link 2
+	sched pdcp.SchedulerConfig
+}
+
+func newRigWith(tb testing.TB, through string, links rigLinks) (*rig, [2]*Proxy) {
 	var proxies [2]*Proxy
 	tb.Helper()
-	r := &rig{srv: emutest.NewNetNS(tb), gws: emutest.NewNetNS(tb), gwc: emutest.NewNetNS(tb), cli: emutest.NewNetNS(tb)}
+	r := &rig{srv: emutest.NewNetNS(tb), gws: emutest.NewNetNS(tb), gwc: emutest.NewNetNS(tb), cli: emutest.NewNetNS(tb), stop: func() {}}
 	must := func(what string, err error) {
 		tb.Helper()
 		if err != nil {
@@ -70,6 +88,28 @@ func newRigProxies(tb testing.TB, through string) (*rig, [2]*Proxy) {
 		must("forwarding", n.Do(func() error {
 			return os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1"), 0o644)
 		}))
+	}
+	if links.rate > 0 {
+		for _, l := range []struct {
+			n    *emutest.NetNS
+			name string
+		}{{r.gws, "l1s"}, {r.gws, "l2s"}, {r.gwc, "l1c"}, {r.gwc, "l2c"}} {
+			must("shaper "+l.name, shape(l.n, l.name, links.rate))
+		}
+	}
+	if links.delay != [2]time.Duration{} {
+		for _, n := range []*emutest.NetNS{r.srv, r.cli} {
+			must("TCP buffers", n.Do(func() error {
+				for _, f := range []string{"tcp_rmem", "tcp_wmem"} {
+					if err := os.WriteFile("/proc/sys/net/ipv4/"+f, []byte("4096 131072 134217728"), 0o644); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+		}
+		delayLines(tb, r.gwc, [2]string{"l1c", "l2c"}, links.delay)
+		delayLines(tb, r.gws, [2]string{"l1s", "l2s"}, links.delay)
 	}
 	switch through {
 	case "routed":
@@ -98,7 +138,7 @@ func newRigProxies(tb testing.TB, through string) (*rig, [2]*Proxy) {
 				run = f.Run
 			} else {
 				p, err := OpenProxy(int(g.n.NS), g.name, 1500, fwdPort, [2]netip.AddrPort(peers), ProxyConfig{
-					SNBits: pdcp.SNBits18, Scheduler: pdcp.DefaultSchedulerConfig(), TReordering: pdcp.DefaultTReordering,
+					SNBits: pdcp.SNBits18, Scheduler: links.sched.WithDefaults(), TReordering: pdcp.DefaultTReordering,
 				})
 				must("proxy "+g.name, err)
 				proxies[i], run = p, p.Run
@@ -164,6 +204,55 @@ func veth(a *emutest.NetNS, aIf, aAddr string, b *emutest.NetNS, bIf, bAddr stri
 	return nil
 }
 
+// shape puts an HTB rate limiter of rate bit/s on dev's egress, with a
+// burst of about a millisecond as emu's shaper has.
+func shape(n *emutest.NetNS, dev string, rate float64) error {
+	link, err := n.Handle.LinkByName(dev)
+	if err != nil {
+		return err
+	}
+	idx := link.Attrs().Index
+	htb := netlink.NewHtb(netlink.QdiscAttrs{LinkIndex: idx, Handle: netlink.MakeHandle(1, 0), Parent: netlink.HANDLE_ROOT})
+	htb.Defcls = 1
+	if err := n.Handle.QdiscAdd(htb); err != nil {
+		return err
+	}
+	burst := uint32(max(2*1600, rate/8/1000))
+	return n.Handle.ClassAdd(netlink.NewHtbClass(
+		netlink.ClassAttrs{LinkIndex: idx, Parent: netlink.MakeHandle(1, 0), Handle: netlink.MakeHandle(1, 1)},
+		netlink.HtbClassAttrs{Rate: uint64(rate), Ceil: uint64(rate), Buffer: burst, Cbuffer: burst, Quantum: 10 * 1600}))
+}
+
+// delayLines delays what arrives on each of devs in n by the delay line of
+// emu (queues 10 and 11, at prerouting priority -300 as on a gateway).
+func delayLines(tb testing.TB, n *emutest.NetNS, devs [2]string, delay [2]time.Duration) {
+	tb.Helper()
+	var rules []nft.QueueRule
+	for i, dev := range devs {
+		num := uint16(10 + i)
+		l, err := delayline.New(uint64(i+1), delayline.Params{Delay: delay[i]})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		q, err := nfq.Open(delayline.QueueConfig(int(n.NS), num, false))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lp := delayline.Start(q, l)
+		tb.Cleanup(func() {
+			if err := lp.Close(); err != nil {
+				tb.Errorf("delay line %s: %v", dev, err)
+			}
+			q.Close()
+		})
+		rules = append(rules, nft.QueueRule{IIf: dev, Queue: num})
+	}
+	chains := []nft.Chain{{Name: "delay", Hook: nft.Prerouting, Priority: -300, Rules: rules}}
+	if _, err := nft.Apply(int(n.NS), "emu-delay", chains); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 func up(n *emutest.NetNS, name string) error {
 	link, err := n.Handle.LinkByName(name)
 	if err != nil {
@@ -197,47 +286,57 @@ type iperf3Result struct {
 	Bytes   int64
 }
 
+// iperf3JSON is what download reads of iperf3 -J.
+type iperf3JSON struct {
+	Error string `json:"error"`
+	End   struct {
+		SumSent struct {
+			Retransmits int   `json:"retransmits"`
+			Bytes       int64 `json:"bytes"`
+		} `json:"sum_sent"`
+		SumReceived struct {
+			BitsPerSecond float64 `json:"bits_per_second"`
+		} `json:"sum_received"`
+	} `json:"end"`
+}
+
 // download runs iperf3 with its server in srv and a reverse-mode client in
 // cli (the server sends, as in a DC download) for d with streams flows.
 func download(tb testing.TB, r *rig, d time.Duration, streams int) iperf3Result {
 	tb.Helper()
 	s := exec.Command("iperf3", "-s", "-1", "-B", srvAddr)
+	var srvOut strings.Builder
+	s.Stdout, s.Stderr = &srvOut, &srvOut
 	if err := topo.StartIn(r.srv.NS, s); err != nil {
 		tb.Fatal(err)
 	}
 	defer func() { s.Process.Kill(); s.Wait() }()
-	var j struct {
-		Error string `json:"error"`
-		End   struct {
-			SumSent struct {
-				Retransmits int   `json:"retransmits"`
-				Bytes       int64 `json:"bytes"`
-			} `json:"sum_sent"`
-			SumReceived struct {
-				BitsPerSecond float64 `json:"bits_per_second"`
-			} `json:"sum_received"`
-		} `json:"end"`
-	}
 	var out strings.Builder
 	// The server needs a moment to listen (seconds, on a busy machine):
 	// until it does, the client fails, or reports the refusal in its JSON
 	// and carries nothing.
+	var j iperf3JSON
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		out.Reset()
+		j = iperf3JSON{}
 		c := exec.Command("iperf3", "-c", srvAddr, "-R", "-J", "-t", fmt.Sprint(int(d.Seconds())), "-P", fmt.Sprint(streams))
 		c.Stdout = &out
 		if err := topo.StartIn(r.cli.NS, c); err != nil {
 			tb.Fatal(err)
 		}
 		err := c.Wait()
-		if err == nil {
-			err = json.Unmarshal([]byte(out.String()), &j)
+		if jerr := json.Unmarshal([]byte(out.String()), &j); err == nil {
+			err = jerr
 		}
 		if err == nil && j.Error == "" && j.End.SumSent.Bytes > 0 {
 			break
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("iperf3: %v %s: %s", err, j.Error, out.String())
+		// Only a refused connection says the server does not listen
+		// yet; any other failure is the transfer's (the one-off server
+		// has gone with it).
+		refused := strings.Contains(j.Error, "Connection refused")
+		if !refused || time.Now().After(deadline) {
+			tb.Fatalf("iperf3: %v %s: %s\nserver: %s", err, j.Error, out.String(), srvOut.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -308,7 +407,7 @@ func TestForwardTCP(t *testing.T) {
 // up to what it received less the duplicates and late copies.
 func TestProxyTCP(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t) // a second of TCP at full speed loads both CPUs
+	host := emutest.Exclusive(t) // a second of TCP at full speed loads both CPUs
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		t.Skip("needs iperf3 (apt-get install iperf3)")
 	}
@@ -325,8 +424,9 @@ func TestProxyTCP(t *testing.T) {
 	drops := emutest.SNMP(t, r.gwc.Do, "Udp", "RcvbufErrors") - drops0
 	t.Logf("gwc's UDP socket dropped %d", drops)
 
-	tx, _, _ := proxies[0].Counters()
-	_, rx, malformed := proxies[1].Counters()
+	gws := proxies[0].Counters()
+	gwc := proxies[1].Counters()
+	tx, rx := gws.Tx, gwc.Rx
 	t.Logf("%.2f Gbit/s, %d retransmits, %d bytes; downlink tx %+v; rx %+v", res.Mbps/1000, res.Retrans, res.Bytes, tx, rx)
 	if res.Bytes == 0 || res.Mbps <= 0 {
 		t.Fatalf("nothing carried: %+v", res)
@@ -334,8 +434,13 @@ func TestProxyTCP(t *testing.T) {
 	if tx.PDUs < uint64(res.Bytes)/1500 || tx.Link[0] == 0 || tx.Link[1] == 0 {
 		t.Errorf("downlink numbered %d PDUs (links %v) for %d bytes", tx.PDUs, tx.Link, res.Bytes)
 	}
-	if rx.GivenUp != 0 || malformed != 0 {
-		t.Errorf("downlink receiver gave up %d, malformed %d", rx.GivenUp, malformed)
+	// A PDU gwc's socket dropped is a hole the receiver gives up: the
+	// receive loop fell behind the links, which a busy machine can make
+	// it do.
+	if rx.GivenUp != 0 && drops >= int64(rx.GivenUp) && gwc.Malformed == 0 && gwc.Refused == 0 {
+		host.Errorf(t, "downlink receiver gave up %d PDUs, which gwc's UDP socket dropped (%d): the receive loop fell behind", rx.GivenUp, drops)
+	} else if rx.GivenUp != 0 || gwc.Malformed != 0 || gwc.Refused != 0 {
+		t.Errorf("downlink receiver gave up %d, malformed %d, TUN writes refused %d", rx.GivenUp, gwc.Malformed, gwc.Refused)
 	}
 	if rx.Received > tx.PDUs || rx.Delivered+uint64(proxiesHeld(proxies[1])) != rx.Received-rx.DuplicatesDiscarded-rx.OldDiscarded {
 		t.Errorf("receiver received %d of %d PDUs sent, delivered %d: %+v", rx.Received, tx.PDUs, rx.Delivered, rx)
@@ -346,4 +451,66 @@ func proxiesHeld(p *Proxy) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.rx.Held()
+}
+
+// BenchmarkProxyDC is issue #39's measurement on shaped and delayed links:
+// iperf3 TCP (CUBIC, buffers up to 128 MB) from srv to cli through the
+// PDCP batch path over two links with HTB rate limiters and emu's delay
+// lines, next to the same download routed over link 1 alone. Cases:
+// 2 × 6 Gbit/s at 1 ms each way with 1 and 4 flows; 2 × 3 Gbit/s with
+// 10 and 30 ms (the receiver holds about the 20 ms difference) against
+// 20 and 20 ms; and duplication on 2 × 3 Gbit/s at 1 ms; and, to tell
+// the shapers' cost from the delay lines', each alone.
+func BenchmarkProxyDC(b *testing.B) {
+	emutest.RequireRoot(b)
+	emutest.Exclusive(b)
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		b.Skip("needs iperf3 (apt-get install iperf3)")
+	}
+	if _, err := os.Stat("/dev/net/tun"); err != nil {
+		b.Skipf("no TUN here: %v", err)
+	}
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name    string
+		through string
+		streams int
+		links   rigLinks
+	}{
+		// What each half costs: shapers alone, delay lines alone (with
+		// the plain forwarder and plain routing beside).
+		{"2x6gbit-0ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 6e9}},
+		{"unshaped-1ms/pdcp/P=1", "pdcp", 1, rigLinks{delay: [2]time.Duration{ms, ms}}},
+		{"unshaped-1ms/tun/P=1", "tun", 1, rigLinks{delay: [2]time.Duration{ms, ms}}},
+		{"unshaped-1ms/routed/P=1", "routed", 1, rigLinks{delay: [2]time.Duration{ms, ms}}},
+		{"2x6gbit-1ms/routed/P=1", "routed", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}},
+		{"2x6gbit-1ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}},
+		{"2x6gbit-1ms/pdcp/P=4", "pdcp", 4, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}},
+		{"2x3gbit-20ms-20ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{20 * ms, 20 * ms}}},
+		{"2x3gbit-10ms-30ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{10 * ms, 30 * ms}}},
+		{"2x3gbit-1ms/duplicate/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{ms, ms}, sched: pdcp.SchedulerConfig{Kind: pdcp.KindDuplicate}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				r, proxies := newRigWith(b, c.through, c.links)
+				drops0 := emutest.SNMP(b, r.gwc.Do, "Udp", "RcvbufErrors")
+				res := download(b, r, 5*time.Second, c.streams)
+				drops := emutest.SNMP(b, r.gwc.Do, "Udp", "RcvbufErrors") - drops0
+				r.stop()
+				segs := float64(res.Bytes) / 1448
+				b.ReportMetric(res.Mbps/1000, "Gbit/s")
+				b.ReportMetric(100*float64(res.Retrans)/max(segs, 1), "retrans%")
+				msg := fmt.Sprintf("%s: %.2f Gbit/s, %d retransmits of about %.0f segments", c.name, res.Mbps/1000, res.Retrans, segs)
+				if proxies[1] != nil {
+					gwc := proxies[1].Counters()
+					rx := gwc.Rx
+					b.ReportMetric(float64(rx.GivenUp), "given_up")
+					b.ReportMetric(float64(rx.HoldTime.Mean().Microseconds())/1000, "hold_mean_ms")
+					msg += fmt.Sprintf("; downlink PDUs %d (links %v), received %d, duplicates %d, held at most %d, given up %d, hold %v; malformed %d, TUN refused %d, socket drops %d",
+						proxies[0].Counters().Tx.PDUs, proxies[0].Counters().Tx.Link, rx.Received, rx.DuplicatesDiscarded, rx.MaxBuffered, rx.GivenUp, rx.HoldTime, gwc.Malformed, gwc.Refused, drops)
+				}
+				b.Log(msg)
+			}
+		})
+	}
 }

@@ -43,6 +43,10 @@ type Proxy struct {
 	mu   sync.Mutex // the receive stage: both receive loops and the timer
 	rx   *Rx
 	kick chan struct{}
+	// refused counts TUN writes the kernel refused in part or whole
+	// (under mu): their packets are lost, as a router drops what it
+	// cannot forward.
+	refused uint64
 }
 
 // OpenProxy creates, inside the network namespace ns, a TUN device named
@@ -110,11 +114,20 @@ func (p *Proxy) Run(ctx context.Context) error {
 	return err
 }
 
-// Counters returns both stages' counters; call it after Run returned.
-func (p *Proxy) Counters() (pdcp.TxCounters, pdcp.RxCounters, uint64) {
+// ProxyCounters are a Proxy's counters.
+type ProxyCounters struct {
+	Tx pdcp.TxCounters
+	Rx pdcp.RxCounters
+	// Malformed counts datagrams that carried no data PDU; Refused, TUN
+	// writes the kernel refused.
+	Malformed, Refused uint64
+}
+
+// Counters returns the proxy's counters; call it after Run returned.
+func (p *Proxy) Counters() ProxyCounters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.tx.Counters(), p.rx.Counters(), p.rx.Malformed
+	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused}
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by
@@ -182,7 +195,8 @@ func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
 func (p *Proxy) write(out [][]byte) error {
 	var err error
 	if len(out) > 0 {
-		if _, err = p.tun.Write(out, headroom); !errors.Is(err, os.ErrClosed) {
+		if _, err = p.tun.Write(out, headroom); err != nil && !errors.Is(err, os.ErrClosed) {
+			p.refused++
 			err = nil
 		}
 	}
