@@ -86,23 +86,11 @@ func (c *Config) validateWorkload(i int, f Flow, bad func(key, format string, ar
 		}
 	}
 
-	switch w.Resume {
-	case ResumeOff:
-	case Resume1RTT, Resume0RTT, ResumeBDP:
-		switch {
-		case w.Kind != KindRR && w.Kind != KindObjects:
-			bad(k+"resume", "applies to rr and objects flows, whose connections can be resumed (for a resumed download use kind=objects with one size)")
-		case w.Resume == Resume0RTT && f.Proto != "quic":
-			bad(k+"resume", "0rtt is QUIC's (Go's TLS over TCP has no early data); TCP resumes with 1rtt")
-		case w.Resume == ResumeBDP && f.Proto != "tcp":
-			bad(k+"resume", "bdp starts a kernel TCP connection with a remembered window (a route's initcwnd) and pacing rate (SO_MAX_PACING_RATE); "+
-				"not for %s: quic-go has no API to seed a connection's congestion window or RTT, and Debian's ngtcp2 examples take an initial RTT but no window (and only download); use proto=tcp", f.Proto)
-		}
-	default:
-		bad(k+"resume", "want off, 1rtt, 0rtt or bdp (got %q)", w.Resume)
+	if err := workload.CheckResume(w.Kind, w.Resume, f.Proto); err != nil {
+		bad(k+"resume", "%v", err)
 	}
-	if w.ResumeCheck && w.Resume != ResumeBDP {
-		bad(k+"resume_check", "checks a resumed path state: set %sresume=bdp (resume is %s)", k, w.Resume)
+	if err := workload.CheckResumeCheck(w.Resume, w.ResumeCheck); err != nil {
+		bad(k+"resume_check", "%v: set %sresume=bdp (resume is %s)", err, k, w.Resume)
 	}
 
 	if w.Steered() {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dc-emu/emu/emu/workload"
 )
 
 // Impl names an endpoint implementation.
@@ -309,8 +311,12 @@ func (c *ServerConfig) validate() error {
 	if (c.ResumeBDP || c.ResumeCheck) && (c.Impl != ImplGo || c.MPTCP) {
 		return fmt.Errorf("resume bdp: only the plain TCP server (%q, no mptcp) has it", ImplGo)
 	}
-	if c.ResumeCheck && !c.ResumeBDP {
-		return errors.New("resume check: checks a resumed path state (resume bdp)")
+	resume := workload.ResumeOff
+	if c.ResumeBDP {
+		resume = workload.ResumeBDP
+	}
+	if err := workload.CheckResumeCheck(resume, c.ResumeCheck); err != nil {
+		return fmt.Errorf("resume check: %w (resume bdp)", err)
 	}
 	if (c.MPTCP || c.TCPInfoLog != "") && c.Impl != ImplGo {
 		return fmt.Errorf("mptcp and tcpinfo-log: only the TCP server (%q) has them", ImplGo)

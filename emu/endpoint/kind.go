@@ -83,20 +83,8 @@ func (w *Workload) validate(c *ClientConfig) error {
 	if (w.Kind == KindCBR) != (c.Proto == ProtoUDP) {
 		return fmt.Errorf("kind %s over %s: cbr flows, and only they, are plain UDP", w.Kind, c.Proto)
 	}
-	switch w.resume() {
-	case workload.ResumeOff:
-	case workload.Resume1RTT, workload.Resume0RTT, workload.ResumeBDP:
-		if w.Kind != KindRR && w.Kind != KindObjects {
-			return fmt.Errorf("resume %s: only rr and objects clients resume connections", w.Resume)
-		}
-		if w.Resume == workload.Resume0RTT && c.Proto != ProtoQUIC {
-			return errors.New("resume 0rtt: only QUIC has 0-RTT here")
-		}
-		if w.Resume == workload.ResumeBDP && c.Proto != ProtoTCP {
-			return errors.New("resume bdp: only kernel TCP connections can be started with a remembered window here")
-		}
-	default:
-		return fmt.Errorf("resume %q: want off, 1rtt, 0rtt or bdp", w.Resume)
+	if err := workload.CheckResume(string(w.Kind), w.Resume, string(c.Proto)); err != nil {
+		return fmt.Errorf("resume %s: %w", w.resume(), err)
 	}
 	switch w.Kind {
 	case KindBulk:
