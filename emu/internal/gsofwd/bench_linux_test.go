@@ -319,7 +319,7 @@ func download(tb testing.TB, r *rig, d time.Duration, streams int) iperf3Result 
 	for deadline := time.Now().Add(15 * time.Second); ; {
 		out.Reset()
 		j = iperf3JSON{}
-		c := exec.Command("iperf3", "-c", srvAddr, "-R", "-J", "-t", fmt.Sprint(int(d.Seconds())), "-P", fmt.Sprint(streams))
+		c := exec.Command("iperf3", "-c", srvAddr, "-R", "-J", "-C", "cubic", "-t", fmt.Sprint(int(d.Seconds())), "-P", fmt.Sprint(streams))
 		c.Stdout = &out
 		if err := topo.StartIn(r.cli.NS, c); err != nil {
 			tb.Fatal(err)
@@ -506,8 +506,12 @@ func BenchmarkProxyDC(b *testing.B) {
 					rx := gwc.Rx
 					b.ReportMetric(float64(rx.GivenUp), "given_up")
 					b.ReportMetric(float64(rx.HoldTime.Mean().Microseconds())/1000, "hold_mean_ms")
-					msg += fmt.Sprintf("; downlink PDUs %d (links %v), received %d, duplicates %d, held at most %d, given up %d, hold %v; malformed %d, TUN refused %d, socket drops %d",
-						proxies[0].Counters().Tx.PDUs, proxies[0].Counters().Tx.Link, rx.Received, rx.DuplicatesDiscarded, rx.MaxBuffered, rx.GivenUp, rx.HoldTime, gwc.Malformed, gwc.Refused, drops)
+					gws := proxies[0].Counters()
+					msg += fmt.Sprintf("; downlink PDUs %d (links %v), received %d, duplicates %d, held at most %d, given up %d, hold %v; malformed %d, TUN refused %d, socket drops %d; PDUs per send %.1f, per receive batch %.1f, SDUs per TUN write %.1f",
+						gws.Tx.PDUs, gws.Tx.Link, rx.Received, rx.DuplicatesDiscarded, rx.MaxBuffered, rx.GivenUp, rx.HoldTime, gwc.Malformed, gwc.Refused, drops,
+						float64(gws.Tx.Link[0]+gws.Tx.Link[1])/float64(max(gws.Sends, 1)), float64(rx.Received)/float64(max(gwc.Reads, 1)), float64(rx.Delivered)/float64(max(gwc.Writes, 1)))
+					up := gws.Rx
+					msg += fmt.Sprintf("; uplink PDUs %d, received %d, held at most %d, given up %d, hold %v", gwc.Tx.PDUs, up.Received, up.MaxBuffered, up.GivenUp, up.HoldTime)
 				}
 				b.Log(msg)
 			}

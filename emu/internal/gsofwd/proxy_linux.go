@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.zx2c4.com/wireguard/conn"
@@ -47,6 +48,12 @@ type Proxy struct {
 	// (under mu): their packets are lost, as a router drops what it
 	// cannot forward.
 	refused uint64
+	// reads and writes count the receive batches and the TUN writes
+	// (under mu): PDUs per read and SDUs per write say how much each
+	// system call carries.
+	reads, writes uint64
+	// sends counts the UDP sends (the TUN-to-UDP loop's).
+	sends atomic.Uint64
 }
 
 // OpenProxy creates, inside the network namespace ns, a TUN device named
@@ -121,13 +128,17 @@ type ProxyCounters struct {
 	// Malformed counts datagrams that carried no data PDU; Refused, TUN
 	// writes the kernel refused.
 	Malformed, Refused uint64
+	// Sends, Reads and Writes count UDP sends, UDP receive batches and
+	// TUN writes: the batching each system call achieved.
+	Sends, Reads, Writes uint64
 }
 
 // Counters returns the proxy's counters; call it after Run returned.
 func (p *Proxy) Counters() ProxyCounters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused}
+	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes}
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by
@@ -150,6 +161,7 @@ func (p *Proxy) tunToUDP() error {
 				if err := p.bind.Send(g[:m], p.peers[l]); err != nil {
 					return fmt.Errorf("gsofwd: send on link %d: %w", l, err)
 				}
+				p.sends.Add(1)
 				g = g[m:]
 			}
 		}
@@ -174,6 +186,7 @@ func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
 			return err
 		}
 		p.mu.Lock()
+		p.reads++
 		out := p.rx.Place(bufs[:k], sizes[:k], p.now())
 		err = p.write(out)
 		_, running := p.rx.Deadline()
@@ -195,6 +208,7 @@ func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
 func (p *Proxy) write(out [][]byte) error {
 	var err error
 	if len(out) > 0 {
+		p.writes++
 		if _, err = p.tun.Write(out, headroom); err != nil && !errors.Is(err, os.ErrClosed) {
 			p.refused++
 			err = nil
