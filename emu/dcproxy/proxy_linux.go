@@ -40,7 +40,7 @@ type Tx struct {
 	senders   []*pdcp.Sender
 	scheds    []pdcp.Scheduler
 	observers []pdcp.Observer
-	cls       classifier
+	cls       pdcp.Classifier
 	bits      int
 	clock     Clock
 	buf       []byte
@@ -61,7 +61,7 @@ type Rx struct {
 	// recvs are the PDCP entities, as the transmit side's: 0 the DC
 	// client's, one more per steered flow.
 	recvs       []*pdcp.Receiver
-	cls         classifier
+	cls         pdcp.Classifier
 	tReordering time.Duration
 	bits        int
 	clock       Clock
@@ -200,7 +200,7 @@ func (t *Tx) Run(ctx context.Context) error {
 		now := t.clock.now()
 		for i := range n {
 			p := &pkts[i]
-			e := t.cls.entity(p.Payload)
+			e := t.cls.Entity(p.Payload)
 			pdu, to, err := t.senders[e].Send(t.buf[:0], p.Payload, now)
 			if err != nil {
 				t.q.AcceptWithMark(p.ID, topo.MarkLink1)
@@ -310,7 +310,7 @@ func (r *Rx) Run(ctx context.Context) error {
 				continue
 			}
 			slot := r.slots.put(sdu)
-			switch r.recvs[r.cls.entity(sdu)].Receive(sn, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
+			switch r.recvs[r.cls.Entity(sdu)].Receive(sn, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
 			case pdcp.DiscardDuplicate, pdcp.DiscardOld:
 				r.slots.free(slot)
 				r.q.Drop(p.ID)

@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/pdcp"
 )
 
 // steerRules are the flows with a PDCP scheduler of their own: each gets
 // its own entity in the proxies, found by its server's port.
-func (e *Emulation) steerRules() []dcproxy.SteerRule {
-	var rules []dcproxy.SteerRule
+func (e *Emulation) steerRules() []pdcp.SteerRule {
+	var rules []pdcp.SteerRule
 	for _, f := range e.set.steered {
-		rules = append(rules, dcproxy.SteerRule{Port: ServerPort(e.Config.Flows[f.flow], f.flow), Sched: f.sched})
+		rules = append(rules, pdcp.SteerRule{Port: ServerPort(e.Config.Flows[f.flow], f.flow), Sched: f.sched})
 	}
 	return rules
 }

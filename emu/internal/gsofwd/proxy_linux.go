@@ -23,6 +23,9 @@ type ProxyConfig struct {
 	SNBits      int
 	Scheduler   pdcp.SchedulerConfig
 	TReordering time.Duration
+	// Steer gives flows entities of their own (pdcp.SteerRule); both
+	// proxies of a direction take the same rules.
+	Steer []pdcp.SteerRule
 	// Burst caps the bytes of one send on each link (0: a whole group,
 	// up to 64 segments): about a millisecond of the link's rate.
 	Burst [2]int
@@ -69,6 +72,12 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 		return nil, err
 	}
 	if p.rx, err = NewRx(cfg.SNBits, cfg.TReordering, headroom); err != nil {
+		return nil, err
+	}
+	if err := p.tx.Steer(cfg.Steer); err != nil {
+		return nil, err
+	}
+	if err := p.rx.Steer(cfg.Steer); err != nil {
 		return nil, err
 	}
 	for i, a := range peers {

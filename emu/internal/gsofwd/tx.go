@@ -1,6 +1,7 @@
 package gsofwd
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/dc-emu/emu/pdcp"
@@ -11,10 +12,15 @@ import (
 // headroom in front of the segment (no copy), and groups the PDUs by the
 // link the scheduler picked. It is not safe for concurrent use.
 type Tx struct {
-	sender *pdcp.Sender
-	bits   int
-	hl     int
-	groups [2][][]byte
+	// senders are the entities: 0 the DC client's, i+1 steered flow i's.
+	senders []*pdcp.Sender
+	// observers are the entities' schedulers that account for the PDUs
+	// the others put on the links (with steering only).
+	observers []pdcp.Observer
+	cls       pdcp.Classifier
+	bits      int
+	hl        int
+	groups    [2][][]byte
 }
 
 // NewTx returns a transmit stage for SNs of bits bits using sched.
@@ -23,7 +29,36 @@ func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{sender: s, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
+	return &Tx{senders: []*pdcp.Sender{s}, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
+}
+
+// Steer gives each rule's flow an entity and scheduler of its own (see
+// pdcp.SteerRule); the receiving end must be given the same rules. Call it
+// before the first Pack.
+func (t *Tx) Steer(rules []pdcp.SteerRule) error {
+	if err := t.cls.Set(rules); err != nil {
+		return err
+	}
+	scheds := []pdcp.Scheduler{nil}
+	for _, r := range rules {
+		s, err := pdcp.NewScheduler(r.Sched)
+		if err != nil {
+			return fmt.Errorf("flow on port %d: %w", r.Port, err)
+		}
+		snd, err := pdcp.NewSender(t.bits, s)
+		if err != nil {
+			return err
+		}
+		t.senders, scheds = append(t.senders, snd), append(scheds, s)
+	}
+	t.observers = nil
+	if len(rules) > 0 {
+		for _, s := range scheds {
+			o, _ := s.(pdcp.Observer)
+			t.observers = append(t.observers, o)
+		}
+	}
+	return nil
 }
 
 // Pack numbers the segments bufs[i][offset:offset+sizes[i]] in order and
@@ -35,7 +70,13 @@ func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2]
 	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
 	for i, b := range bufs {
 		pdu := b[offset-t.hl : offset+sizes[i]]
-		sn, to := t.sender.Assign(len(pdu), now)
+		e := t.cls.Entity(pdu[t.hl:])
+		sn, to := t.senders[e].Assign(len(pdu), now)
+		for j, o := range t.observers {
+			if o != nil && j != e {
+				o.Observe(to, len(pdu), now)
+			}
+		}
 		pdcp.PutHeader(pdu, sn, t.bits)
 		for l := range 2 {
 			if to.Has(l) {
@@ -46,8 +87,15 @@ func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2]
 	return t.groups
 }
 
-// Counters returns the transmit side's counters (from Pack's goroutine).
-func (t *Tx) Counters() pdcp.TxCounters { return t.sender.Counters }
+// Counters returns the transmit side's counters, every entity's summed
+// (from Pack's goroutine).
+func (t *Tx) Counters() pdcp.TxCounters {
+	var c pdcp.TxCounters
+	for _, s := range t.senders {
+		c.Add(&s.Counters)
+	}
+	return c
+}
 
 // burstLen returns how many of the PDUs at the head of group one send
 // carries: as many as fit in max bytes, at least one, all if max is 0. A
