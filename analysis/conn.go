@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // QlogOptions configures AnalyzeQlog.
@@ -390,8 +392,8 @@ func (x *connExtractor) finish(h Header, name string, events int) *ConnAnalysis 
 	tot.RTTSamples = len(x.srtt)
 	tot.MeanSRTTMs, tot.P95SRTTMs, tot.MinRTTMs = unknown(), unknown(), unknown()
 	if len(x.srtt) > 0 {
-		tot.MeanSRTTMs = NullFloat(Mean(x.srtt))
-		tot.P95SRTTMs = NullFloat(Percentile(x.srtt, 95))
+		tot.MeanSRTTMs = NullFloat(stats.Mean(x.srtt))
+		tot.P95SRTTMs = NullFloat(stats.Percentile(x.srtt, 95))
 	}
 	if !isNaN(x.cur.MinRTT) {
 		tot.MinRTTMs = NullFloat(x.cur.MinRTT)

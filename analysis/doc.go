@@ -6,7 +6,9 @@
 // repairs, and mean / sd / 95 % confidence intervals over repeated runs.
 // It also draws the plots (gonum/plot, SVG and PNG), writes a run's
 // self-contained report page (report.go), makes qlog files loadable in
-// older qvis builds, and plots bandwidth traces (traceplot.go).
+// older qvis builds, and plots bandwidth traces (traceplot.go). The
+// statistics themselves (means, percentiles, Jain's index, confidence
+// intervals) are internal/stats'.
 //
 // The qlog reader is the hot path: a 100 MB download produces some 80 000
 // events per side, and sweeps read hundreds of such files. It streams

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // errNoData marks a figure that has nothing to show (e.g. a run without
@@ -82,7 +83,7 @@ func UtilizationFigure(ts *results.Timeseries, run string) (*Figure, error) {
 				sumCap[k] += c[k]
 				sumThr[k] += th[k]
 			}
-		} else if meanOf(th) < 0.1*meanOf(c) {
+		} else if stats.MeanOmitNaN(th) < 0.1*stats.MeanOmitNaN(c) {
 			continue // an uplink carrying only ACKs would flatten the plot
 		}
 		ss = append(ss, series{label: l, xy: xyFinite(ts.T, u, 100), color: colorAt(palette, i)})

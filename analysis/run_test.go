@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 func TestAnalyzeRunFairnessFixture(t *testing.T) {
@@ -41,7 +42,7 @@ func TestAnalyzeRunFairnessFixture(t *testing.T) {
 	if sc2.BytesReceived != nil || sc2.PacketsLost != nil || sc2.MeanSRTTMs.Valid() || sc2.GoodputMbps != 4.905 {
 		t.Errorf("sc2 (no qlog) %+v", sc2)
 	}
-	wantJFI := JFI([]float64{15.184, 10.484, 4.905})
+	wantJFI := stats.JFI([]float64{15.184, 10.484, 4.905})
 	if math.Abs(float64(ra.JFI)-wantJFI) > 1e-12 || math.Abs(wantJFI-0.8547) > 1e-4 {
 		t.Errorf("jfi %v, want %v (summary.json says 0.8547)", ra.JFI, wantJFI)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // The per-run figures computed from the flows, timeseries.csv,
@@ -24,7 +25,7 @@ func (ra *RunAnalysis) computeFairness() {
 		}
 	}
 	if len(g) > 0 && len(g) == bulk {
-		ra.JFI = NullFloat(JFI(g))
+		ra.JFI = NullFloat(stats.JFI(g))
 	} else if bulk > 0 {
 		ra.warn("JFI left out: %d of %d flows have no goodput", bulk-len(g), bulk)
 	}
@@ -55,7 +56,7 @@ func (ra *RunAnalysis) computeFairness() {
 		}
 		means[k] = s / float64(last-first+1)
 	}
-	ra.JFIActive = NullFloat(JFI(means))
+	ra.JFIActive = NullFloat(stats.JFI(means))
 	binS := 0.1
 	if len(ts.T) > 1 {
 		binS = ts.T[1] - ts.T[0]
@@ -101,8 +102,8 @@ func (ra *RunAnalysis) computeLinks(sum *results.Summary) {
 	} else if ts := ra.Timeseries; ts != nil {
 		for _, p := range ts.Links() {
 			name, dir, _ := strings.Cut(p, ".")
-			c := NullFloat(meanOf(ts.Column(p + ".capacity_mbps")))
-			th := NullFloat(meanOf(ts.Column(p + ".throughput_mbps")))
+			c := NullFloat(stats.MeanOmitNaN(ts.Column(p + ".capacity_mbps")))
+			th := NullFloat(stats.MeanOmitNaN(ts.Column(p + ".throughput_mbps")))
 			u := unknown()
 			if c > 0 {
 				u = th / c
@@ -126,22 +127,6 @@ func (ra *RunAnalysis) computeLinks(sum *results.Summary) {
 			ra.Utilization[dir] = NullFloat(thrSum[dir] / c)
 		}
 	}
-}
-
-// meanOf averages the non-NaN values; NaN when there are none.
-func meanOf(v []float64) float64 {
-	var s float64
-	n := 0
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			s += x
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return s / float64(n)
 }
 
 func (ra *RunAnalysis) computePDCP(sum *results.Summary, counters *results.Counters) {

@@ -11,12 +11,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	fid "github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/internal/procstat"
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -168,8 +168,11 @@ func loadAndProbe(ctx context.Context, em *network.Emulation, o CalibrateOptions
 	return m, nil
 }
 
+// meanSD is the mean and sample standard deviation of v (stats.Summarize)
+// as the calibration files write them: rounded to 3 decimals, SD 0 for one
+// value.
 func meanSD(v []float64) results.MeanSD {
-	s := analysis.Summarize(v)
+	s := stats.Summarize(v)
 	sd := s.SD
 	if math.IsNaN(sd) {
 		sd = 0

@@ -3,11 +3,9 @@ package emu
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"time"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
@@ -50,8 +48,7 @@ func Calibrate(ctx context.Context, base config.Config, o CalibrateOptions) (*re
 		}
 	}
 	side := func(v int) results.CalibrationSide {
-		r, t := analysis.Summarize(rtt[v]), analysis.Summarize(thr[v])
-		return results.CalibrationSide{RTTMs: results.MeanSD{Mean: results.Round3(r.Mean), SD: results.Round3(nanZero(r.SD))}, ThroughputMbps: results.MeanSD{Mean: results.Round3(t.Mean), SD: results.Round3(nanZero(t.SD))}}
+		return results.CalibrationSide{RTTMs: meanSD(rtt[v]), ThroughputMbps: meanSD(thr[v])}
 	}
 	c := &results.Calibration{WithoutPDCP: side(0), WithPDCP: side(1), Runs: o.Runs, Method: results.CalibrationMethod}
 	c.AddedRTTMs = results.Round3(c.WithPDCP.RTTMs.Mean - c.WithoutPDCP.RTTMs.Mean)
@@ -59,13 +56,6 @@ func Calibrate(ctx context.Context, base config.Config, o CalibrateOptions) (*re
 		c.ThroughputLossPct = results.Round3(100 * (1 - c.WithPDCP.ThroughputMbps.Mean/c.WithoutPDCP.ThroughputMbps.Mean))
 	}
 	return c, nil
-}
-
-func nanZero(v float64) float64 {
-	if math.IsNaN(v) {
-		return 0
-	}
-	return v
 }
 
 // calibrateOnce builds one variant, measures its idle RTT, then its

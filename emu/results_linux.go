@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/host"
@@ -17,6 +16,7 @@ import (
 	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // summarize turns what the run measured into its summary: the run loop's
@@ -63,7 +63,7 @@ func (r *runner) summarize(outcome runloop.Outcome, runErr error) *results.Summa
 		s.Flows = append(s.Flows, fr)
 	}
 	s.Captures = r.captureList()
-	s.JFI = results.Round3(analysis.JFI(goodputs))
+	s.JFI = results.Round3(stats.JFI(goodputs))
 	if math.IsNaN(s.JFI) {
 		s.JFI = 0
 	}

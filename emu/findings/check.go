@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // Check is one claim about emu's results. Its Rule is generated from the
@@ -74,17 +76,8 @@ func decide(d, h float64) int {
 }
 
 // hw is the half-width of the CI of a sum or difference of independent
-// means; NaN if any is unknown.
-func hw(cis ...float64) float64 {
-	s := 0.0
-	for _, c := range cis {
-		if math.IsNaN(c) {
-			return math.NaN()
-		}
-		s += c * c
-	}
-	return math.Sqrt(s)
-}
+// means: stats.CombinedHalfWidth, NaN if any is unknown.
+func hw(cis ...float64) float64 { return stats.CombinedHalfWidth(cis...) }
 
 func signVerdict(s int) Verdict {
 	switch s {

@@ -9,6 +9,7 @@ import (
 // samples pooled from inside runs (they are autocorrelated; metrics.md §5).
 // CI95 is the half-width of the 95 % confidence interval of the mean,
 // x̄ ± t(0.975, n−1)·s/√n. SD and CI95 are NaN (null in JSON) for n < 2.
+// internal/stats computes it: results.Stat(stats.Summarize(values)).
 type Stat struct {
 	Mean float64
 	SD   float64

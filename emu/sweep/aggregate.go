@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // AggregateOptions tune Aggregate.
@@ -91,7 +91,7 @@ func Aggregate(dir string, p *results.Plan, o AggregateOptions) (*results.SweepT
 			}
 		}
 		for _, m := range t.Metrics {
-			st := analysis.Summarize(perPoint[pt.ID][m])
+			st := results.Stat(stats.Summarize(perPoint[pt.ID][m]))
 			row.Stats[m] = st
 			if counted > 0 && st.N < counted {
 				t.Warnings = append(t.Warnings, fmt.Sprintf("point %s: %s known in %d of %d runs", pt.ID, m, st.N, counted))

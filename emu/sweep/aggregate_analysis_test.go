@@ -8,6 +8,7 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // TestAggregateWithAnalysis aggregates analysis/testdata/sweep as emu
@@ -46,7 +47,7 @@ func TestAggregateWithAnalysis(t *testing.T) {
 	}
 	p1, p2 := tab.Rows[0], tab.Rows[1]
 	g1, g2 := p1.Stats["flow.dc.goodput_mbps"], p2.Stats["flow.dc.goodput_mbps"]
-	want1 := analysis.Summarize([]float64{14.1, 14.9})
+	want1 := results.Stat(stats.Summarize([]float64{14.1, 14.9}))
 	if p1.OK != 2 || g1 != want1 || math.Abs(g1.Mean-14.5) > 1e-12 {
 		t.Errorf("p01 goodput %+v over %d runs, want %+v", g1, p1.OK, want1)
 	}

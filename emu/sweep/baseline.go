@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // AnyLabel is a point's label on an axis when several of the axis's
@@ -93,7 +93,7 @@ func addRelativeGoodput(p *results.Plan, runs []results.RunResult, perPoint map[
 			continue
 		}
 		if _, done := base[pt.Baseline]; !done {
-			base[pt.Baseline] = analysis.Summarize(perPoint[pt.Baseline][results.MetricGoodput]).Mean // NaN without runs
+			base[pt.Baseline] = stats.MeanOmitNaN(perPoint[pt.Baseline][results.MetricGoodput]) // NaN without runs
 		}
 	}
 	for i := range runs {

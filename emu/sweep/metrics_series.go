@@ -10,6 +10,7 @@ import (
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/invoker"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // runMetrics is RunMetrics and, from the run directory's timeseries.csv
@@ -151,7 +152,7 @@ func utilizationP99(ts *results.Timeseries, first, last int, name string) float6
 	if len(u) == 0 {
 		return math.NaN()
 	}
-	return analysis.Percentile(u, 99)
+	return stats.Percentile(u, 99)
 }
 
 // windowJFI is the mean JFI of the flows' goodput over consecutive whole
@@ -168,8 +169,7 @@ func windowJFI(ts *results.Timeseries, window float64) float64 {
 	if per < 1 {
 		per = 1
 	}
-	var sum float64
-	n := 0
+	var jfis []float64
 	share := make([]float64, len(flows))
 	for start := first; start+per-1 <= last; start += per {
 		for k, f := range flows {
@@ -181,13 +181,7 @@ func windowJFI(ts *results.Timeseries, window float64) float64 {
 				}
 			}
 		}
-		if j := analysis.JFI(share); !math.IsNaN(j) {
-			sum += j
-			n++
-		}
+		jfis = append(jfis, stats.JFI(share))
 	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return sum / float64(n)
+	return stats.MeanOmitNaN(jfis) // windows without a share to compare are left out
 }

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep/sweeptest"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // multipathPoints is the multipath-grid preset's number of points: MPTCP
@@ -117,7 +117,7 @@ func TestRelativeGoodput(t *testing.T) {
 	}
 	for _, r := range tab.Runs {
 		pt, _ := p.Point(r.Point)
-		want := goodput[r.ID] / analysis.Summarize(byPoint[pt.Baseline]).Mean
+		want := goodput[r.ID] / stats.MeanOmitNaN(byPoint[pt.Baseline])
 		if got := r.Metrics[results.MetricRelativeGoodput]; math.Abs(got-want) > 1e-12 {
 			t.Errorf("%s: relative goodput %v, want %v", r.ID, got, want)
 		}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // savingPairs are the stacks of the satellite preset that one compares
@@ -90,19 +91,11 @@ func WriteTransferSavings(w io.Writer, t *results.SweepTable) {
 		for _, s := range sizes {
 			v := bySize[s]
 			all = append(all, v...)
-			fmt.Fprintf(tw, "%s\t%s vs %s\t%s\t%d\t%.1f %%\t%s\n", p.what, p.variant, p.base, s, len(v), 100*mean(v), report)
+			fmt.Fprintf(tw, "%s\t%s vs %s\t%s\t%d\t%.1f %%\t%s\n", p.what, p.variant, p.base, s, len(v), 100*stats.Mean(v), report)
 		}
-		fmt.Fprintf(tw, "%s\t%s vs %s\tall\t%d\t%.1f %%\t%s\n", p.what, p.variant, p.base, len(all), 100*mean(all), report)
+		fmt.Fprintf(tw, "%s\t%s vs %s\tall\t%d\t%.1f %%\t%s\n", p.what, p.variant, p.base, len(all), 100*stats.Mean(all), report)
 	}
 	if tw != nil {
 		tw.Flush()
 	}
-}
-
-func mean(v []float64) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }

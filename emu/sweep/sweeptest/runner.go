@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 )
 
 // FailError is the default error of a run Runner.Fail picks.
@@ -87,7 +87,7 @@ func (f *Runner) Run(ctx context.Context, cfg config.Config, out string) (*resul
 		gp = append(gp, g)
 		s.Flows = append(s.Flows, results.FlowResult{Name: fl.Name, Path: fl.Path, Proto: fl.Proto, GoodputMbps: g, Complete: true})
 	}
-	s.JFI = analysis.JFI(gp)
+	s.JFI = stats.JFI(gp)
 	s.Links = links(cfg)
 	var err error
 	switch {
