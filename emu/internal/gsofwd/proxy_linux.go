@@ -196,8 +196,7 @@ func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
 		}
 		p.mu.Lock()
 		p.reads++
-		out := p.rx.Place(bufs[:k], sizes[:k], p.now())
-		err = p.write(out)
+		err = p.write(p.rx.Place(bufs[:k], sizes[:k], p.now()))
 		_, running := p.rx.Deadline()
 		p.mu.Unlock()
 		if err != nil {
@@ -216,16 +215,25 @@ func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
 // held. A packet the kernel refuses is dropped, as a router would.
 func (p *Proxy) write(out [][]byte) error {
 	var err error
-	if len(out) > 0 {
+	for len(out) > 0 && err == nil {
+		// The library coalesces a write's TCP segments flow by flow,
+		// comparing each with the ones it could not merge: a write of
+		// hundreds of SDUs that cannot merge (held ones, in small
+		// buffers) costs the square of that.
+		n := min(len(out), maxWrite)
 		p.writes++
-		if _, err = p.tun.Write(out, headroom); err != nil && !errors.Is(err, os.ErrClosed) {
+		if _, err = p.tun.Write(out[:n], headroom); err != nil && !errors.Is(err, os.ErrClosed) {
 			p.refused++
 			err = nil
 		}
+		out = out[n:]
 	}
 	p.rx.Done()
 	return err
 }
+
+// maxWrite is the most SDUs one TUN write takes: a GRO batch's worth.
+const maxWrite = 64
 
 // expiries runs t-Reordering: it sleeps until the receiver's deadline, or
 // until a receive loop says the timer may have started, and delivers what
