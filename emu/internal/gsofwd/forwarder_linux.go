@@ -4,16 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
-	"sync"
 	"sync/atomic"
 
 	"golang.zx2c4.com/wireguard/conn"
-	"golang.zx2c4.com/wireguard/tun"
-
-	"github.com/dc-emu/emu/internal/nsthread"
 )
 
 // headroom is what the TUN library needs in front of each packet to write
@@ -26,10 +21,7 @@ const bufSize = headroom + 65535
 
 // A Forwarder moves packets between one TUN device and UDP peers.
 type Forwarder struct {
-	tun   tun.Device
-	bind  conn.Bind
-	recvs []conn.ReceiveFunc
-	peers []conn.Endpoint
+	ends
 
 	// Counters, for a benchmark's report: packets (wire segments) and
 	// batches each way.
@@ -41,57 +33,17 @@ type Forwarder struct {
 // packets read from the TUN go to peers (round robin, a read batch at a
 // time). The TUN is left down: the caller brings it up and routes to it.
 func Open(ns int, name string, mtu int, port uint16, peers []netip.AddrPort) (*Forwarder, error) {
-	if len(peers) == 0 {
-		return nil, errors.New("gsofwd: no peer")
-	}
-	f := &Forwarder{bind: conn.NewStdNetBind()}
-	for _, p := range peers {
-		ep, err := f.bind.ParseEndpoint(p.String())
-		if err != nil {
-			return nil, fmt.Errorf("gsofwd: peer %v: %w", p, err)
-		}
-		f.peers = append(f.peers, ep)
-	}
-	// The device and the socket belong to the namespace of the thread
-	// that creates them, and stay there.
-	err := nsthread.Do(ns, func() error {
-		var err error
-		if f.tun, err = tun.CreateTUN(name, mtu); err != nil {
-			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
-		}
-		if f.recvs, _, err = f.bind.Open(port); err != nil {
-			f.tun.Close()
-			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
-		}
-		return nil
-	})
+	e, err := openEnds(ns, name, mtu, port, peers)
 	if err != nil {
 		return nil, err
 	}
-	return f, nil
+	return &Forwarder{ends: e}, nil
 }
 
 // Run forwards until ctx ends or a loop fails, then closes the device and
 // the socket.
 func (f *Forwarder) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, 1+len(f.recvs))
-	wg.Go(func() { errs <- f.tunToUDP() })
-	for _, r := range f.recvs {
-		wg.Go(func() { errs <- f.udpToTUN(r) })
-	}
-	var err error
-	select {
-	case <-ctx.Done():
-	case err = <-errs:
-	}
-	f.tun.Close()
-	f.bind.Close()
-	wg.Wait()
-	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
-	return err
+	return f.run(ctx, f.tunToUDP, f.udpToTUN, nil)
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by

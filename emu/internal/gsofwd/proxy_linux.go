@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"sync"
@@ -12,9 +11,7 @@ import (
 	"time"
 
 	"golang.zx2c4.com/wireguard/conn"
-	"golang.zx2c4.com/wireguard/tun"
 
-	"github.com/dc-emu/emu/internal/nsthread"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -35,10 +32,7 @@ type ProxyConfig struct {
 // leave as PDUs over two links, PDUs arriving on either link go back to
 // the TUN in COUNT order.
 type Proxy struct {
-	tun   tun.Device
-	bind  conn.Bind
-	recvs []conn.ReceiveFunc
-	peers [2]conn.Endpoint
+	ends  // peers: link 0's, link 1's
 	burst [2]int
 	start time.Time
 
@@ -67,7 +61,7 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{bind: conn.NewStdNetBind(), burst: cfg.Burst, kick: make(chan struct{}, 1), start: time.Now()}
+	p := &Proxy{burst: cfg.Burst, kick: make(chan struct{}, 1), start: time.Now()}
 	if p.tx, err = NewTx(cfg.SNBits, sched); err != nil {
 		return nil, err
 	}
@@ -80,23 +74,7 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if err := p.rx.Steer(cfg.Steer); err != nil {
 		return nil, err
 	}
-	for i, a := range peers {
-		if p.peers[i], err = p.bind.ParseEndpoint(a.String()); err != nil {
-			return nil, fmt.Errorf("gsofwd: peer %v: %w", a, err)
-		}
-	}
-	err = nsthread.Do(ns, func() error {
-		var err error
-		if p.tun, err = tun.CreateTUN(name, mtu); err != nil {
-			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
-		}
-		if p.recvs, _, err = p.bind.Open(port); err != nil {
-			p.tun.Close()
-			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
-		}
-		return nil
-	})
-	if err != nil {
+	if p.ends, err = openEnds(ns, name, mtu, port, peers[:]); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -107,27 +85,7 @@ func (p *Proxy) now() time.Duration { return time.Since(p.start) }
 // Run moves packets until ctx ends or a loop fails, then closes the device
 // and the socket; what the receiver still holds is lost with them.
 func (p *Proxy) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, 2+len(p.recvs))
-	stop := make(chan struct{})
-	wg.Go(func() { errs <- p.tunToUDP() })
-	for _, r := range p.recvs {
-		wg.Go(func() { errs <- p.udpToTUN(r) })
-	}
-	wg.Go(func() { p.expiries(stop) })
-	var err error
-	select {
-	case <-ctx.Done():
-	case err = <-errs:
-	}
-	close(stop)
-	p.tun.Close()
-	p.bind.Close()
-	wg.Wait()
-	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
-	return err
+	return p.run(ctx, p.tunToUDP, p.udpToTUN, p.expiries)
 }
 
 // ProxyCounters are a Proxy's counters.
@@ -238,7 +196,7 @@ const maxWrite = 64
 // expiries runs t-Reordering: it sleeps until the receiver's deadline, or
 // until a receive loop says the timer may have started, and delivers what
 // the expiry releases.
-func (p *Proxy) expiries(stop chan struct{}) {
+func (p *Proxy) expiries(stop <-chan struct{}) {
 	const idle = time.Hour
 	t := time.NewTimer(idle)
 	defer t.Stop()

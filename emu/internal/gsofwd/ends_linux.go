@@ -1,0 +1,86 @@
+package gsofwd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+
+	"golang.zx2c4.com/wireguard/conn"
+	"golang.zx2c4.com/wireguard/tun"
+
+	"github.com/dc-emu/emu/internal/nsthread"
+)
+
+// ends is what a Forwarder and a Proxy move packets between: a TUN device
+// and a UDP socket in one network namespace, and the peers the socket
+// sends to.
+type ends struct {
+	tun   tun.Device
+	bind  conn.Bind
+	recvs []conn.ReceiveFunc
+	peers []conn.Endpoint
+}
+
+// openEnds creates, inside the network namespace ns (a descriptor), a TUN
+// device named name with the given MTU and a UDP socket on port, sending
+// to peers. The TUN is left down.
+func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort) (ends, error) {
+	if len(peers) == 0 {
+		return ends{}, errors.New("gsofwd: no peer")
+	}
+	e := ends{bind: conn.NewStdNetBind()}
+	for _, p := range peers {
+		ep, err := e.bind.ParseEndpoint(p.String())
+		if err != nil {
+			return ends{}, fmt.Errorf("gsofwd: peer %v: %w", p, err)
+		}
+		e.peers = append(e.peers, ep)
+	}
+	// The device and the socket belong to the namespace of the thread
+	// that creates them, and stay there.
+	err := nsthread.Do(ns, func() error {
+		var err error
+		if e.tun, err = tun.CreateTUN(name, mtu); err != nil {
+			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
+		}
+		if e.recvs, _, err = e.bind.Open(port); err != nil {
+			e.tun.Close()
+			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
+		}
+		return nil
+	})
+	return e, err
+}
+
+// run runs fromTUN, fromUDP for each receive function and, when not nil,
+// timer until ctx ends or one of the first two fails; then it closes the
+// device and the socket (which ends them), stops timer and waits.
+func (e *ends) run(ctx context.Context, fromTUN func() error, fromUDP func(conn.ReceiveFunc) error, timer func(stop <-chan struct{})) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, 1+len(e.recvs))
+	stop := make(chan struct{})
+	wg.Go(func() { errs <- fromTUN() })
+	for _, r := range e.recvs {
+		wg.Go(func() { errs <- fromUDP(r) })
+	}
+	if timer != nil {
+		wg.Go(func() { timer(stop) })
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errs:
+	}
+	close(stop)
+	e.tun.Close()
+	e.bind.Close()
+	wg.Wait()
+	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
