@@ -30,7 +30,7 @@ func (r *runner) linkResults() []results.LinkResult {
 		lr := results.LinkResult{Name: fmt.Sprintf("link%d", d.Link+1), Dir: dirName(d.Up), RateSource: "constant",
 			CapacityMbps: results.Round3(capacity / 1e6), Drops: last.Drops}
 		if last.T > 0 {
-			thr := ipSent(last) * 8 / last.T.Seconds()
+			thr := last.IPSent() * 8 / last.T.Seconds()
 			lr.ThroughputMbps = results.Round3(thr / 1e6)
 			if capacity > 0 {
 				lr.Utilization = results.Round3(thr / capacity)

@@ -28,12 +28,6 @@ func pdcpAt(samples []pdcpSample, t time.Duration) pdcpSample {
 	return samples[i-1]
 }
 
-// ipSent is the IP-layer part of a reading's cumulative count: the rate
-// limiter counts each frame's Ethernet header too.
-func ipSent(s linkstats.Sample) float64 {
-	return max(0, float64(s.Bytes)-float64(s.Packets)*linkstats.FrameHeader)
-}
-
 // ipSentAt is a direction's cumulative IP-layer bytes sent by t,
 // interpolated linearly between readings; before the first reading it is
 // the first one's count and after the last the last one's.
@@ -44,13 +38,13 @@ func ipSentAt(series []linkstats.Sample, t time.Duration) float64 {
 	i := sort.Search(len(series), func(i int) bool { return series[i].T > t })
 	switch {
 	case i == 0:
-		return ipSent(series[0])
+		return series[0].IPSent()
 	case i == len(series):
-		return ipSent(series[i-1])
+		return series[i-1].IPSent()
 	}
 	a, b := series[i-1], series[i]
 	f := float64(t-a.T) / float64(b.T-a.T)
-	return ipSent(a) + f*(ipSent(b)-ipSent(a))
+	return a.IPSent() + f*(b.IPSent()-a.IPSent())
 }
 
 // backlogAt is a direction's queue in bytes at the last reading at or

@@ -81,40 +81,54 @@ func waitPDCPEmpty(b *testing.B, em *network.Emulation) {
 	})
 }
 
-// BenchmarkPDCPProxyTCP measures iperf3 TCP goodput through both proxies
-// (18-bit SNs) with and without them, over links too fast to limit it.
+// BenchmarkPDCPProxyTCP measures iperf3 TCP goodput (CUBIC) to the DC
+// client without the proxies and through each PDCP data path (18-bit SNs,
+// TCP buffers up to 128 MB), over links too fast to limit it and over
+// issue #39's 2 × 6 Gbit/s with 1 ms each way, one flow and four.
 func BenchmarkPDCPProxyTCP(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	if _, err := exec.LookPath("iperf3"); err != nil {
 		b.Skip("needs iperf3 (apt-get install iperf3)")
 	}
-	for _, dc := range []string{"false", "true"} {
-		b.Run("dc="+dc, func(b *testing.B) {
-			for range b.N {
-				cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: "10gbit"},
-					{Key: "link.delay", Value: "0"}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"}, {Key: "dc.enabled", Value: dc}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				em, err := network.Start(context.Background(), cfg, network.Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				mbps, err := iperf3(em, 5*time.Second)
-				em.Close()
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(mbps, "Mbit/s")
+	paths := []struct{ name, key, value string }{
+		{"none", "dc.enabled", "false"}, {"nfqueue", "dc.datapath", "nfqueue"}, {"batch", "dc.datapath", "batch"},
+	}
+	links := []struct{ name, rate, delay string }{{"10gbit-0ms", "10gbit", "0"}, {"6gbit-1ms", "6gbit", "1ms"}}
+	for _, l := range links {
+		for _, p := range paths {
+			for _, streams := range []int{1, 4} {
+				b.Run(fmt.Sprintf("%s/%s/P=%d", l.name, p.name, streams), func(b *testing.B) {
+					for range b.N {
+						cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: l.rate},
+							{Key: "link.delay", Value: l.delay}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"},
+							{Key: "tcp.buffer_max", Value: "128MB"}, {Key: p.key, Value: p.value}})
+						if err != nil {
+							b.Fatal(err)
+						}
+						em, err := network.Start(context.Background(), cfg, network.Options{})
+						if err != nil {
+							b.Fatal(err)
+						}
+						mbps, err := iperf3(em, 5*time.Second, "-C", "cubic", "-P", fmt.Sprint(streams))
+						c := em.PDCP()["down"]
+						em.Close()
+						if err != nil {
+							b.Fatal(err)
+						}
+						b.ReportMetric(mbps, "Mbit/s")
+						b.ReportMetric(float64(c.GivenUp), "given_up")
+					}
+				})
 			}
-		})
+		}
 	}
 }
 
 // iperf3 runs an iperf3 download (server in srv, reverse mode client in
-// cli) and returns the receiver's goodput.
-func iperf3(em *network.Emulation, d time.Duration) (float64, error) {
+// cli, with more of the client's arguments) and returns the receiver's
+// goodput in Mbit/s.
+func iperf3(em *network.Emulation, d time.Duration, more ...string) (float64, error) {
 	srv, _ := em.Net.Node("srv")
 	cli, _ := em.Net.Node("cli")
 	s := exec.Command("iperf3", "-s", "-1")
@@ -125,7 +139,7 @@ func iperf3(em *network.Emulation, d time.Duration) (float64, error) {
 	var out []byte
 	var err error
 	for range 50 { // the server needs a moment to listen
-		c := exec.Command("iperf3", "-c", topo.ServerAddr.String(), "-R", "-t", fmt.Sprint(int(d.Seconds())), "-f", "m")
+		c := exec.Command("iperf3", append([]string{"-c", topo.ServerAddr.String(), "-R", "-t", fmt.Sprint(int(d.Seconds())), "-f", "m"}, more...)...)
 		var buf strings.Builder
 		c.Stdout, c.Stderr = &buf, &buf
 		if err = topo.StartIn(cli.NS, c); err != nil {
@@ -141,17 +155,25 @@ func iperf3(em *network.Emulation, d time.Duration) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("iperf3: %v: %s", err, out)
 	}
+	// The receiver's line: with several streams the SUM line, which
+	// comes after the streams' own.
+	var mbps float64
+	found := false
 	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "receiver") {
-			f := strings.Fields(line)
-			for i, w := range f {
-				if w == "Mbits/sec" && i > 0 {
-					var v float64
-					fmt.Sscanf(f[i-1], "%g", &v)
-					return v, nil
+		if !strings.Contains(line, "receiver") {
+			continue
+		}
+		f := strings.Fields(line)
+		for i, w := range f {
+			if w == "Mbits/sec" && i > 0 {
+				if _, err := fmt.Sscanf(f[i-1], "%g", &mbps); err == nil {
+					found = true
 				}
 			}
 		}
+	}
+	if found {
+		return mbps, nil
 	}
 	return 0, fmt.Errorf("iperf3: no receiver line in %s", out)
 }

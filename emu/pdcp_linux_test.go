@@ -31,16 +31,31 @@ func startEmulation(t *testing.T, kv ...string) *network.Emulation {
 	return em
 }
 
+// datapaths are the PDCP data paths a test runs on, as dc.datapath
+// settings.
+var datapaths = []string{"dc.datapath=nfqueue", "dc.datapath=batch"}
+
+// forEachDatapath runs test as a subtest on each PDCP data path.
+func forEachDatapath(t *testing.T, test func(t *testing.T, datapath string)) {
+	for _, dp := range datapaths {
+		t.Run(strings.TrimPrefix(dp, "dc.datapath="), func(t *testing.T) { test(t, dp) })
+	}
+}
+
 // TestPDCPRepairsReordering: with DC on, batch 100, split 1:1, a 30 Mbit/s
 // UDP stream over two 20 Mbit/s links with one-way delays of 10 and 30 ms
 // arrives complete and in order, and the device-side proxy counted the
-// reordering it repaired. The run is long enough to wrap the 12-bit SN
-// several times.
+// reordering it repaired, on both data paths. The run is long enough to
+// wrap the 12-bit SN several times.
 func TestPDCPRepairsReordering(t *testing.T) {
 	emutest.SkipUnderRace(t)
+	forEachDatapath(t, testPDCPRepairsReordering)
+}
+
+func testPDCPRepairsReordering(t *testing.T, datapath string) {
 	h := emutest.Exclusive(t)
 	em := startEmulation(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms",
-		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12")
+		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12", datapath)
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
 	as := completeInOrderWatched(t, h, f, f.pace(30e6, 12*time.Second))
@@ -72,10 +87,14 @@ func TestPDCPRepairsReordering(t *testing.T) {
 
 // TestPDCPDuplicationHalvesLossExponent: with every packet duplicated on
 // both links and 5% random loss on each, end-to-end loss is near p² =
-// 0.25%, not p.
+// 0.25%, not p, on both data paths.
 func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
+	forEachDatapath(t, testPDCPDuplicationHalvesLossExponent)
+}
+
+func testPDCPDuplicationHalvesLossExponent(t *testing.T, datapath string) {
 	h := emutest.Exclusive(t)
-	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link.down.loss=5%", "dc.scheduler=duplicate")
+	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link.down.loss=5%", "dc.scheduler=duplicate", datapath)
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 200)
 	sent := f.pace(4e6, 15*time.Second)
@@ -250,10 +269,14 @@ func completeInOrderWatched(t *testing.T, h *emutest.HostWatch, f *udpFlow, sent
 
 // TestPDCPUplinkSplit: with dc.uplink=split the DC client's uplink goes
 // through a transmit proxy in gwc and a receive proxy in gws too, over both
-// links, and arrives complete and in order.
+// links, and arrives complete and in order, on both data paths.
 func TestPDCPUplinkSplit(t *testing.T) {
+	forEachDatapath(t, testPDCPUplinkSplit)
+}
+
+func testPDCPUplinkSplit(t *testing.T, datapath string) {
 	h := emutest.WatchHost(t)
-	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "dc.uplink=split", "dc.batch=20")
+	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "dc.uplink=split", "dc.batch=20", datapath)
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, cli, srv, topo.ServerAddr, 1000)
 	as := completeInOrderWatched(t, h, f, f.pace(8e6, 2*time.Second))

@@ -38,7 +38,7 @@ func mustNode(t testing.TB, n *topo.Net, name string) *topo.NodeNS {
 // flow and returns the delivered IP-layer rate.
 func measureShapedRate(t testing.TB, n *topo.Net, rate float64, d time.Duration) float64 {
 	gws, srv, cli := mustNode(t, n, "gws"), mustNode(t, n, "srv"), mustNode(t, n, "cli")
-	if _, err := link.NewShaper(gws, "l1", rate, link.QueueLimit{Packets: 100}); err != nil {
+	if _, err := link.NewShaper(gws, "l1", rate, link.QueueLimit{Packets: 100}, 0); err != nil {
 		t.Fatal(err)
 	}
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1472)
@@ -77,7 +77,7 @@ func TestShaperRateFidelity(t *testing.T) {
 func TestShaperChangeKeepsQdisc(t *testing.T) {
 	n := buildNet(t, topo.Throughput(emutest.RunID(t)))
 	gws := mustNode(t, n, "gws")
-	sh, err := link.NewShaper(gws, "l1", 20e6, link.QueueLimit{Time: 50 * time.Millisecond})
+	sh, err := link.NewShaper(gws, "l1", 20e6, link.QueueLimit{Time: 50 * time.Millisecond}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,11 @@ const (
 // of a full-size packet from the server or client side.
 const LinkMTU = 1520
 
+// LinkMTUUDP is the radio links' MTU when PDUs cross them in UDP (the PDCP
+// batch path): a full-size packet, the PDCP header (up to 3 bytes) and the
+// UDP and IPv4 headers (28).
+const LinkMTUUDP = 1536
+
 // Addressing. Namespaces isolate runs, so every run uses the same plan:
 //
 //	srv  10.0.0.1/24 ─ gws 10.0.0.254/24
@@ -130,6 +135,8 @@ type DCOptions struct {
 	// sender to about 3 MB in flight, under a 500 ms path's BDP at
 	// 50 Mbit/s.
 	TCPBufferMax int64
+	// LinkMTU is the radio links' MTU (0: LinkMTU).
+	LinkMTU int
 }
 
 // Throughput is the paper's throughput topology: one server node, the two
@@ -163,7 +170,11 @@ func DC(runID string, o DCOptions) Spec {
 		B: End{Node: "gws", Iface: "srv", Addrs: []netip.Prefix{gwsSrvAddr}}})
 	for i, name := range []string{"link1", "link2"} {
 		dev := fmt.Sprintf("l%d", i+1)
-		s.Links = append(s.Links, Link{Name: name, MTU: LinkMTU,
+		mtu := LinkMTU
+		if o.LinkMTU > 0 {
+			mtu = o.LinkMTU
+		}
+		s.Links = append(s.Links, Link{Name: name, MTU: mtu,
 			A: End{Node: "gws", Iface: dev, Addrs: []netip.Prefix{linkGWSAddr[i]}},
 			B: End{Node: "gwc", Iface: dev, Addrs: []netip.Prefix{linkGWCAddr[i]}}})
 		table := TableLink1 + i

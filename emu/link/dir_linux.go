@@ -53,7 +53,7 @@ func NewDir(node *topo.NodeNS, iface, name string, link int, up bool, shape Shap
 		_, rate, _, _ = player.At(0)
 	}
 	var err error
-	if d.Shaper, err = NewShaper(node, iface, rate, shape.Queue); err != nil {
+	if d.Shaper, err = NewShaper(node, iface, rate, shape.Queue, shape.Encap); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -225,7 +225,7 @@ func (s *Sampler) round() {
 			}
 			s.add(di, linkstats.Sample{
 				T: t0.Sub(s.epoch) + took/2, Took: took,
-				Bytes: c.Bytes, Packets: c.Packets, Backlog: c.Backlog, Queued: c.Qlen, Drops: c.Drops,
+				Bytes: c.Bytes, Packets: c.Packets, Header: s.dirs[di].Shaper.Header(), Backlog: c.Backlog, Queued: c.Qlen, Drops: c.Drops,
 				Rate: s.dirs[di].Shaper.Rate(), LatePeak: peak,
 			})
 		}

@@ -31,7 +31,16 @@ type Shape struct {
 	Loss float64
 	// Bursts, when its P is above 0, drops packets in bursts instead.
 	Bursts delayline.GilbertElliott
+	// Encap is the bytes each packet carries on the link that the rate
+	// does not count, besides the Ethernet header: the UDP and IP
+	// headers around the PDCP batch path's PDUs (EncapUDP), which the air
+	// does not carry; the shaper runs faster by them.
+	Encap int
 }
+
+// EncapUDP is the UDP encapsulation of a PDU on the link: an IPv4 and a
+// UDP header.
+const EncapUDP = 20 + 8
 
 // jitter is the delay's standard deviation at delay.
 func (s Shape) jitter(delay time.Duration) time.Duration {

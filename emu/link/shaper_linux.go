@@ -25,7 +25,8 @@ import (
 const (
 	// IPMTU is the packet size whose IP bytes get exactly the configured
 	// rate; the rate limiter counts Ethernet frames, EtherHeader bytes
-	// more, and the class rate is scaled to make up for it.
+	// more (and the PDCP batch path's UDP encapsulation, Shape.Encap),
+	// and the class rate is scaled to make up for it.
 	IPMTU       = 1500
 	EtherHeader = 14
 
@@ -43,6 +44,9 @@ type Shaper struct {
 	node  *topo.NodeNS
 	link  netlink.Link
 	queue QueueLimit
+	// header is the bytes the link adds to each packet the rate counts:
+	// EtherHeader, and the encapsulation of the PDUs it carries.
+	header int
 
 	mu      sync.Mutex
 	rate    float64 // capacity in bit/s at the IP layer (0 during an outage)
@@ -51,13 +55,15 @@ type Shaper struct {
 }
 
 // NewShaper installs the rate limiter on iface of node with an initial rate
-// (bit/s at the IP layer) and queue limit.
-func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Shaper, error) {
+// (bit/s at the IP layer) and queue limit; encap is the bytes each packet
+// carries on the link that the rate does not count, besides the Ethernet
+// header (Shape.Encap).
+func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit, encap int) (*Shaper, error) {
 	l, err := node.Link(iface)
 	if err != nil {
 		return nil, err
 	}
-	s := &Shaper{node: node, link: l, queue: q, rate: rate, applied: rate}
+	s := &Shaper{node: node, link: l, queue: q, header: EtherHeader + encap, rate: rate, applied: rate}
 	idx := l.Attrs().Index
 	htb := netlink.NewHtb(netlink.QdiscAttrs{LinkIndex: idx, Handle: htbHandle, Parent: netlink.HANDLE_ROOT})
 	htb.Defcls = 1
@@ -78,24 +84,28 @@ func NewShaper(node *topo.NodeNS, iface string, rate float64, q QueueLimit) (*Sh
 // one-frame burst, so credit saved before an outage cannot let a second
 // packet out during it.
 func (s *Shaper) class(rate float64, hold bool) *netlink.HtbClass {
-	wire := max(rate, outageRate) * (IPMTU + EtherHeader) / IPMTU
+	frame := float64(IPMTU + s.header)
+	wire := max(rate, outageRate) * frame / IPMTU
 	wire = min(wire, math.MaxUint64/2)
 	bytesPerSec := wire / 8
 	// A burst of about a millisecond of traffic (at least two frames) keeps
 	// the shaper smooth at low rates and cheap at high ones.
-	burst := uint32(max(2*(IPMTU+EtherHeader), bytesPerSec/1000))
+	burst := uint32(max(2*frame, bytesPerSec/1000))
 	if hold {
-		burst = IPMTU + EtherHeader
+		burst = uint32(frame)
 	}
 	return netlink.NewHtbClass(
 		netlink.ClassAttrs{LinkIndex: s.link.Attrs().Index, Parent: htbHandle, Handle: classHandle},
-		netlink.HtbClassAttrs{Rate: uint64(wire), Ceil: uint64(wire), Buffer: burst, Cbuffer: burst, Quantum: 10 * (IPMTU + EtherHeader)},
+		netlink.HtbClassAttrs{Rate: uint64(wire), Ceil: uint64(wire), Buffer: burst, Cbuffer: burst, Quantum: 10 * uint32(frame)},
 	)
 }
 
 func (s *Shaper) limitFor(rate float64) int64 {
-	return s.queue.LimitBytes(rate, IPMTU+EtherHeader)
+	return s.queue.LimitBytes(rate, IPMTU+s.header)
 }
+
+// Header is the bytes the link adds to each packet its rate counts.
+func (s *Shaper) Header() int { return s.header }
 
 // setLeaf creates or changes the bfifo leaf. vishvananda/netlink has no
 // fifo options, so the request is built here; it runs inside the node's

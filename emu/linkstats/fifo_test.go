@@ -54,7 +54,7 @@ func (f *fifo) wireAt(t float64) (float64, float64) {
 		}
 		r = s.rate
 	}
-	return WireRate(r) * f.served, next
+	return WireRate(r, FrameHeader) * f.served, next
 }
 
 // finish is when a packet of size bytes whose service starts at t departs.

@@ -52,7 +52,7 @@ func newHTBRig(tb testing.TB, ipRate float64, limit uint32) *htbRig {
 	if err := h.QdiscReplace(htb); err != nil {
 		tb.Fatalf("qdisc replace htb: %v", err)
 	}
-	wire := WireRate(ipRate)
+	wire := WireRate(ipRate, FrameHeader)
 	burst := uint32(max(2*MaxFrame, wire/8/1000))
 	cls := netlink.NewHtbClass(
 		netlink.ClassAttrs{LinkIndex: l.Attrs().Index, Parent: rigHTB, Handle: rigClass},

@@ -17,8 +17,13 @@ type Sample struct {
 	// MaxTook are left out (see Usable).
 	Took time.Duration
 	// Bytes and Packets are the cumulative counts sent by the HTB class:
-	// Ethernet frames, each counting a FrameHeader-byte header.
+	// Ethernet frames, each counting Header bytes besides the IP packet
+	// the rate counts.
 	Bytes, Packets uint64
+	// Header is the bytes the link adds to each packet its rate counts:
+	// the Ethernet header, and the UDP encapsulation of the PDCP batch
+	// path's PDUs (0 stands for FrameHeader).
+	Header int
 	// Backlog is the bytes (Ethernet frames) held in the bfifo leaf.
 	Backlog uint64
 	// Queued is the packets held there as the qdisc counts them: a GSO
@@ -47,8 +52,28 @@ const (
 )
 
 // WireRate is the HTB class rate (bit/s of Ethernet frames) for an
-// IP-layer rate, as the shaper sets it.
-func WireRate(ipRate float64) float64 { return ipRate * MaxFrame / IPMTU }
+// IP-layer rate on a link that adds header bytes to each packet, as the
+// shaper sets it.
+func WireRate(ipRate float64, header int) float64 {
+	return ipRate * float64(IPMTU+header) / IPMTU
+}
+
+// header is the bytes the link adds to each packet the rate counts.
+func (s Sample) header() int {
+	if s.Header == 0 {
+		return FrameHeader
+	}
+	return s.Header
+}
+
+// maxFrame is a full-size packet as the link counts it.
+func (s Sample) maxFrame() int { return IPMTU + s.header() }
+
+// IPSent is the part of the cumulative count sent that the rate counts:
+// without the header the link adds to each packet.
+func (s Sample) IPSent() float64 {
+	return max(0, float64(s.Bytes)-float64(s.Packets)*float64(s.header()))
+}
 
 // MaxTook is the longest a reading may take to be used. One reading of
 // a rate limiter takes 25–50 µs; one that took a millisecond was
@@ -81,7 +106,7 @@ func packetDelta(a, b Sample) uint64 { return uint64(uint32(b.Packets - a.Packet
 // ipBytes is the IP-layer part of the bytes sent between two readings.
 func ipBytes(a, b Sample) float64 {
 	wire := float64(b.Bytes - a.Bytes)
-	return max(0, wire-float64(packetDelta(a, b))*FrameHeader)
+	return max(0, wire-float64(packetDelta(a, b))*float64(b.header()))
 }
 
 // check reports the first reading that breaks the series' invariants: time

@@ -36,7 +36,7 @@ type SaturationOptions struct {
 	Capacity func(from, to time.Duration) float64
 	// Margin is by how many bytes the backlog at the start of an interval
 	// must exceed what the limiter was configured to send during it;
-	// default MaxFrame, since the class and the leaf are read one after
+	// default a full-size frame, since the class and the leaf are read one after
 	// the other and a packet can move between the two reads.
 	Margin uint64
 	// MinStretch is how many of the limiter's packets (Backlog ÷ Queued
@@ -85,9 +85,6 @@ func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 	}
 	samples = Usable(samples)
 	margin := o.Margin
-	if margin == 0 {
-		margin = MaxFrame
-	}
 	minStretch := o.MinStretch
 	if minStretch == 0 {
 		minStretch = DefaultMinStretch
@@ -114,7 +111,11 @@ func Saturated(samples []Sample, o SaturationOptions) (Saturation, error) {
 			rate = a.Rate
 		}
 		dt := (b.T - a.T).Seconds()
-		if rate <= 0 || float64(a.Backlog) < WireRate(rate)*dt/8+float64(margin) {
+		m := margin
+		if m == 0 {
+			m = uint64(a.maxFrame())
+		}
+		if rate <= 0 || float64(a.Backlog) < WireRate(rate, a.header())*dt/8+float64(m) {
 			end()
 			continue
 		}
@@ -136,6 +137,7 @@ type stretch struct {
 	// backlog and queued sum the readings that began its intervals, for
 	// the size of the limiter's packets.
 	backlog, queued uint64
+	header          int // the link's, per packet
 }
 
 func (r *stretch) add(start Sample, dt, ipBits, configuredBits float64) {
@@ -143,6 +145,7 @@ func (r *stretch) add(start Sample, dt, ipBits, configuredBits float64) {
 	r.intervals++
 	r.ip += ipBits
 	r.configured += configuredBits
+	r.header = start.header()
 	if start.Queued > 0 {
 		r.backlog += start.Backlog
 		r.queued += start.Queued
@@ -152,9 +155,9 @@ func (r *stretch) add(start Sample, dt, ipBits, configuredBits float64) {
 // long reports whether the stretch was configured to send at least n of
 // its packets (frames at the wire rate, as its readings count them).
 func (r *stretch) long(n float64) bool {
-	pkt := float64(MaxFrame)
+	pkt := float64(IPMTU + r.header)
 	if r.queued > 0 {
 		pkt = max(pkt, float64(r.backlog)/float64(r.queued))
 	}
-	return WireRate(r.configured)/8 >= n*pkt
+	return WireRate(r.configured, r.header)/8 >= n*pkt
 }

@@ -87,7 +87,7 @@ func derivedDelay(s Sample) (float64, bool) {
 	if s.Rate <= 0 {
 		return 0, false
 	}
-	return float64(s.Backlog) * 8 / WireRate(s.Rate), true
+	return float64(s.Backlog) * 8 / WireRate(s.Rate, s.header()), true
 }
 
 // curves are the sent and accepted counts at each reading, in bytes since

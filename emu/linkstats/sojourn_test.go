@@ -13,7 +13,7 @@ import (
 // packet's time on the slowest rate (the simulated packets leave whole,
 // the interpolation spreads their bytes).
 func errBound(interval, jitter time.Duration, slowest float64) time.Duration {
-	return 2*(interval+jitter) + time.Duration(float64(MaxFrame*8)/WireRate(slowest)*1e9)
+	return 2*(interval+jitter) + time.Duration(float64(MaxFrame*8)/WireRate(slowest, FrameHeader)*1e9)
 }
 
 func within(t *testing.T, what string, got, want, tol time.Duration) {

@@ -23,6 +23,9 @@ type compiled struct {
 	links [2][2]link.Shape
 	// pdcp is the DC client's proxies' configuration.
 	pdcp dcproxy.Config
+	// batch runs the PDCP batch path (dc.datapath=batch) instead of the
+	// NFQUEUE proxies.
+	batch bool
 	// steered are the flows over DC with a PDCP scheduler of their own.
 	steered []steeredFlow
 	// pep is the split-TCP proxy's, when enabled.
@@ -51,8 +54,17 @@ func compile(cfg *config.Config) compiled {
 	s := compiled{
 		pdcp: dcproxy.Config{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering},
 	}
+	s.batch = batchPath(cfg)
 	for i, l := range cfg.Links {
 		s.links[i] = [2]link.Shape{linkShape(l.Down), linkShape(l.Up)}
+		// The batch path's PDUs cross the links in UDP, which the air
+		// does not carry: downlink always, uplink when it is split.
+		if s.batch {
+			s.links[i][0].Encap = link.EncapUDP
+			if cfg.DC.Uplink == "split" {
+				s.links[i][1].Encap = link.EncapUDP
+			}
+		}
 	}
 	if p := cfg.PEP; p.Enabled {
 		s.pep = &pepConfig{cc: p.CC, initCwnd: p.InitCwnd, buffer: int(p.Buffer)}
@@ -63,6 +75,12 @@ func compile(cfg *config.Config) compiled {
 		}
 	}
 	return s
+}
+
+// batchPath reports whether the run's DC clients go through the PDCP
+// batch path.
+func batchPath(cfg *config.Config) bool {
+	return cfg.DC.Enabled && cfg.DC.Datapath == config.DatapathBatch
 }
 
 // linkShape is a direction's shape as package link takes it.

@@ -32,7 +32,24 @@ const (
 	prioPEP   = -200 // the tproxy chain, an ip-family table of its own in gws
 )
 
-// proxyPair is the two halves of PDCP for one direction.
+// pdcpDir is the PDCP proxies of one direction, on either data path: what
+// the run tells them and reads of them.
+type pdcpDir interface {
+	// direction is "down" or "up".
+	direction() string
+	// setLink tells the transmitting side what link i is like now.
+	setLink(i int, s pdcp.LinkState)
+	// counters are the direction's, for summary.json and counters.json.
+	counters() results.PDCPCounters
+	// buffered is how many SDUs the receiving side holds now.
+	buffered() int
+	// threads are the packet threads the direction locked (the NFQUEUE
+	// proxies' loops), for the fidelity verdict.
+	threads() []Thread
+}
+
+// proxyPair is the two halves of PDCP for one direction on the NFQUEUE
+// path.
 type proxyPair struct {
 	dir string // down or up
 	tx  *dcproxy.Tx
@@ -50,6 +67,7 @@ func (e *Emulation) openProxyPair(dir string, tx, rx *gatewayPlan, iif string, d
 		return err
 	}
 	e.proxies = append(e.proxies, p)
+	e.nfqProxies = append(e.nfqProxies, p)
 	if p.rx, err = dcproxy.OpenRx(rx.node, queuePDCPRx, e.set.pdcp, clock); err != nil {
 		return err
 	}
@@ -103,7 +121,12 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 		e.Backends["delay"] = "nfqueue delay line"
 	}
 
-	if e.Config.DC.Enabled && e.hasDCClient() {
+	if e.Config.DC.Enabled && e.hasDCClient() && e.set.batch {
+		if err := e.startBatchPath(); err != nil {
+			return err
+		}
+		e.warnWindow(o)
+	} else if e.Config.DC.Enabled && e.hasDCClient() {
 		dcNet := topo.ClientSubnet(config.PathDC)
 		if err := e.openProxyPair("down", plans["gws"], plans["gwc"], "srv", []netip.Prefix{dcNet}, clock); err != nil {
 			return err
@@ -135,7 +158,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 			}
 		}
 	}
-	for _, pp := range e.proxies {
+	for _, pp := range e.nfqProxies {
 		tx, rx := pp.tx, pp.rx
 		tx.SetThreadName("pdcp tx " + pp.dir)
 		rx.SetThreadName("pdcp rx " + pp.dir)
@@ -144,7 +167,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 	}
 	// The run's readings and verdict start from the loops' threads, so
 	// every proxy has its thread before the emulation counts as up.
-	for _, pp := range e.proxies {
+	for _, pp := range e.nfqProxies {
 		<-pp.tx.Started()
 		<-pp.rx.Started()
 	}
@@ -159,7 +182,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 
 // packetLoops counts the loops locked to their own threads.
 func (e *Emulation) packetLoops() int {
-	n := 2 * len(e.proxies)
+	n := 2 * len(e.nfqProxies)
 	for _, d := range e.dirs {
 		if d.Loop != nil {
 			n++
@@ -259,10 +282,10 @@ func windowWarning(peak float64, c dcproxy.Config) (string, bool) {
 func (e *Emulation) updateSchedulers() {
 	for _, pp := range e.proxies {
 		for _, d := range e.dirs {
-			if d.Up != (pp.dir == "up") {
+			if d.Up != (pp.direction() == "up") {
 				continue
 			}
-			pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Delay()})
+			pp.setLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Delay()})
 		}
 	}
 }
@@ -271,7 +294,7 @@ func (e *Emulation) updateSchedulers() {
 func (e *Emulation) PDCPDirs() []string {
 	var out []string
 	for _, pp := range e.proxies {
-		out = append(out, pp.dir)
+		out = append(out, pp.direction())
 	}
 	return out
 }
@@ -280,8 +303,7 @@ func (e *Emulation) PDCPDirs() []string {
 func (e *Emulation) PDCPBuffered() []int {
 	var out []int
 	for _, pp := range e.proxies {
-		_, b, _ := pp.rx.Snapshot()
-		out = append(out, b)
+		out = append(out, pp.buffered())
 	}
 	return out
 }
@@ -290,22 +312,54 @@ func (e *Emulation) PDCPBuffered() []int {
 func (e *Emulation) PDCP() map[string]results.PDCPCounters {
 	out := map[string]results.PDCPCounters{}
 	for _, pp := range e.proxies {
-		tx := pp.tx.Snapshot()
-		rx, _, malformed := pp.rx.Snapshot()
-		ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
-		out[pp.dir] = results.PDCPCounters{
-			TxLink1: tx.Link[0], TxLink2: tx.Link[1], TxPassed: tx.Passed,
-			Received: rx.Received, Delivered: rx.Delivered, Reordered: rx.Reordered, Held: rx.Held,
-			ExpiredDeliveries: rx.DeliveredOnExpiry, Expiries: rx.Expiries, GivenUp: rx.GivenUp,
-			DuplicatesDiscarded: rx.DuplicatesDiscarded, OutOfWindow: rx.OldDiscarded, Malformed: malformed,
-			MaxBuffer: rx.MaxBuffered, ProxyTiming: proxyTiming(pp),
-			HoldMs: map[string]float64{
-				"mean": ms(rx.HoldTime.Mean()), "p50": ms(rx.HoldTime.Quantile(0.5)),
-				"p95": ms(rx.HoldTime.Quantile(0.95)), "p99": ms(rx.HoldTime.Quantile(0.99)), "max": ms(rx.HoldTime.Max),
-			},
-		}
+		out[pp.direction()] = pp.counters()
 	}
 	return out
+}
+
+func (pp *proxyPair) direction() string { return pp.dir }
+
+func (pp *proxyPair) setLink(i int, s pdcp.LinkState) { pp.tx.SetLink(i, s) }
+
+func (pp *proxyPair) buffered() int {
+	_, b, _ := pp.rx.Snapshot()
+	return b
+}
+
+func (pp *proxyPair) threads() []Thread {
+	var out []Thread
+	if tid := pp.tx.TID(); tid != 0 {
+		out = append(out, Thread{"pdcp tx " + pp.dir, tid})
+	}
+	if tid := pp.rx.TID(); tid != 0 {
+		out = append(out, Thread{"pdcp rx " + pp.dir, tid})
+	}
+	return out
+}
+
+func (pp *proxyPair) counters() results.PDCPCounters {
+	tx := pp.tx.Snapshot()
+	rx, _, malformed := pp.rx.Snapshot()
+	c := pdcpCounters(tx, rx)
+	c.TxPassed, c.Malformed, c.ProxyTiming = tx.Passed, malformed, proxyTiming(pp)
+	return c
+}
+
+// pdcpCounters are the counters of pdcp's sender and receiver of one
+// direction, as the results report them.
+func pdcpCounters(tx pdcp.TxCounters, rx pdcp.RxCounters) results.PDCPCounters {
+	ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
+	return results.PDCPCounters{
+		TxLink1: tx.Link[0], TxLink2: tx.Link[1],
+		Received: rx.Received, Delivered: rx.Delivered, Reordered: rx.Reordered, Held: rx.Held,
+		ExpiredDeliveries: rx.DeliveredOnExpiry, Expiries: rx.Expiries, GivenUp: rx.GivenUp,
+		DuplicatesDiscarded: rx.DuplicatesDiscarded, OutOfWindow: rx.OldDiscarded,
+		MaxBuffer: rx.MaxBuffered,
+		HoldMs: map[string]float64{
+			"mean": ms(rx.HoldTime.Mean()), "p50": ms(rx.HoldTime.Quantile(0.5)),
+			"p95": ms(rx.HoldTime.Quantile(0.95)), "p99": ms(rx.HoldTime.Quantile(0.99)), "max": ms(rx.HoldTime.Max),
+		},
+	}
 }
 
 // closeDatapath stops the delay lines and proxies (their loops have seen
@@ -316,7 +370,7 @@ func (e *Emulation) closeDatapath() {
 	for _, d := range e.dirs {
 		d.Close()
 	}
-	for _, pp := range e.proxies {
+	for _, pp := range e.nfqProxies {
 		if pp.tx != nil {
 			pp.tx.Close()
 		}

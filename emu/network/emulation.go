@@ -82,7 +82,11 @@ func TopologyOf(cfg config.Config, id string, extra ...string) topo.Spec {
 	if uplink == "split" {
 		uplink = config.PathLink1
 	}
-	return topo.DC(id, topo.DCOptions{Paths: paths, Uplink: uplink, TCPBufferMax: cfg.TCPBufferMax})
+	o := topo.DCOptions{Paths: paths, Uplink: uplink, TCPBufferMax: cfg.TCPBufferMax}
+	if batchPath(&cfg) {
+		o.LinkMTU = topo.LinkMTUUDP
+	}
+	return topo.DC(id, o)
 }
 
 func nodeInfos(s topo.Spec) []runstate.NodeInfo {

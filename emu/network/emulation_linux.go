@@ -20,10 +20,13 @@ import (
 // machinery is what an Emulation runs on Linux: its links, proxies and
 // background loops.
 type machinery struct {
-	dirs    []*link.Dir
-	proxies []*proxyPair
-	pep     *pep // nil without pep.enabled
-	loopPs  int  // packet loops counted in GOMAXPROCS (reservePs)
+	dirs []*link.Dir
+	// proxies are the PDCP directions; nfqProxies those of the NFQUEUE
+	// path among them.
+	proxies    []pdcpDir
+	nfqProxies []*proxyPair
+	pep        *pep // nil without pep.enabled
+	loopPs     int  // packet loops counted in GOMAXPROCS (reservePs)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -49,6 +52,13 @@ func Start(ctx context.Context, cfg config.Config, o Options) (*Emulation, error
 		cfg.Seed = rand.Uint64()>>1 | 1
 	}
 	set := compile(&cfg)
+	if set.batch {
+		for _, p := range o.ExtraClients {
+			if p != config.PathDC {
+				return nil, fmt.Errorf("dc.datapath=batch carries DC clients only: a %s client would share a link with its PDUs (use dc.datapath=nfqueue)", p)
+			}
+		}
+	}
 	scheds, err := replay.SchedulesFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err

@@ -52,14 +52,14 @@ func (e *Emulation) trackQueues(ctx context.Context) error {
 		}
 		for _, pp := range e.proxies {
 			for _, d := range e.dirs {
-				if d.Up != (pp.dir == "up") {
+				if d.Up != (pp.direction() == "up") {
 					continue
 				}
 				st, err := d.Shaper.Stats()
 				if err != nil {
 					continue // the next reading will do
 				}
-				pp.tx.SetLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Delay(), QueuedBytes: int(st.BacklogBytes)})
+				pp.setLink(d.Link, pdcp.LinkState{RateBps: d.Shaper.Rate(), Delay: d.Delay(), QueuedBytes: int(st.BacklogBytes)})
 			}
 		}
 	}

@@ -20,12 +20,7 @@ func (e *Emulation) PacketThreads() []Thread {
 		}
 	}
 	for _, pp := range e.proxies {
-		if tid := pp.tx.TID(); tid != 0 {
-			out = append(out, Thread{"pdcp tx " + pp.dir, tid})
-		}
-		if tid := pp.rx.TID(); tid != 0 {
-			out = append(out, Thread{"pdcp rx " + pp.dir, tid})
-		}
+		out = append(out, pp.threads()...)
 	}
 	return out
 }

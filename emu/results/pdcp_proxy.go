@@ -20,3 +20,21 @@ type ProxyQueue struct {
 	HeldMax uint32 `json:"held_max"`
 	Dropped uint64 `json:"dropped"`
 }
+
+// BatchPath is what the two ends of the PDCP batch path did for one
+// direction (dc.datapath=batch), embedded in PDCPCounters: how much each
+// system call carried, and what was lost outside the PDCP counters.
+type BatchPath struct {
+	// UDPSends counts the transmitting end's sends (each at most about
+	// a millisecond of its link's rate), UDPReads the receiving end's
+	// receive batches, TUNWrites its writes of SDUs back to the kernel.
+	UDPSends  uint64 `json:"udp_sends"`
+	UDPReads  uint64 `json:"udp_reads"`
+	TUNWrites uint64 `json:"tun_writes"`
+	// TUNRefused counts TUN writes the kernel refused (their SDUs were
+	// lost); SocketDrops the datagrams the receiving gateway's UDP dropped
+	// with its socket buffer full (PDUs lost before the receiver saw
+	// them). Both are losses the link did not cause.
+	TUNRefused  uint64 `json:"tun_refused"`
+	SocketDrops uint64 `json:"socket_drops"`
+}

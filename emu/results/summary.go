@@ -127,6 +127,8 @@ type PDCPCounters struct {
 	MaxBuffer           int                `json:"max_buffer"`
 	HoldMs              map[string]float64 `json:"hold_ms"`
 	ProxyTiming
+	// Batch is the batch path's (nil on the NFQUEUE path).
+	Batch *BatchPath `json:"batch,omitempty"`
 }
 
 // ConfigRecord is a run's config.json: the resolved configuration as

@@ -19,6 +19,7 @@ import (
 // and a UDP socket in one network namespace, and the peers the socket
 // sends to.
 type ends struct {
+	ns    int // the namespace's descriptor
 	tun   tun.Device
 	bind  conn.Bind
 	recvs []conn.ReceiveFunc
@@ -32,7 +33,7 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 	if len(peers) == 0 {
 		return ends{}, errors.New("gsofwd: no peer")
 	}
-	e := ends{bind: conn.NewStdNetBind()}
+	e := ends{ns: ns, bind: conn.NewStdNetBind()}
 	for _, p := range peers {
 		ep, err := e.bind.ParseEndpoint(p.String())
 		if err != nil {
@@ -76,11 +77,16 @@ func (e *ends) run(ctx context.Context, fromTUN func() error, fromUDP func(conn.
 	case err = <-errs:
 	}
 	close(stop)
-	e.tun.Close()
-	e.bind.Close()
+	e.close()
 	wg.Wait()
 	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	return err
+}
+
+// close closes the device and the socket.
+func (e *ends) close() {
+	e.tun.Close()
+	e.bind.Close()
 }

@@ -24,7 +24,8 @@ type ProxyConfig struct {
 	// proxies of a direction take the same rules.
 	Steer []pdcp.SteerRule
 	// Burst caps the bytes of one send on each link (0: a whole group,
-	// up to 64 segments): about a millisecond of the link's rate.
+	// up to 64 segments) until SetLink gives the link's rate, from then
+	// on a millisecond of that rate.
 	Burst [2]int
 }
 
@@ -51,6 +52,68 @@ type Proxy struct {
 	reads, writes uint64
 	// sends counts the UDP sends (the TUN-to-UDP loop's).
 	sends atomic.Uint64
+
+	// shared is what SetLink hands the TUN-to-UDP loop, and what that
+	// loop publishes of its counters after each batch (a lock and a copy,
+	// tens of nanoseconds for up to 64 PDUs).
+	shared struct {
+		sync.Mutex
+		links [2]pdcp.LinkState
+		tx    pdcp.TxCounters
+	}
+	linksNew atomic.Bool
+}
+
+// SetLink tells the transmitting side what link i (0 or 1) is like now:
+// the schedulers that decide by rate, delay or backlog take it before the
+// next batch, and a send on the link carries at most a millisecond of its
+// rate.
+func (p *Proxy) SetLink(i int, s pdcp.LinkState) {
+	p.shared.Lock()
+	p.shared.links[i] = s
+	p.shared.Unlock()
+	p.linksNew.Store(true)
+}
+
+// applyLinks gives the schedulers and the burst caps the links SetLink
+// last set; the TUN-to-UDP loop's.
+func (p *Proxy) applyLinks() {
+	p.shared.Lock()
+	links := p.shared.links
+	p.shared.Unlock()
+	for i, l := range links {
+		p.tx.SetLinkState(i, l)
+		p.burst[i] = burstFor(l.RateBps)
+	}
+}
+
+// burstFor is the most bytes one send puts on a link of rate bit/s: a
+// millisecond of it, at least two full-size PDUs (a send of one would
+// undo the batching at low rates), at most what one send can carry.
+func burstFor(rate float64) int {
+	const most = 64 << 10
+	return int(min(max(rate/8/1000, 2*1600), most))
+}
+
+// Snapshot returns the counters while the proxy runs: the transmitting
+// side's as of its last batch, the receiving side's now, and how many SDUs
+// the receiver holds.
+func (p *Proxy) Snapshot() (ProxyCounters, int) {
+	p.shared.Lock()
+	tx := p.shared.tx
+	p.shared.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes}, p.rx.Held()
+}
+
+// publish copies the transmitting side's counters for Snapshot.
+func (p *Proxy) publish() {
+	c := p.tx.Counters()
+	p.shared.Lock()
+	p.shared.tx = c
+	p.shared.Unlock()
 }
 
 // OpenProxy creates, inside the network namespace ns, a TUN device named
@@ -79,6 +142,10 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	}
 	return p, nil
 }
+
+// Close releases the device and the socket of a proxy that will not Run
+// (Run releases them itself).
+func (p *Proxy) Close() { p.close() }
 
 func (p *Proxy) now() time.Duration { return time.Since(p.start) }
 
@@ -121,6 +188,9 @@ func (p *Proxy) tunToUDP() error {
 		if err != nil {
 			return err
 		}
+		if p.linksNew.Swap(false) {
+			p.applyLinks()
+		}
 		groups := p.tx.Pack(bufs[:k], sizes[:k], headroom, p.now())
 		for l, g := range groups {
 			for len(g) > 0 {
@@ -132,6 +202,7 @@ func (p *Proxy) tunToUDP() error {
 				g = g[m:]
 			}
 		}
+		p.publish()
 	}
 }
 

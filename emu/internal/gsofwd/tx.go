@@ -14,6 +14,8 @@ import (
 type Tx struct {
 	// senders are the entities: 0 the DC client's, i+1 steered flow i's.
 	senders []*pdcp.Sender
+	// scheds are the entities' schedulers, in the senders' order.
+	scheds []pdcp.Scheduler
 	// observers are the entities' schedulers that account for the PDUs
 	// the others put on the links (with steering only).
 	observers []pdcp.Observer
@@ -29,7 +31,7 @@ func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{senders: []*pdcp.Sender{s}, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
+	return &Tx{senders: []*pdcp.Sender{s}, scheds: []pdcp.Scheduler{sched}, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
 }
 
 // Steer gives each rule's flow an entity and scheduler of its own (see
@@ -39,7 +41,6 @@ func (t *Tx) Steer(rules []pdcp.SteerRule) error {
 	if err := t.cls.Set(rules); err != nil {
 		return err
 	}
-	scheds := []pdcp.Scheduler{nil}
 	for _, r := range rules {
 		s, err := pdcp.NewScheduler(r.Sched)
 		if err != nil {
@@ -49,11 +50,13 @@ func (t *Tx) Steer(rules []pdcp.SteerRule) error {
 		if err != nil {
 			return err
 		}
-		t.senders, scheds = append(t.senders, snd), append(scheds, s)
+		t.senders, t.scheds = append(t.senders, snd), append(t.scheds, s)
 	}
+	// Every entity's scheduler, the DC client's too, accounts for the
+	// PDUs the others put on the links.
 	t.observers = nil
 	if len(rules) > 0 {
-		for _, s := range scheds {
+		for _, s := range t.scheds {
 			o, _ := s.(pdcp.Observer)
 			t.observers = append(t.observers, o)
 		}
@@ -85,6 +88,15 @@ func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2]
 		}
 	}
 	return t.groups
+}
+
+// SetLinkState tells every entity's scheduler what link i (0 or 1) is
+// like now (rate, delay, queue): adaptive, smallest-delay and
+// active-standby decide by it. Call it from Pack's goroutine.
+func (t *Tx) SetLinkState(i int, s pdcp.LinkState) {
+	for _, sc := range t.scheds {
+		sc.SetLinkState(i, s)
+	}
 }
 
 // Counters returns the transmit side's counters, every entity's summed

@@ -1,0 +1,135 @@
+package emu
+
+import (
+	"fmt"
+	"math"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/linkstats"
+	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/topo"
+)
+
+// TestDCLinksChargeThePDU: a saturating UDP stream of full-size packets to
+// the DC client, all of it put on link1 (20 Mbit/s), arrives at 20 Mbit/s
+// of inner IP packets less the PDCP header's share, on both data paths
+// (one link: over two, each hole a shaper's drop leaves makes the receiver
+// discard what the other link brings late). The links
+// charge what the air would carry (the PDU), not the batch path's UDP
+// encapsulation, which is backhaul. On the batch path the kernel's HTB
+// classes say so exactly: the downlinks, which carry PDUs in UDP, run
+// faster by the 28 bytes of IP and UDP headers, the uplinks (not split)
+// by the Ethernet header only.
+func TestDCLinksChargeThePDU(t *testing.T) {
+	emutest.SkipUnderRace(t)
+	forEachDatapath(t, func(t *testing.T, datapath string) {
+		h := emutest.Exclusive(t)
+		const rate = 20e6
+		// A short t-Reordering: the shaper drops what does not fit, and
+		// the receiver moves past each hole in 2 ms rather than holding
+		// the stream for 200.
+		em := startEmulation(t, "link.jitter=0", "link.delay=2ms", "link.rate=20mbit", "link.queue=100p",
+			"dc.t_reordering=2ms", "dc.split=1:0", datapath)
+		srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
+		if strings.HasSuffix(datapath, "batch") {
+			checkClassRate(t, mustNode(t, em.Net, "gws"), "l1", linkstats.WireRate(rate, linkstats.FrameHeader+link.EncapUDP))
+			checkClassRate(t, mustNode(t, em.Net, "gws"), "l2", linkstats.WireRate(rate, linkstats.FrameHeader+link.EncapUDP))
+			checkClassRate(t, mustNode(t, em.Net, "gwc"), "l1", linkstats.WireRate(rate, linkstats.FrameHeader))
+		}
+		f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1472)
+		start := time.Now()
+		const d = 4 * time.Second
+		f.pace(rate*1.3, d)
+		got := f.ipRate(f.snapshot(), start.Add(time.Second), start.Add(d))
+		// The PDU is the packet and a 2-byte header (12-bit SN) on the
+		// batch path, the packet and the 4-byte shim on NFQUEUE's.
+		hdr := 2.0
+		if strings.HasSuffix(datapath, "nfqueue") {
+			hdr = 4
+		}
+		want := rate * 1500 / (1500 + hdr)
+		errPct := (got - want) / want * 100
+		t.Logf("%s: delivered %.3f Mbit/s of inner IP packets, want %.3f (%+.2f%%); %s", datapath, got/1e6, want/1e6, errPct, pathDrops(em))
+		if math.Abs(errPct) > 2 {
+			h.Errorf(t, "delivered %.3f Mbit/s, want %.3f ± 2%%", got/1e6, want/1e6)
+		}
+	})
+}
+
+// checkClassRate fails t unless the HTB class of iface in node runs at
+// want bit/s (to the kernel's byte-per-second rounding).
+func checkClassRate(t *testing.T, n *topo.NodeNS, iface string, want float64) {
+	t.Helper()
+	l, err := n.Link(iface)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes, err := n.Handle.ClassList(l, netlink.MakeHandle(1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range classes {
+		if htb, ok := c.(*netlink.HtbClass); ok && htb.Handle == netlink.MakeHandle(1, 1) {
+			got := float64(htb.Rate) * 8
+			if math.Abs(got-want) > 16 {
+				t.Errorf("%s %s: HTB class rate %.0f bit/s, want %.0f", n.Name, iface, got, want)
+			}
+			return
+		}
+	}
+	t.Errorf("%s %s: no HTB class 1:1", n.Name, iface)
+}
+
+// TestBatchPathCarriesTCP: an iperf3 download (CUBIC) to the DC client
+// over two 100 Mbit/s links with 5 and 15 ms one-way delays goes through
+// the batch path in batches: each UDP send carries several PDUs and each
+// TUN write several SDUs, both links carry PDUs and the receiver repaired
+// their reordering; what the batch path lost outside PDCP (socket drops,
+// refused writes) is only a busy host's.
+func TestBatchPathCarriesTCP(t *testing.T) {
+	emutest.SkipUnderRace(t)
+	if _, err := exec.LookPath("iperf3"); err != nil {
+		t.Skip("needs iperf3 (apt-get install iperf3)")
+	}
+	h := emutest.Exclusive(t)
+	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "link.rate=100mbit",
+		"tcp.buffer_max=16MB", "dc.sn_bits=18", "dc.datapath=batch")
+	mbps, err := iperf3(em, 3*time.Second, "-C", "cubic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := em.PDCP()["down"]
+	b := c.Batch
+	if b == nil {
+		t.Fatalf("no batch path counters: %+v", c)
+	}
+	pdus := c.TxLink1 + c.TxLink2
+	t.Logf("iperf3: %.1f Mbit/s; PDCP: %d PDUs on link1, %d on link2, %d reordered, %d given up; %d UDP sends (%.1f PDUs each), %d TUN writes (%.1f SDUs each), %d refused, %d socket drops",
+		mbps, c.TxLink1, c.TxLink2, c.Reordered, c.GivenUp, b.UDPSends, float64(pdus)/float64(max(b.UDPSends, 1)),
+		b.TUNWrites, float64(c.Delivered)/float64(max(b.TUNWrites, 1)), b.TUNRefused, b.SocketDrops)
+	if c.TxLink1 == 0 || c.TxLink2 == 0 || c.Reordered == 0 {
+		t.Errorf("the split did not use both links, or nothing was reordered: %+v", c)
+	}
+	// TCP hands the TUN super-packets: a send of one PDU at a time, or
+	// a write of one SDU, would be the NFQUEUE path's cost again.
+	if float64(pdus) < 2*float64(b.UDPSends) {
+		t.Errorf("%d PDUs in %d UDP sends: fewer than 2 a send", pdus, b.UDPSends)
+	}
+	if float64(c.Delivered) < 2*float64(b.TUNWrites) {
+		t.Errorf("%d SDUs in %d TUN writes: fewer than 2 a write", c.Delivered, b.TUNWrites)
+	}
+	var missed []string
+	if b.SocketDrops != 0 || b.TUNRefused != 0 {
+		missed = append(missed, fmt.Sprintf("the batch path lost %d datagrams in gwc's socket and %d TUN writes, want 0", b.SocketDrops, b.TUNRefused))
+	}
+	if mbps < 100 {
+		missed = append(missed, fmt.Sprintf("iperf3 got %.1f Mbit/s over 2 × 100 Mbit/s, want at least 100", mbps))
+	}
+	h.Check(t, missed)
+}

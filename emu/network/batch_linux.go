@@ -1,0 +1,154 @@
+package network
+
+import (
+	"fmt"
+	"net/netip"
+
+	"github.com/vishvananda/netlink"
+
+	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
+	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/pdcp"
+	"github.com/dc-emu/emu/topo"
+)
+
+// The PDCP batch path (dc.datapath=batch): a gsofwd.Proxy in each gateway,
+// each with a TUN device the DC client's traffic is routed into and a UDP
+// socket on batchPort. The proxy in gws numbers the downlink and puts it
+// back in order for the uplink; the one in gwc the other way round. A
+// link's PDUs go to the other gateway's address on that link, so plain
+// routing puts them on the link.
+const (
+	batchTUN  = "pdcp"
+	batchPort = 2152 // GTP-U's, which carries PDCP PDUs between 3GPP nodes
+	batchMTU  = 1500 // the TUN's: the packets the links carry for others
+	// tablePDCP routes the DC client's uplink into gwc's TUN when the
+	// uplink is split.
+	tablePDCP = 103
+)
+
+// batchDir is one direction of the batch path: the transmitting half of
+// one proxy and the receiving half of the other.
+type batchDir struct {
+	dir    string
+	tx, rx *gsofwd.Proxy
+}
+
+// startBatchPath opens both proxies, starts them, and routes the DC
+// client's traffic through them: downlink always, uplink when split.
+func (e *Emulation) startBatchPath() error {
+	gws, err := e.Net.Node("gws")
+	if err != nil {
+		return err
+	}
+	gwc, err := e.Net.Node("gwc")
+	if err != nil {
+		return err
+	}
+	cfg := gsofwd.ProxyConfig{SNBits: e.set.pdcp.SNBits, Scheduler: e.set.pdcp.Sched, TReordering: e.set.pdcp.TReordering, Steer: e.steerRules()}
+	open := func(n *topo.NodeNS) (*gsofwd.Proxy, error) {
+		var peers [2]netip.AddrPort
+		for i := range peers {
+			peers[i] = netip.AddrPortFrom(topo.LinkNextHop(n.Name, i), batchPort)
+		}
+		p, err := gsofwd.OpenProxy(int(n.NS), batchTUN, batchMTU, batchPort, peers, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: pdcp batch path: %w", n.NSName, err)
+		}
+		return p, nil
+	}
+	ps, err := open(gws)
+	if err != nil {
+		return err
+	}
+	pc, err := open(gwc)
+	if err != nil {
+		ps.Close()
+		return err
+	}
+	// Both run from here on, and close their devices and sockets when
+	// the emulation's context ends.
+	e.goLoop("pdcp batch path in gws", ps.Run)
+	e.goLoop("pdcp batch path in gwc", pc.Run)
+	e.proxies = append(e.proxies, &batchDir{dir: "down", tx: ps, rx: pc})
+	if e.Config.DC.Uplink == "split" {
+		e.proxies = append(e.proxies, &batchDir{dir: "up", tx: pc, rx: ps})
+	}
+	// The devices come up once both sockets listen: the first packet a
+	// TUN brings would otherwise meet a closed port and leave a hole the
+	// receiver waits out.
+	for _, n := range []*topo.NodeNS{gws, gwc} {
+		if err := batchUp(n); err != nil {
+			return err
+		}
+	}
+	dcNet := topo.ClientSubnet(config.PathDC)
+	if err := batchRoute(gws, &netlink.Route{Dst: prefixNet(dcNet)}); err != nil {
+		return err
+	}
+	if e.Config.DC.Uplink == "split" {
+		if err := batchRoute(gwc, &netlink.Route{Dst: prefixNet(netip.MustParsePrefix("0.0.0.0/0")), Table: tablePDCP}); err != nil {
+			return err
+		}
+		r := netlink.NewRule()
+		r.Priority, r.IifName, r.Table = 150, topo.ClientNode(config.PathDC), tablePDCP
+		if err := gwc.Handle.RuleAdd(r); err != nil {
+			return fmt.Errorf("%s: ip rule add iif %s table %d: %w", gwc.NSName, r.IifName, tablePDCP, err)
+		}
+	}
+	e.Backends["pdcp"] = fmt.Sprintf("batch path: TUN and UDP with GSO/GRO (%d-bit SN, %s scheduler)", e.set.pdcp.SNBits, e.set.pdcp.Sched.Kind)
+	return nil
+}
+
+// batchUp brings node's TUN up.
+func batchUp(n *topo.NodeNS) error {
+	l, err := n.Link(batchTUN)
+	if err != nil {
+		return err
+	}
+	if err := n.Handle.LinkSetUp(l); err != nil {
+		return fmt.Errorf("%s: ip link set %s up: %w", n.NSName, batchTUN, err)
+	}
+	return nil
+}
+
+// batchRoute routes r's destination into node's TUN, replacing the route
+// the topology gave it.
+func batchRoute(n *topo.NodeNS, r *netlink.Route) error {
+	l, err := n.Link(batchTUN)
+	if err != nil {
+		return err
+	}
+	r.LinkIndex = l.Attrs().Index
+	if err := n.Handle.RouteReplace(r); err != nil {
+		return fmt.Errorf("%s: ip route replace %v dev %s: %w", n.NSName, r.Dst, batchTUN, err)
+	}
+	return nil
+}
+
+func (b *batchDir) direction() string { return b.dir }
+
+func (b *batchDir) setLink(i int, s pdcp.LinkState) { b.tx.SetLink(i, s) }
+
+func (b *batchDir) buffered() int {
+	_, held := b.rx.Snapshot()
+	return held
+}
+
+// threads is empty: the batch path's loops are goroutines, not threads
+// of their own.
+func (b *batchDir) threads() []Thread { return nil }
+
+func (b *batchDir) counters() results.PDCPCounters {
+	tx, _ := b.tx.Snapshot()
+	rx, _ := b.rx.Snapshot()
+	c := pdcpCounters(tx.Tx, rx.Rx)
+	c.Malformed = rx.Malformed
+	drops, err := b.rx.SocketDrops()
+	if err != nil {
+		drops = 0 // the namespace is gone: the run has ended and read it before
+	}
+	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops}
+	return c
+}
