@@ -56,6 +56,12 @@ func (r *runner) judgeFidelity() *fidelity.Fidelity {
 			}
 		}
 	}
+	pdcpCounters := r.em.PDCP()
+	for _, dir := range r.em.PDCPDirs() {
+		if b := pdcpCounters[dir].Batch; b != nil {
+			fm.BatchPaths = append(fm.BatchPaths, fidelity.BatchPath{Direction: dir, SocketDrops: b.SocketDrops, TUNRefused: b.TUNRefused})
+		}
+	}
 	fm.HostSteal, fm.HostStealKnown = m.probe.steal, m.probe.stealOK
 	fm.SoftirqMeanWait, fm.SoftirqKnown = m.probe.softirqWait, m.probe.softirqOK
 	v := fidelity.Evaluate(fm, r.cfg.Fidelity)

@@ -19,6 +19,7 @@ const (
 	CheckEndpointWait   = "endpoint.wait"
 	CheckSoftirq        = "host.softirq_wait"
 	CheckSteal          = "host.steal"
+	CheckBatchLost      = "pdcp.batch_lost"
 )
 
 // Units of Check.Value and Check.Threshold.
@@ -28,6 +29,7 @@ const (
 	UnitPercent = "%"
 	UnitCores   = "cores"
 	UnitRatio   = "ratio"
+	UnitPackets = "packets"
 )
 
 // Evaluate judges a run's measurements; zero fields of th take their
@@ -49,6 +51,9 @@ func Evaluate(m Measurements, th Thresholds) Fidelity {
 	}
 	for _, e := range m.Endpoints {
 		cs = append(cs, endpointChecks(e, th)...)
+	}
+	for _, b := range m.BatchPaths {
+		cs = append(cs, batchCheck(b))
 	}
 	cs = append(cs, softirqCheck(m, th), stealCheck(m, th))
 	f := Fidelity{Status: OK, Checks: cs}
@@ -189,6 +194,19 @@ func endpointWaitCheck(e Endpoint, subject string, th Thresholds) Check {
 		w.Detail += fmt.Sprintf(": the host's CPUs were oversubscribed, flow %s is limited by the host, not the network", e.Flow)
 	}
 	return w
+}
+
+// batchCheck fails when the PDCP batch path lost packets between the
+// links and the receiver, or between the receiver and the kernel: losses
+// the emulated network did not cause, from a proxy that did not keep up.
+func batchCheck(b BatchPath) Check {
+	lost := b.SocketDrops + b.TUNRefused
+	c := Check{Name: CheckBatchLost, Subject: "pdcp " + b.Direction, Value: float64(lost), Unit: UnitPackets, OK: lost == 0}
+	c.Detail = fmt.Sprintf("the batch path's receiving gateway dropped %d PDUs in its socket and %d in refused TUN writes", b.SocketDrops, b.TUNRefused)
+	if !c.OK {
+		c.Detail += ": the proxy did not keep up (the host was busy or the rate beyond it), and those losses are the emulator's, not the network's"
+	}
+	return c
 }
 
 func stealCheck(m Measurements, th Thresholds) Check {

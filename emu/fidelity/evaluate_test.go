@@ -292,3 +292,22 @@ func TestJSON(t *testing.T) {
 		t.Errorf("skipped false is written: %s", b)
 	}
 }
+
+// TestBatchPathLosses: any PDU the batch path lost outside the links (a
+// full socket, a refused TUN write) degrades the run; none is OK.
+func TestBatchPathLosses(t *testing.T) {
+	for _, c := range []struct {
+		b  BatchPath
+		ok bool
+	}{
+		{BatchPath{Direction: "down"}, true},
+		{BatchPath{Direction: "down", SocketDrops: 1}, false},
+		{BatchPath{Direction: "down", TUNRefused: 3}, false},
+	} {
+		f := Evaluate(Measurements{BatchPaths: []BatchPath{c.b}}, Thresholds{})
+		got := find(t, f, CheckBatchLost, "pdcp down")
+		if got.OK != c.ok || got.Value != float64(c.b.SocketDrops+c.b.TUNRefused) || (f.Status == OK) != c.ok {
+			t.Errorf("%+v: %+v, status %v", c.b, got, f.Status)
+		}
+	}
+}

@@ -10,6 +10,7 @@ type Measurements struct {
 	RateLimiters []RateLimiter `json:"rate_limiters"`
 	Threads      []Thread      `json:"threads"`
 	Endpoints    []Endpoint    `json:"endpoints"`
+	BatchPaths   []BatchPath   `json:"batch_paths,omitempty"`
 	// HostSteal is the fraction of all the host's CPU time the
 	// hypervisor gave to others over the run (/proc/stat steal over
 	// total); HostStealKnown is false where it could not be read.
@@ -87,4 +88,13 @@ type Endpoint struct {
 	// summed over them, over the flow's wall time: an endpoint held back
 	// by others' work, which its own CPU figure cannot show.
 	Wait float64 `json:"wait"`
+}
+
+// BatchPath is one direction of the PDCP batch path (dc.datapath=batch):
+// what it lost outside the links, which only a proxy that did not keep up
+// loses.
+type BatchPath struct {
+	Direction   string `json:"direction"` // down or up
+	SocketDrops uint64 `json:"socket_drops"`
+	TUNRefused  uint64 `json:"tun_refused"`
 }

@@ -57,6 +57,8 @@ func value(v float64, unit string, skipped bool) string {
 		return fmt.Sprintf("%.2f cores", v)
 	case UnitRatio:
 		return fmt.Sprintf("%.4f", v)
+	case UnitPackets:
+		return fmt.Sprintf("%.0f packets", v)
 	}
 	return fmt.Sprintf("%g %s", v, unit)
 }
