@@ -84,7 +84,9 @@ func waitPDCPEmpty(b *testing.B, em *network.Emulation) {
 // BenchmarkPDCPProxyTCP measures iperf3 TCP goodput (CUBIC) to the DC
 // client without the proxies and through each PDCP data path (18-bit SNs,
 // TCP buffers up to 128 MB), over links too fast to limit it and over
-// issue #39's 2 × 6 Gbit/s with 1 ms each way, one flow and four.
+// issue #39's 2 × 6 Gbit/s with 1 ms each way, one flow and four, and
+// over 2 × 3 Gbit/s with unequal delays (10 and 30 ms one way) against
+// equal ones (20 and 20 ms), the adaptive scheduler splitting.
 func BenchmarkPDCPProxyTCP(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
@@ -94,14 +96,18 @@ func BenchmarkPDCPProxyTCP(b *testing.B) {
 	paths := []struct{ name, key, value string }{
 		{"none", "dc.enabled", "false"}, {"nfqueue", "dc.datapath", "nfqueue"}, {"batch", "dc.datapath", "batch"},
 	}
-	links := []struct{ name, rate, delay string }{{"10gbit-0ms", "10gbit", "0"}, {"6gbit-1ms", "6gbit", "1ms"}}
+	links := []struct{ name, rate, delay1, delay2, sched string }{
+		{"10gbit-0ms", "10gbit", "0", "0", "batch"}, {"6gbit-1ms", "6gbit", "1ms", "1ms", "batch"},
+		{"3gbit-10+30ms", "3gbit", "10ms", "30ms", "adaptive"}, {"3gbit-20+20ms", "3gbit", "20ms", "20ms", "adaptive"},
+	}
 	for _, l := range links {
 		for _, p := range paths {
 			for _, streams := range []int{1, 4} {
 				b.Run(fmt.Sprintf("%s/%s/P=%d", l.name, p.name, streams), func(b *testing.B) {
 					for range b.N {
 						cfg, err := config.Resolve("throughput", []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "link.rate", Value: l.rate},
-							{Key: "link.delay", Value: l.delay}, {Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"},
+							{Key: "link1.delay", Value: l.delay1}, {Key: "link2.delay", Value: l.delay2}, {Key: "dc.scheduler", Value: l.sched},
+							{Key: "link.jitter", Value: "0"}, {Key: "dc.sn_bits", Value: "18"},
 							{Key: "tcp.buffer_max", Value: "128MB"}, {Key: p.key, Value: p.value}})
 						if err != nil {
 							b.Fatal(err)
@@ -112,12 +118,19 @@ func BenchmarkPDCPProxyTCP(b *testing.B) {
 						}
 						mbps, err := iperf3(em, 5*time.Second, "-C", "cubic", "-P", fmt.Sprint(streams))
 						c := em.PDCP()["down"]
+						drops := pathDrops(em)
 						em.Close()
 						if err != nil {
 							b.Fatal(err)
 						}
 						b.ReportMetric(mbps, "Mbit/s")
 						b.ReportMetric(float64(c.GivenUp), "given_up")
+						b.ReportMetric(c.HoldMs["p99"], "hold_p99_ms")
+						if c.Batch != nil {
+							b.Logf("batch path: %+v; %s", *c.Batch, drops)
+						} else {
+							b.Logf("%s", drops)
+						}
 					}
 				})
 			}

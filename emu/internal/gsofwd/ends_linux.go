@@ -48,10 +48,12 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 		if e.tun, err = tun.CreateTUN(name, mtu); err != nil {
 			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
 		}
+		before := socketFDs()
 		if e.recvs, _, err = e.bind.Open(port); err != nil {
 			e.tun.Close()
 			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
 		}
+		growReceiveBuffers(before, socketFDs(), port)
 		return nil
 	})
 	return e, err
