@@ -50,6 +50,8 @@ type Proxy struct {
 	// (under mu): PDUs per read and SDUs per write say how much each
 	// system call carries.
 	reads, writes uint64
+	// scratch are roomy's buffers (under mu).
+	scratch [maxWrite][]byte
 	// sends counts the UDP sends (the TUN-to-UDP loop's).
 	sends atomic.Uint64
 
@@ -250,6 +252,7 @@ func (p *Proxy) write(out [][]byte) error {
 		// hundreds of SDUs that cannot merge (held ones, in small
 		// buffers) costs the square of that.
 		n := min(len(out), maxWrite)
+		p.roomy(out[:n])
 		p.writes++
 		if _, err = p.tun.Write(out[:n], headroom); err != nil && !errors.Is(err, os.ErrClosed) {
 			p.refused++
@@ -260,6 +263,30 @@ func (p *Proxy) write(out [][]byte) error {
 	p.rx.Done()
 	return err
 }
+
+// roomy copies the SDUs of a write that sit in buffers too small to
+// coalesce onto (the receiver's slots for held SDUs) into buffers that
+// have room for a super-packet: the library merges a flow's segments
+// into its first one's buffer, and a run of held SDUs released at once,
+// each in its own small slot, would otherwise go to the kernel a write
+// each. Over 10 and 30 ms on 2 × 3 Gbit/s, where half the SDUs are held,
+// that took the batch path from 0.79 to 0.94–0.99 Gbit/s; it costs one
+// copy of each held SDU, and maxWrite buffers of 64 KB.
+func (p *Proxy) roomy(sdus [][]byte) {
+	for i, b := range sdus {
+		if cap(b) >= roomyCap {
+			continue
+		}
+		if p.scratch[i] == nil {
+			p.scratch[i] = make([]byte, bufSize)
+		}
+		sdus[i] = p.scratch[i][:copy(p.scratch[i], b)]
+	}
+}
+
+// roomyCap is the capacity below which roomy copies an SDU: the
+// receive buffers have 64 KB, the receiver's slots 2 KB.
+const roomyCap = 16 << 10
 
 // maxWrite is the most SDUs one TUN write takes: a GRO batch's worth.
 const maxWrite = 64
