@@ -121,13 +121,17 @@ func TestRunKinds(t *testing.T) {
 // pinned to link2 (active-standby, 30 ms) while the other keeps the
 // client's entity and batch 10 over links of 10 and 30 ms: the steered
 // flow's datagrams all take 30 ms, the other's alternate, and both arrive
-// complete and in order.
+// complete and in order, on both PDCP data paths.
 func TestRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
+	forEachDatapath(t, testRunSteering)
+}
+
+func testRunSteering(t *testing.T, datapath string) {
 	h := emutest.Exclusive(t)
 	sum, out := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
 		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
-		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2")
+		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2", datapath)
 	var missed []string
 	for _, f := range sum.Flows {
 		if f.Received == nil || f.Reordered == nil || *f.Reordered != 0 || f.OWDMs == nil {
@@ -170,13 +174,17 @@ func TestRunSteering(t *testing.T) {
 // TestRunSteeringDuplicate duplicates one cbr flow's datagrams (its own
 // scheduler) beside one on batch, with 5 % loss on each link: the copies
 // are the steered flow's alone, so its loss is about 5 %² and the other's
-// about 5 %.
+// about 5 %, on both PDCP data paths.
 func TestRunSteeringDuplicate(t *testing.T) {
 	emutest.RequireRoot(t)
+	forEachDatapath(t, testRunSteeringDuplicate)
+}
+
+func testRunSteeringDuplicate(t *testing.T, datapath string) {
 	h := emutest.Exclusive(t)
 	sum, _ := runKinds(t, "link.jitter=0", "link.down.loss=5%", "flows.count=2",
 		"flow.kind=cbr", "flow.count=1000", "flow.interval=2ms",
-		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate")
+		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate", datapath)
 	batch, dup := sum.Flows[0], sum.Flows[1]
 	if batch.Loss == nil || dup.Loss == nil {
 		t.Fatalf("flows %+v %+v", batch, dup)
