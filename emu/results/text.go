@@ -45,17 +45,7 @@ func WriteReport(w io.Writer, s *Summary, dir string) {
 		}
 		tw.Flush()
 	}
-	dirs := make([]string, 0, len(s.PDCP))
-	for d := range s.PDCP {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	for _, d := range dirs {
-		if c, ok := s.PDCP[d]; ok {
-			fmt.Fprintf(w, "\nPDCP %s: %d PDUs on link1, %d on link2; %d reordered and repaired, %d held (max %d at once, hold p95 %.1f ms), %d delivered past a gap on expiry, %d duplicates and %d late/out-of-window discarded\n",
-				d, c.TxLink1, c.TxLink2, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.ExpiredDeliveries, c.DuplicatesDiscarded, c.OutOfWindow)
-		}
-	}
+	WritePDCP(w, s.PDCP)
 	if s.Fidelity != nil {
 		fmt.Fprintln(w)
 		fidelity.WriteText(w, *s.Fidelity, false)
@@ -87,4 +77,19 @@ func HumanBytes(n int64) string {
 		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// WritePDCP prints each PDCP direction's counters, a line each, in the
+// directions' order.
+func WritePDCP(w io.Writer, pdcp map[string]PDCPCounters) {
+	dirs := make([]string, 0, len(pdcp))
+	for d := range pdcp {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		c := pdcp[d]
+		fmt.Fprintf(w, "\nPDCP %s: %d PDUs on link1, %d on link2; %d reordered and repaired, %d held (max %d at once, hold p95 %.1f ms), %d delivered past a gap on expiry, %d duplicates and %d late/out-of-window discarded\n",
+			d, c.TxLink1, c.TxLink2, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.ExpiredDeliveries, c.DuplicatesDiscarded, c.OutOfWindow)
+	}
 }

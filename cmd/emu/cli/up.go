@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/emu/network"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/topo"
 )
@@ -69,6 +70,9 @@ emu down. Run any tool inside a node with emu exec, e.g.
 			select {
 			case <-e.ctx.Done():
 				fmt.Fprintln(e.stderr, "emu: stopping")
+				// What the proxies did while it was up: what emu run's
+				// summary says of a run.
+				results.WritePDCP(e.stdout, em.PDCP())
 				return em.Close()
 			case err := <-em.Failed():
 				return fmt.Errorf("emulation failed: %w", err)
