@@ -10,7 +10,9 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -114,6 +116,23 @@ func Doctor() DoctorReport {
 	} else {
 		r.Backends["pdcp"] = "unavailable (needs NFQUEUE)"
 		add("PDCP proxies", false, fmt.Errorf("need NFQUEUE"), "")
+	}
+	// The batch path (dc.datapath=batch) needs a TUN with the TCP/UDP
+	// segmentation offloads, or it moves a packet a read.
+	if p, err := gsofwd.OpenProxy(int(sc.NS), "probe-pdcp", 1500, 0,
+		[2]netip.AddrPort{netip.MustParseAddrPort("192.0.2.1:2152"), netip.MustParseAddrPort("192.0.2.2:2152")},
+		gsofwd.ProxyConfig{SNBits: pdcp.SNBits18, Scheduler: pdcp.DefaultSchedulerConfig(), TReordering: pdcp.DefaultTReordering}); err != nil {
+		add("PDCP batch path (TUN, UDP GSO/GRO)", false, err, "")
+	} else {
+		batched := p.Batched()
+		p.Close()
+		if batched {
+			r.Backends["pdcp_batch"] = "tun with offloads, udp gso/gro"
+			add("PDCP batch path (TUN, UDP GSO/GRO)", false, nil, "dc.datapath=batch moves 64 KB batches")
+		} else {
+			r.Backends["pdcp_batch"] = "tun without offloads"
+			add("PDCP batch path (TUN, UDP GSO/GRO)", false, fmt.Errorf("the TUN takes no segmentation offloads: dc.datapath=batch would move a packet a read"), "")
+		}
 	}
 	// PDCP duplication copies PDUs in the kernel (nft dup); a rule that can
 	// match nothing shows whether the kernel has the expression.

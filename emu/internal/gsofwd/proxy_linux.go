@@ -145,6 +145,10 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	return p, nil
 }
 
+// Batched reports whether the TUN took the segmentation offloads, so a
+// read brings a super-packet, not one packet.
+func (p *Proxy) Batched() bool { return p.tun.BatchSize() > 1 }
+
 // Close releases the device and the socket of a proxy that will not Run
 // (Run releases them itself).
 func (p *Proxy) Close() { p.close() }
