@@ -2,9 +2,10 @@ package endpoint
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/dc-emu/emu/emu/internal/mptcp"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/internal/mib"
 	"github.com/dc-emu/emu/internal/nsthread"
 	"github.com/dc-emu/emu/topo"
 )
@@ -166,27 +168,14 @@ func mptcpTwoSubflows(t *testing.T, h *emutest.HostWatch, retry bool) bool {
 func mptcpMIBNonZero(t *testing.T, nd *topo.NodeNS) string {
 	var out []string
 	err := nsthread.Do(int(nd.NS), func() error {
-		b, err := os.ReadFile("/proc/thread-self/net/netstat")
-		if err != nil {
-			return err
-		}
-		var names []string
-		for _, line := range strings.Split(string(b), "\n") {
-			rest, ok := strings.CutPrefix(line, "MPTcpExt:")
-			if !ok {
-				continue
-			}
-			if names == nil {
-				names = strings.Fields(rest)
-				continue
-			}
-			for i, v := range strings.Fields(rest) {
-				if v != "0" && i < len(names) {
-					out = append(out, names[i]+"="+v)
-				}
+		m, err := mib.Group(mib.Netstat, "MPTcpExt")
+		for name, v := range m {
+			if v != 0 {
+				out = append(out, fmt.Sprintf("%s=%d", name, v))
 			}
 		}
-		return nil
+		slices.Sort(out)
+		return err
 	})
 	if err != nil {
 		return err.Error()

@@ -1,13 +1,10 @@
 package endpoint
 
 import (
-	"bufio"
-	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/capture"
 	"github.com/dc-emu/emu/internal/emutest"
+	"github.com/dc-emu/emu/internal/mib"
 )
 
 // Addresses of the two test namespaces of these tests: the server's end
@@ -61,31 +59,9 @@ func tcpExt(t *testing.T, ns *emutest.NetNS, field string) int64 {
 	t.Helper()
 	v := int64(-1)
 	err := ns.Do(func() error {
-		f, err := os.Open("/proc/thread-self/net/netstat")
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		var names []string
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			if len(fs) == 0 || fs[0] != "TcpExt:" {
-				continue
-			}
-			if names == nil {
-				names = fs
-				continue
-			}
-			for i := range names {
-				if names[i] == field && i < len(fs) {
-					v, err = strconv.ParseInt(fs[i], 10, 64)
-					return err
-				}
-			}
-		}
-		return fmt.Errorf("no TcpExt %s in /proc/net/netstat", field)
+		var err error
+		v, err = mib.Counter(mib.Netstat, "TcpExt", field)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,9 @@
 package emutest
 
 import (
-	"bufio"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/dc-emu/emu/internal/mib"
 )
 
 // SNMP reads a counter of /proc/net/snmp (group "Tcp", field "OutSegs",
@@ -17,30 +14,9 @@ func SNMP(tb testing.TB, do func(func() error) error, group, field string) int64
 	tb.Helper()
 	var v int64 = -1
 	err := do(func() error {
-		f, err := os.Open("/proc/thread-self/net/snmp")
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		var names []string
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			if len(fs) == 0 || fs[0] != group+":" {
-				continue
-			}
-			if names == nil {
-				names = fs
-				continue
-			}
-			for i := range names {
-				if names[i] == field && i < len(fs) {
-					v, err = strconv.ParseInt(fs[i], 10, 64)
-					return err
-				}
-			}
-		}
-		return fmt.Errorf("no %s %s in /proc/net/snmp", group, field)
+		var err error
+		v, err = mib.Counter(mib.SNMP, group, field)
+		return err
 	})
 	if err != nil {
 		tb.Fatal(err)

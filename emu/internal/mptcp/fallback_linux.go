@@ -3,11 +3,10 @@
 package mptcp
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
+
+	"github.com/dc-emu/emu/internal/mib"
 )
 
 // fallbackCounters are the MPTcpExt MIB counters (/proc/net/netstat) that
@@ -54,34 +53,13 @@ func FallbackReason() string {
 
 // mptcpMIB reads the MPTcpExt counters of the calling thread's namespace.
 func mptcpMIB() (map[string]uint64, error) {
-	f, err := os.Open("/proc/thread-self/net/netstat")
+	g, err := mib.Group(mib.Netstat, "MPTcpExt")
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 16<<10), 1<<20)
-	var names []string
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "MPTcpExt:")
-		if !ok {
-			continue
-		}
-		if names == nil {
-			names = strings.Fields(rest)
-			continue
-		}
-		vals := strings.Fields(rest)
-		m := make(map[string]uint64, len(names))
-		for i, name := range names {
-			if i < len(vals) {
-				m[name], _ = strconv.ParseUint(vals[i], 10, 64)
-			}
-		}
-		return m, nil
+	m := make(map[string]uint64, len(g))
+	for name, v := range g {
+		m[name] = uint64(v)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return nil, fmt.Errorf("no MPTcpExt counters in /proc/net/netstat")
+	return m, nil
 }
