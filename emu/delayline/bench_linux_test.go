@@ -75,7 +75,8 @@ func BenchmarkPrecision(b *testing.B) {
 					b.Skipf("could not get scheduling %s (got %s)", sched, lp.Sched())
 				}
 				cpu0, t0 := lp.CPUTime(), time.Now()
-				d := summarize(oneWay(b, r, 1000, 3000, 64))
+				delays, _ := oneWay(b, r, 1000, 3000, 64)
+				d := summarize(delays)
 				cpu, wall := lp.CPUTime()-cpu0, time.Since(t0)
 				s := lp.Snapshot()
 				b.ReportMetric(us(s.Late.Quantile(0.5)), "late-p50-µs")
@@ -91,33 +92,21 @@ func BenchmarkPrecision(b *testing.B) {
 
 // BenchmarkFidelity measures delay 10 ms with 10 % jitter and the default
 // jitter time constant (20 ms) for 10 s at 1000 packets/s, and the same
-// seed's model delays for the same arrivals, so the path's own error shows
+// seed's model delays for the same send times, so the path's own error shows
 // apart from the sampling error of a correlated process.
 func BenchmarkFidelity(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
 	p := Params{Delay: 10 * time.Millisecond, Jitter: time.Millisecond}
 	r := newRig(b, 42, &p, nil)
-	s := summarize(oneWay(b, r, 1000, 10_000, 64))
-	m := modelDelays(42, p, 1000, 10_000)
+	delays, sent := oneWay(b, r, 1000, 10_000, 64)
+	s := summarize(delays)
+	m := summarize(modelDelays(b, 42, p, sent, 0))
 	b.ReportMetric(s.mean, "mean-ms")
 	b.ReportMetric(100*s.std/s.mean, "cv-%")
 	b.ReportMetric(m.mean, "model-mean-ms")
 	b.ReportMetric(100*m.std/m.mean, "model-cv-%")
 	b.ReportMetric((s.mean-m.mean)*1000, "path-error-µs")
-}
-
-func modelDelays(seed uint64, p Params, rate float64, n int) delayStats {
-	l, _ := New(seed, p)
-	d := make([]float64, n)
-	for i := range n {
-		now := t0.Add(time.Duration(float64(i) / rate * 1e9))
-		l.Arrive(now, uint32(i), 100)
-		e := l.fifo.buf[(l.fifo.head+l.fifo.size-1)&(len(l.fifo.buf)-1)]
-		d[i] = float64(e.due-l.ns(now)) / 1e6
-		l.Release(now, discard{})
-	}
-	return summarize(d)
 }
 
 // BenchmarkRTT compares the round trip of a small packet through two delay

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,53 +16,106 @@ import (
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/nfq/nfqtest"
 	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/internal/durhist"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // TestDelayFidelity: delay 10 ms with 10 % jitter at a low and a moderate
-// packet rate. The one-way delay of delivered packets has a mean within
-// 0.3 ms of 10 ms plus the bare path's delay, and a coefficient of
-// variation within 2 points of 10 %.
+// packet rate. Each delivered packet's one-way delay is compared with the
+// delay the model gave it: the pure Line, with the same seed, fed the
+// probes' send times. The mean of the difference is within 0.3 ms of the
+// bare path's delay, the delays' coefficient of variation within 2 points
+// of the model's own, and at most 1 % of releases are more than 1 ms late.
 //
-// The jitter's time constant is 5 ms here, not the default 20 ms: the mean
-// of a few seconds of a process correlated over 20 ms has a standard error
-// of about 0.14 ms, too close to the tolerance for a test that must not
-// flake. The pure tests check the default process over 200 s of model
-// time, and BenchmarkFidelity measures it on the real path for longer.
+// The comparison is with the model's draws, not with the process's mean
+// of 10 ms: a few seconds of a correlated process have a mean of their
+// own (seed 42 at 2000 pkt/s: 10.18 ms over 4 s), which the pure tests
+// check over 200 s of model time; here it would eat most of the
+// tolerance. The jitter's time constant is 5 ms, not the default 20 ms,
+// so the run still sees many independent stretches of it.
 func TestDelayFidelity(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	bare := summarize(oneWay(t, newRig(t, 1, nil, nil), 1000, 1000, 64))
+	bareDelays, _ := oneWay(t, newRig(t, 1, nil, nil), 1000, 1000, 64)
+	bare := summarize(bareDelays)
 	t.Logf("bare path: mean %.3f ms, p99 %.3f ms", bare.mean, bare.p99)
+	const seed = 42
 	p := Params{Delay: 10 * time.Millisecond, Jitter: time.Millisecond, JitterCorr: 5 * time.Millisecond}
 	for _, tc := range []struct {
 		rate float64
 		dur  time.Duration
 	}{{200, 6 * time.Second}, {2000, 4 * time.Second}} {
-		retryOnStall(t, 3, func(r *rig) []string {
+		retryOnStall(t, 3, func(r *rig) ([]string, float64) {
 			n := int(tc.rate * tc.dur.Seconds())
-			s := summarize(oneWay(t, r, tc.rate, n, 64))
+			delays, sent := oneWay(t, r, tc.rate, n, 64)
+			s := summarize(delays)
+			intended := modelDelays(t, seed, p, sent, bare.mean)
+			model := summarize(intended)
+			errs := make([]float64, len(delays))
+			for i, d := range delays {
+				errs[i] = d - intended[i]
+			}
+			e := summarize(errs)
 			late := r.loops[0].Snapshot().Late
-			cv := s.std / s.mean * 100
-			want := 10 + bare.mean
-			t.Logf("%5.0f pkt/s: %d delivered, mean %.3f ms (want %.3f), std %.3f ms, CV %.2f %%, release lateness p50 %v p99 %v",
-				tc.rate, s.n, s.mean, want, s.std, cv, late.Quantile(0.5), late.Quantile(0.99))
-			var errs []string
+			cv, modelCV := s.std/s.mean*100, model.std/model.mean*100
+			t.Logf("%5.0f pkt/s: %d delivered, mean %.3f ms (the model's %.3f), std %.3f ms, CV %.2f %% (the model's %.2f %%); emu's error mean %.3f ms, p99 %.3f ms; release lateness p50 %v p99 %v",
+				tc.rate, s.n, s.mean, model.mean, s.std, cv, modelCV, e.mean, e.p99, late.Quantile(0.5), late.Quantile(0.99))
+			var missed []string
 			if s.n != n {
-				errs = append(errs, fmt.Sprintf("%v pkt/s: %d of %d delivered without loss configured", tc.rate, s.n, n))
+				missed = append(missed, fmt.Sprintf("%v pkt/s: %d of %d delivered without loss configured", tc.rate, s.n, n))
 			}
-			if math.Abs(s.mean-want) > 0.3 {
-				errs = append(errs, fmt.Sprintf("%v pkt/s: mean delay %.3f ms, want %.3f ± 0.3", tc.rate, s.mean, want))
+			if math.Abs(e.mean-bare.mean) > 0.3 {
+				missed = append(missed, fmt.Sprintf("%v pkt/s: delays %.3f ms from the model's on average, want the bare path's %.3f ± 0.3", tc.rate, e.mean, bare.mean))
 			}
-			if math.Abs(cv-10) > 2 {
-				errs = append(errs, fmt.Sprintf("%v pkt/s: CV %.2f %%, want 10 ± 2", tc.rate, cv))
+			if math.Abs(cv-modelCV) > 2 {
+				missed = append(missed, fmt.Sprintf("%v pkt/s: CV %.2f %%, want the model's %.2f ± 2", tc.rate, cv, modelCV))
 			}
+			lateShare := 0.0
 			if q := late.Quantile(0.99); q > time.Millisecond {
-				errs = append(errs, fmt.Sprintf("%v pkt/s: 99th percentile release lateness %v, want under 1 ms", tc.rate, q))
+				missed = append(missed, fmt.Sprintf("%v pkt/s: 99th percentile release lateness %v, want under 1 ms", tc.rate, q))
+				lateShare = shareAbove(late, time.Millisecond)
 			}
-			return errs
-		}, func() *rig { return newRig(t, 42, &p, nil) })
+			return missed, lateShare
+		}, func() *rig { return newRig(t, seed, &p, nil) })
 	}
+}
+
+// modelDelays is the delay in ms the pure line with seed and p gives each
+// probe, sent at sent[i] (ns since the epoch; 0: not delivered, NaN) and
+// arriving bareMs later, as the rig's forward line (seed + 0) saw them.
+func modelDelays(tb testing.TB, seed uint64, p Params, sent []int64, bareMs float64) []float64 {
+	tb.Helper()
+	l, err := New(seed, p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]float64, len(sent))
+	for i, at := range sent {
+		if at == 0 {
+			out[i] = math.NaN()
+			continue
+		}
+		now := time.Unix(0, at+int64(bareMs*1e6))
+		l.Arrive(now, uint32(i), 64)
+		h := l.fifo.buf[(l.fifo.head+l.fifo.size-1)&(len(l.fifo.buf)-1)]
+		out[i] = float64(h.due-l.ns(now)) / 1e6
+	}
+	return out
+}
+
+// shareAbove is the share of the durations in s recorded in bins wholly
+// above d.
+func shareAbove(s HistogramSnapshot, d time.Duration) float64 {
+	if s.Count == 0 {
+		return 0
+	}
+	var n uint64
+	for b, c := range s.Bins {
+		if lo, _ := durhist.Range(b); lo >= d {
+			n += c
+		}
+	}
+	return float64(n) / float64(s.Count)
 }
 
 // stallLimit is the longest the loop may be kept from running before a
@@ -75,14 +129,17 @@ const stallLimit = 2 * time.Millisecond
 // measured again; any other miss, or the last attempt's, is reported
 // through the watch: it skips, naming the evidence, when the machine was
 // busy (a witness that could not run counts too), and fails otherwise, as
-// a miss on a quiet machine is the line's.
-func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup func() *rig) {
+// a miss on a quiet machine is the line's. measure also returns the share
+// of releases more than 1 ms late when that tail was among its misses (0
+// otherwise): such a miss is the host's when the witnesses were held that
+// long for at least half as much of the time.
+func retryOnStall(t *testing.T, attempts int, measure func(*rig) (missed []string, lateShare float64), setup func() *rig) {
 	t.Helper()
 	host := emutest.WatchHost(t)
 	for i := 1; ; i++ {
 		r := setup()
 		host.Reset()
-		errs := measure(r)
+		errs, lateShare := measure(r)
 		if len(errs) == 0 {
 			return
 		}
@@ -98,6 +155,9 @@ func retryOnStall(t *testing.T, attempts int, measure func(*rig) []string, setup
 		}
 		if stall > stallLimit {
 			t.Logf("the loop was kept off the CPU for up to %v in the last attempt", stall)
+		}
+		if lateShare > 0 {
+			host.SkipIfHostHeld(t, time.Millisecond, lateShare/2, strings.Join(errs, "; "))
 		}
 		host.Check(t, errs)
 		return
@@ -138,7 +198,7 @@ func TestLossPattern(t *testing.T) {
 		var lost []int
 		for attempt := 1; ; attempt++ {
 			r := newRig(t, 77, &p, nil)
-			d := oneWay(t, r, 20_000, n, 32)
+			d, _ := oneWay(t, r, 20_000, n, 32)
 			lost = lost[:0]
 			for i, v := range d {
 				if math.IsNaN(v) {

@@ -86,11 +86,12 @@ const probePort = 9100
 
 // oneWay sends n stamped UDP packets from A to C at rate packets/s and
 // returns each one's one-way delay in ms by sequence number (NaN if it
+// never arrived) and the time it was sent, in ns since the epoch (0 if it
 // never arrived). The sender stamps each packet with the wall clock just
 // before sending, on a real-time thread; the receiving kernel stamps its
 // arrival (SO_TIMESTAMPNS). So the figure is the path's delay, not the
 // probe's own scheduling, even on a busy machine.
-func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) []float64 {
+func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) (delays []float64, sent []int64) {
 	tb.Helper()
 	rx := nfqtest.UDPSocket(tb, r.net.C, probePort, netip.AddrPort{})
 	if err := unix.SetsockoptInt(rx, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 64<<20); err != nil {
@@ -100,7 +101,7 @@ func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) []float64 {
 		tb.Fatal(err)
 	}
 	tx := nfqtest.UDPSocket(tb, r.net.A, 0, netip.AddrPortFrom(r.net.CAddr, probePort))
-	delays := make([]float64, n)
+	delays, sent = make([]float64, n), make([]int64, n)
 	for i := range delays {
 		delays[i] = math.NaN()
 	}
@@ -146,6 +147,7 @@ func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) []float64 {
 				at := int64(binary.LittleEndian.Uint64(buf[8:]))
 				if seq < uint64(n) {
 					delays[seq] = float64(rxAt-at) / 1e6
+					sent[seq] = at
 				}
 			}
 		}
@@ -158,7 +160,7 @@ func oneWay(tb testing.TB, r *rig, rate float64, n int, size int) []float64 {
 	if err := <-done; err != nil {
 		tb.Fatal(err)
 	}
-	return delays
+	return delays, sent
 }
 
 // sendPaced sends n packets of size bytes at rate from a real-time thread.

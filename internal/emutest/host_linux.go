@@ -123,6 +123,28 @@ func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 	}
 }
 
+// SkipIfHostHeld skips tb, saying so, when the machine was not quiet
+// (SkipIfHostTook), or when since the watch began the witness of some CPU
+// was held with more than over of a stall still to come for at least
+// share of the time. A tail figure ("at most 1 % of releases more than
+// 1 ms late") is the host's when the host alone held a CPU that long: a
+// thread due there then was late by more than over, whatever emu did.
+// Call it where the figure (what) failed, with the share of events the
+// test found beyond over, halved: the host must account for at least half
+// of the miss.
+func (h *HostWatch) SkipIfHostHeld(tb testing.TB, over time.Duration, share float64, what string) {
+	tb.Helper()
+	h.SkipIfHostTook(tb, what)
+	if h.w == nil {
+		return
+	}
+	now := Mono()
+	if held, cpu := h.w.held(h.start, now, over); held >= share {
+		tb.Skipf("%s%s while the machine held CPU %d's real-time witness with more than %v still to wait for %.2f %% of %v: the host's figure, not emu's",
+			BusyHost, what, cpu, over, 100*held, (now - h.start).Round(time.Millisecond))
+	}
+}
+
 // Busy says whether, since the watch began, other processes used more
 // than 0.05 CPUs or the hypervisor took more than 2 % of the CPUs, and
 // the evidence. It leaves the witness running: a test deciding whether

@@ -2,6 +2,7 @@ package emutest
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -82,6 +83,20 @@ func TestWitnessSeesTheMachineOnly(t *testing.T) {
 	t.Logf("late %v in %v of real-time spinning, %v in %v stopped; %d stalls logged", spinLate, spinTo-spinFrom, stopLate, stopTo-stopFrom, len(w.stalls))
 	if stopLate < 100*time.Millisecond {
 		t.Errorf("stopped for %v, the witness logged %v of it", stopTo-stopFrom, stopLate)
+	}
+	// Every CPU's witness saw the stop, and each was held with more than
+	// 1 ms to go for most of it.
+	perCPU := map[int]time.Duration{}
+	for _, s := range w.stalls {
+		if a, b := max(s.From, stopFrom), min(s.To, stopTo); b > a {
+			perCPU[s.CPU] += b - a
+		}
+	}
+	if len(perCPU) != runtime.NumCPU() {
+		t.Errorf("stopped for %v, the witnesses of %d CPUs logged it (%v), want all %d", stopTo-stopFrom, len(perCPU), perCPU, runtime.NumCPU())
+	}
+	if held, cpu := w.held(stopFrom, stopTo, time.Millisecond); held < 0.6 {
+		t.Errorf("stopped for %v, the witness of CPU %d was held %.0f %% of it with more than 1 ms to go, want over 60 %%", stopTo-stopFrom, cpu, 100*held)
 	}
 	// The spinners are only ever preempted by the witness, for
 	// microseconds: one kept from its CPU for milliseconds saw the whole
@@ -176,4 +191,27 @@ func (r *skipRecorder) Helper() {}
 func (r *skipRecorder) Skipf(format string, args ...any) {
 	r.skipped = fmt.Sprintf(format, args...)
 	runtime.Goexit()
+}
+
+// TestWitnessHeld: held counts, per CPU, only the part of each stall
+// beyond over that lies in the interval, and names the CPU that lost most.
+func TestWitnessHeld(t *testing.T) {
+	ms := time.Millisecond
+	w := &witness{done: true, stalls: []Stall{
+		{CPU: 0, From: 10 * ms, To: 12 * ms},   // 1 ms beyond over
+		{CPU: 1, From: 20 * ms, To: 25 * ms},   // 4 ms beyond
+		{CPU: 1, From: 30 * ms, To: 30500000},  // within over: nothing
+		{CPU: 0, From: 95 * ms, To: 110 * ms},  // 5 ms of it inside, 4 beyond
+		{CPU: 1, From: 200 * ms, To: 300 * ms}, // outside
+	}}
+	share, cpu := w.held(0, 100*ms, ms)
+	if cpu != 0 || math.Abs(share-0.05) > 1e-9 {
+		t.Errorf("held = %.4f on CPU %d, want 0.05 on CPU 0", share, cpu)
+	}
+	if share, _ := w.held(0, 100*ms, 10*ms); share != 0 {
+		t.Errorf("held beyond 10 ms = %.4f, want 0", share)
+	}
+	if total, longest := w.late(0, 100*ms); total != 7*ms || longest != 5*ms {
+		t.Errorf("late = %v, %v; want 7ms (CPU 0's) and 5ms", total, longest)
+	}
 }
