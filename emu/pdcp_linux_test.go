@@ -109,7 +109,7 @@ func testPDCPDuplicationHalvesLossExponent(t *testing.T, datapath string) {
 	waitWatched(t, h, 5*time.Second, func() error {
 		got, rcvbuf := arrived()
 		if float64(got+rcvbuf) < float64(sent)*0.99 {
-			return errorf("%d of %d arrived (%d more dropped by the receiving socket); %s", got, sent, rcvbuf, pathDrops(em))
+			return errorf("%d of %d arrived (%d more dropped by the receiving socket); %s; %s", got, sent, rcvbuf, pathDrops(em), pdcpState(em))
 		}
 		return nil
 	})
@@ -117,8 +117,8 @@ func testPDCPDuplicationHalvesLossExponent(t *testing.T, datapath string) {
 	got, rcvbuf := arrived()
 	loss := 1 - float64(got+rcvbuf)/float64(sent)
 	c := em.PDCP()["down"]
-	t.Logf("sent %d, received %d (and %d dropped by the receiving socket): end-to-end loss %.3f%% (p² = 0.25%%, p = 5%%); PDCP discarded %d duplicates, %d PDUs on each link; %s",
-		sent, got, rcvbuf, loss*100, c.DuplicatesDiscarded, c.TxLink1, pathDrops(em))
+	t.Logf("sent %d, received %d (and %d dropped by the receiving socket): end-to-end loss %.3f%% (p² = 0.25%%, p = 5%%); %s; %s",
+		sent, got, rcvbuf, loss*100, pdcpState(em), pathDrops(em))
 	// Too little loss is emu's; the machine can only add to it (a proxy
 	// late to read its queue).
 	if loss < 0.0008 {
@@ -170,6 +170,18 @@ func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 500)
 	waitArrivedWatched(t, h, f, f.pace(1e6, 300*time.Millisecond), 3*time.Second)
+}
+
+// pdcpState says what the downlink's PDCP entities did, for a failure
+// message: a loss the links do not account for is the proxies'.
+func pdcpState(em *network.Emulation) string {
+	c := em.PDCP()["down"]
+	s := fmt.Sprintf("PDCP down: PDUs on link1 %d, link2 %d; received %d, duplicates discarded %d, given up %d (%d expiries), out of window %d, delivered %d",
+		c.TxLink1, c.TxLink2, c.Received, c.DuplicatesDiscarded, c.GivenUp, c.Expiries, c.OutOfWindow, c.Delivered)
+	if b := c.Batch; b != nil {
+		s += fmt.Sprintf("; batch path: %+v", *b)
+	}
+	return s
 }
 
 // waitDrained waits until no packet is held anywhere in the emulation: rate
