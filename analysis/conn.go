@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/dc-emu/emu/analysis/qlog"
 	"github.com/dc-emu/emu/internal/stats"
 )
 
@@ -54,8 +55,8 @@ type ConnAnalysis struct {
 	// (a step function), for the congestion plot. Not written to JSON.
 	Metrics []MetricsPoint `json:"-"`
 	// LossTimes are the times of packet_lost events, for the same plot.
-	LossTimes []float64 `json:"-"`
-	Header    Header    `json:"-"`
+	LossTimes []float64   `json:"-"`
+	Header    qlog.Header `json:"-"`
 }
 
 // ConnTotals are the per-file totals.
@@ -138,12 +139,12 @@ type ConnBin struct {
 // callers that accept partial files check errors.Is(err, ErrTruncated) and
 // use the result. On any other error the result is nil.
 func AnalyzeQlog(src io.Reader, name string, opt QlogOptions) (*ConnAnalysis, error) {
-	r, err := NewQlogReader(src, name)
+	r, err := qlog.NewReader(src, name)
 	if err != nil {
 		return nil, err
 	}
 	x := newConnExtractor(opt)
-	var ev Event
+	var ev qlog.Event
 	for {
 		err = r.Next(&ev)
 		if err != nil {
@@ -155,7 +156,7 @@ func AnalyzeQlog(src io.Reader, name string, opt QlogOptions) (*ConnAnalysis, er
 	switch {
 	case err == io.EOF:
 		return a, nil
-	case errors.Is(err, ErrTruncated):
+	case errors.Is(err, qlog.ErrTruncated):
 		a.Truncated = err.Error()
 		return a, err
 	default:
@@ -248,11 +249,11 @@ func (x *connExtractor) sampleBin(b *binAcc) {
 	b.srtt, b.minRTT, b.latest = NullFloat(x.cur.SmoothedRTT), NullFloat(x.cur.MinRTT), NullFloat(x.cur.LatestRTT)
 }
 
-func (x *connExtractor) add(ev *Event) {
+func (x *connExtractor) add(ev *qlog.Event) {
 	t := ev.Time
 	x.lastT = max(x.lastT, t)
 	switch ev.Kind {
-	case KindPacketSent:
+	case qlog.KindPacketSent:
 		x.tot.PacketsSent++
 		x.tot.PacketBytesSent += ev.Length
 		for _, f := range ev.Frames {
@@ -262,29 +263,29 @@ func (x *connExtractor) add(ev *Event) {
 			b.pSent++
 			b.sent += ev.Length
 		}
-	case KindPacketReceived:
+	case qlog.KindPacketReceived:
 		x.received(ev)
-	case KindPacketLost:
+	case qlog.KindPacketLost:
 		x.tot.PacketsLost++
 		x.losses = append(x.losses, t)
 		if b := x.bin(t); b != nil {
 			b.pLost++
 		}
-	case KindPacketDropped:
+	case qlog.KindPacketDropped:
 		x.tot.DroppedPackets++
-	case KindSpuriousLoss:
+	case qlog.KindSpuriousLoss:
 		x.tot.SpuriousLosses++
-	case KindCongestionStateUpdated:
+	case qlog.KindCongestionStateUpdated:
 		x.states = append(x.states, StateChange{TimeMs: t, State: ev.State})
 		if ev.State == "recovery" {
 			x.tot.CongestionEvents++
 		}
-	case KindMetricsUpdated:
+	case qlog.KindMetricsUpdated:
 		x.metricsUpdated(t, &ev.Metrics)
 	}
 }
 
-func (x *connExtractor) received(ev *Event) {
+func (x *connExtractor) received(ev *qlog.Event) {
 	t := ev.Time
 	x.tot.PacketsReceived++
 	x.tot.PacketBytesReceived += ev.Length
@@ -298,7 +299,7 @@ func (x *connExtractor) received(ev *Event) {
 		fresh += set.add(f.Offset, f.Offset+f.Length)
 	}
 	x.tot.BytesReceived += fresh
-	if ev.PacketType == Packet1RTT {
+	if ev.PacketType == qlog.Packet1RTT {
 		if t > x.rawTime {
 			x.rawBefore, x.rawTime = x.raw, t
 		}
@@ -327,33 +328,33 @@ func (x *connExtractor) received(ev *Event) {
 	}
 }
 
-func (x *connExtractor) metricsUpdated(t float64, m *Metrics) {
-	const tracked = HasMinRTT | HasSmoothedRTT | HasLatestRTT | HasCongestionWindow | HasBytesInFlight
+func (x *connExtractor) metricsUpdated(t float64, m *qlog.Metrics) {
+	const tracked = qlog.HasMinRTT | qlog.HasSmoothedRTT | qlog.HasLatestRTT | qlog.HasCongestionWindow | qlog.HasBytesInFlight
 	if m.Has&tracked == 0 {
 		return // pto_count-only form: nothing we track changed
 	}
 	x.sampleUpTo(t)
 	p := x.cur
 	p.TimeMs = t
-	if m.Has&HasCongestionWindow != 0 {
+	if m.Has&qlog.HasCongestionWindow != 0 {
 		p.Cwnd = m.CongestionWindow
 		x.tot.MaxCwndBytes = max(x.tot.MaxCwndBytes, m.CongestionWindow)
 	}
-	if m.Has&HasBytesInFlight != 0 {
+	if m.Has&qlog.HasBytesInFlight != 0 {
 		p.BytesInFlight = m.BytesInFlight
 	}
-	if m.Has&HasMinRTT != 0 {
+	if m.Has&qlog.HasMinRTT != 0 {
 		p.MinRTT = m.MinRTT
-		if m.Has&HasSmoothedRTT != 0 {
+		if m.Has&qlog.HasSmoothedRTT != 0 {
 			x.srtt = append(x.srtt, m.SmoothedRTT)
 		}
 	}
-	if m.Has&HasSmoothedRTT != 0 {
+	if m.Has&qlog.HasSmoothedRTT != 0 {
 		p.SmoothedRTT = m.SmoothedRTT
 	}
-	if m.Has&HasLatestRTT != 0 {
+	if m.Has&qlog.HasLatestRTT != 0 {
 		p.LatestRTT = m.LatestRTT
-		if m.Has&HasMinRTT != 0 && !(float64(x.tot.MaxLatestRTT) >= m.LatestRTT) { // NaN-safe max
+		if m.Has&qlog.HasMinRTT != 0 && !(float64(x.tot.MaxLatestRTT) >= m.LatestRTT) { // NaN-safe max
 			x.tot.MaxLatestRTT = NullFloat(m.LatestRTT)
 		}
 	}
@@ -368,7 +369,7 @@ func (x *connExtractor) metricsUpdated(t float64, m *Metrics) {
 	}
 }
 
-func (x *connExtractor) finish(h Header, name string, events int) *ConnAnalysis {
+func (x *connExtractor) finish(h qlog.Header, name string, events int) *ConnAnalysis {
 	a := &ConnAnalysis{
 		File:             name,
 		Vantage:          h.VantagePoint,

@@ -14,6 +14,15 @@ import (
 
 var sampleFiles = []string{"quicgo-client.sqlog", "quicgo-server.sqlog", "ngtcp2-client.qlog", "ngtcp2-server.qlog"}
 
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func analyzeFile(t *testing.T, path string, opt QlogOptions) *ConnAnalysis {
 	t.Helper()
 	f, err := os.Open(path)

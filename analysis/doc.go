@@ -10,14 +10,10 @@
 // statistics themselves (means, percentiles, Jain's index, confidence
 // intervals) are internal/stats'.
 //
-// The qlog reader is the hot path: a 100 MB download produces some 80 000
-// events per side, and sweeps read hundreds of such files. It streams
-// records (JSON-SEQ or NDJSON) through a fixed window, validates every byte
-// with a hand-written scanner and decodes only the few fields the analysis
-// uses, without allocating per event; encoding/json is used only for
-// headers and small files. A file cut short by a killed writer yields the
-// analysis of its complete records plus an error wrapping ErrTruncated;
-// other damage is an error naming the file, line, byte offset and field.
+// Reading qlog files is analysis/qlog's; this package turns the events it
+// decodes into figures. A file cut short by a killed writer yields the
+// analysis of its complete records plus an error wrapping
+// qlog.ErrTruncated.
 //
 // The package is pure: the analysis reads through io.Reader and io/fs.FS
 // and writes through io.Writer, so it runs anywhere (macOS included) and

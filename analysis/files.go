@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dc-emu/emu/analysis/qlog"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/invoker"
 )
@@ -113,7 +114,7 @@ func AnalyzeQlogFile(path string, qo QlogOptions, o WriteOptions) (*ConnAnalysis
 	}
 	defer f.Close()
 	a, err := AnalyzeQlog(f, path, qo)
-	if err != nil && !errors.Is(err, ErrTruncated) {
+	if err != nil && !errors.Is(err, qlog.ErrTruncated) {
 		return nil, nil, err
 	}
 	w, werr := writeQlogFile(path, a, o)

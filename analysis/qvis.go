@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/dc-emu/emu/analysis/qlog"
 )
 
 // QvisExport reports what ExportQvis wrote.
@@ -30,7 +32,7 @@ type QvisExport struct {
 // qvis would abort on it.
 func ExportQvis(dst io.Writer, src io.Reader, name string) (QvisExport, error) {
 	var res QvisExport
-	r, err := NewQlogReader(src, name)
+	r, err := qlog.NewReader(src, name)
 	if err != nil {
 		return res, err
 	}
@@ -41,13 +43,13 @@ func ExportQvis(dst io.Writer, src io.Reader, name string) (QvisExport, error) {
 	res.HeaderChanged = changed
 	w := bufio.NewWriterSize(dst, 256<<10)
 	writeRecord(w, hdr)
-	var ev Event
+	var ev qlog.Event
 	for {
 		err := r.Next(&ev)
 		if err == io.EOF {
 			break
 		}
-		if errors.Is(err, ErrTruncated) {
+		if errors.Is(err, qlog.ErrTruncated) {
 			res.Dropped = err.Error()
 			break
 		}
@@ -69,7 +71,7 @@ func writeRecord(w *bufio.Writer, rec []byte) {
 // qvisHeader rewrites the header record for old qvis builds. It returns
 // the record unchanged when it already has a numeric reference_time, a
 // time_format and the legacy version keys.
-func qvisHeader(raw []byte, h Header) ([]byte, bool, error) {
+func qvisHeader(raw []byte, h qlog.Header) ([]byte, bool, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return nil, false, err

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/dc-emu/emu/analysis/qlog"
 )
 
 // exportQvis exports src, a qlog file named name, for qvis.
@@ -101,7 +103,7 @@ func TestExportQvisDropsCutRecord(t *testing.T) {
 	if _, err := AnalyzeQlog(bytes.NewReader(out), "x", QlogOptions{}); err != nil {
 		t.Errorf("export of a cut file does not read cleanly: %v", err)
 	}
-	if _, err := ExportQvis(&bytes.Buffer{}, bytes.NewReader(nil), "empty.sqlog"); !errors.Is(err, ErrEmpty) {
+	if _, err := ExportQvis(&bytes.Buffer{}, bytes.NewReader(nil), "empty.sqlog"); !errors.Is(err, qlog.ErrEmpty) {
 		t.Errorf("empty input: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dc-emu/emu/analysis/qlog"
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/results"
 )
@@ -266,7 +267,7 @@ func (ra *RunAnalysis) readQlogs(fsys fs.FS, opt RunOptions, conns map[string]ma
 	}
 	for _, name := range files {
 		a, err := analyzeQlogFS(fsys, name, QlogOptions{Bin: opt.Bin})
-		if errors.Is(err, ErrTruncated) {
+		if errors.Is(err, qlog.ErrTruncated) {
 			ra.warn("%v; figures cover the complete records before it", err)
 		} else if err != nil {
 			return err

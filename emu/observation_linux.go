@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/analysis/qlog"
 	"github.com/dc-emu/emu/emu/capture"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/invoker"
@@ -35,7 +36,7 @@ func readQlog(path string) (*analysis.ConnAnalysis, error) {
 	a, err := readLog(path, func(r io.Reader, name string) (*analysis.ConnAnalysis, error) {
 		return analysis.AnalyzeQlog(r, name, analysis.QlogOptions{})
 	})
-	if errors.Is(err, analysis.ErrTruncated) {
+	if errors.Is(err, qlog.ErrTruncated) {
 		return a, nil
 	}
 	return a, err

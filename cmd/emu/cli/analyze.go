@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dc-emu/emu/analysis"
+	"github.com/dc-emu/emu/analysis/qlog"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
@@ -96,7 +97,7 @@ reference_time those builds reject).`,
 
 func analyzeQlogFile(e *env, path string, f analyzeFlags) error {
 	a, w, err := analysis.AnalyzeQlogFile(path, analysis.QlogOptions{Bin: f.bin}, f.WriteOptions)
-	if errors.Is(err, analysis.ErrTruncated) {
+	if errors.Is(err, qlog.ErrTruncated) {
 		fmt.Fprintf(e.stderr, "emu: warning: %v; figures cover the complete records before it\n", err)
 	} else if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package analysis
+package qlog
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ import (
 // mind; this measures parsing only.
 func repeatedQlog(tb testing.TB, size int) []byte {
 	tb.Helper()
-	server, err := os.ReadFile("testdata/quicgo-server.sqlog")
+	server, err := os.ReadFile("../testdata/quicgo-server.sqlog")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	client, err := os.ReadFile("testdata/quicgo-client.sqlog")
+	client, err := os.ReadFile("../testdata/quicgo-client.sqlog")
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func BenchmarkReadQlog(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := NewQlogReader(bytes.NewReader(data), "bench.sqlog")
+		r, err := NewReader(bytes.NewReader(data), "bench.sqlog")
 		if err != nil {
 			b.Fatal(err)
 		}

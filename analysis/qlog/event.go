@@ -1,4 +1,4 @@
-package analysis
+package qlog
 
 // EventKind says which qlog event a record holds, for the events the
 // analysis uses. Matching ignores the category before the colon: quic-go

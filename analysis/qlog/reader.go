@@ -1,4 +1,4 @@
-package analysis
+package qlog
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"io"
 )
 
-// QlogReader reads a sequential qlog file (JSON-SEQ as quic-go v0.65 and
+// Reader reads a sequential qlog file (JSON-SEQ as quic-go v0.65 and
 // ngtcp2 0.12 write it, or NDJSON) one record at a time. It holds only a
 // window of the file in memory, so a multi-gigabyte qlog costs the same
 // memory as a small one.
@@ -23,7 +23,7 @@ import (
 // silently.
 //
 // Not safe for concurrent use.
-type QlogReader struct {
+type Reader struct {
 	src       io.Reader
 	name      string
 	hdr       Header
@@ -49,12 +49,12 @@ const (
 	maxRecord = 16 << 20
 )
 
-// NewQlogReader reads the header record of src and checks that it is a
+// NewReader reads the header record of src and checks that it is a
 // sequential qlog. name is used in error messages (the file name).
 // Errors wrap ErrEmpty or ErrNotQlog and are *ParseError values with the
 // line and byte offset.
-func NewQlogReader(src io.Reader, name string) (*QlogReader, error) {
-	r := &QlogReader{src: src, name: name, buf: make([]byte, readChunk), line: 1}
+func NewReader(src io.Reader, name string) (*Reader, error) {
+	r := &Reader{src: src, name: name, buf: make([]byte, readChunk), line: 1}
 	rec, err := r.nextRecord()
 	if err == io.EOF {
 		if r.bufOffset+int64(r.end) == 0 {
@@ -76,18 +76,18 @@ func NewQlogReader(src io.Reader, name string) (*QlogReader, error) {
 }
 
 // Header returns the file's header record.
-func (r *QlogReader) Header() Header { return r.hdr }
+func (r *Reader) Header() Header { return r.hdr }
 
 // HeaderRecord returns the header record's raw JSON.
-func (r *QlogReader) HeaderRecord() []byte { return r.headerRaw }
+func (r *Reader) HeaderRecord() []byte { return r.headerRaw }
 
-// Name returns the name given to NewQlogReader.
-func (r *QlogReader) Name() string { return r.name }
+// Name returns the name given to NewReader.
+func (r *Reader) Name() string { return r.name }
 
 // Next decodes the next event into ev, reusing ev's memory. It returns
 // io.EOF after the last event, or a *ParseError (wrapping ErrTruncated for
 // a cut-off last record). After an error, every later call returns it again.
-func (r *QlogReader) Next(ev *Event) error {
+func (r *Reader) Next(ev *Event) error {
 	if r.done != nil {
 		return r.done
 	}
@@ -106,20 +106,20 @@ func (r *QlogReader) Next(ev *Event) error {
 
 // Record returns the raw bytes of the record Next decoded last, without the
 // separator and line feed. It is valid until the next call to Next.
-func (r *QlogReader) Record() []byte { return r.rec }
+func (r *Reader) Record() []byte { return r.rec }
 
 // Line returns the line number of the record Next decoded last.
-func (r *QlogReader) Line() int { return r.recLine }
+func (r *Reader) Line() int { return r.recLine }
 
 // Offset returns the byte offset in the file of that record.
-func (r *QlogReader) Offset() int64 { return r.recOffset }
+func (r *Reader) Offset() int64 { return r.recOffset }
 
 // Events returns how many events were decoded so far.
-func (r *QlogReader) Events() int { return r.events }
+func (r *Reader) Events() int { return r.events }
 
 // classify decides whether a record that failed to decode is a truncated
 // last record (ErrTruncated) or a corrupt one.
-func (r *QlogReader) classify(err error) error {
+func (r *Reader) classify(err error) error {
 	pe := recordError(r.name, r.recLine, r.recOffset, err)
 	if !errors.Is(err, errUnexpectedEnd) {
 		return pe
@@ -139,7 +139,7 @@ func (r *QlogReader) classify(err error) error {
 
 // atEnd reports whether nothing but separators and whitespace follows the
 // current record.
-func (r *QlogReader) atEnd() (bool, error) {
+func (r *Reader) atEnd() (bool, error) {
 	for {
 		for i := r.start; i < r.end; i++ {
 			switch r.buf[i] {
@@ -160,7 +160,7 @@ func (r *QlogReader) atEnd() (bool, error) {
 
 // nextRecord returns the next non-blank record. The slice aliases the read
 // buffer and is valid until the next call.
-func (r *QlogReader) nextRecord() ([]byte, error) {
+func (r *Reader) nextRecord() ([]byte, error) {
 	for {
 		// Skip leading separators and blank lines.
 		for r.start < r.end {
@@ -216,7 +216,7 @@ func (r *QlogReader) nextRecord() ([]byte, error) {
 
 // fill reads more input, first moving unread data to the front of the
 // buffer and growing it when one record does not fit.
-func (r *QlogReader) fill() error {
+func (r *Reader) fill() error {
 	if r.readErr != nil {
 		return r.readErr
 	}

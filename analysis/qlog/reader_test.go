@@ -1,4 +1,4 @@
-package analysis
+package qlog
 
 import (
 	"bytes"
@@ -10,9 +10,13 @@ import (
 	"testing/iotest"
 )
 
+// sampleFiles are the real qlog files in analysis/testdata (README.md
+// there says where each comes from).
+var sampleFiles = []string{"quicgo-client.sqlog", "quicgo-server.sqlog", "ngtcp2-client.qlog", "ngtcp2-server.qlog"}
+
 func readAll(t *testing.T, data []byte, name string) (n int, kinds map[EventKind]int, err error) {
 	t.Helper()
-	r, err := NewQlogReader(bytes.NewReader(data), name)
+	r, err := NewReader(bytes.NewReader(data), name)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -23,7 +27,7 @@ func readAll(t *testing.T, data []byte, name string) (n int, kinds map[EventKind
 
 // eachEvent reads r to its end, calling each (if not nil) on every event;
 // it returns the first error other than io.EOF.
-func eachEvent(r *QlogReader, each func(*Event)) error {
+func eachEvent(r *Reader, each func(*Event)) error {
 	var ev Event
 	for {
 		err := r.Next(&ev)
@@ -41,7 +45,7 @@ func eachEvent(r *QlogReader, each func(*Event)) error {
 
 func mustRead(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
+	b, err := os.ReadFile("../testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +83,7 @@ func TestReaderDecodesFields(t *testing.T) {
 		"\x1e" + `{"data":{"frames":[{"frame_type":"ack","acked_ranges":[[1,2],[4]]},{"frame_type":"stream","stream_id":4,"offset":100,"length":50,"fin":true}],"header":{"packet_number":9,"packet_type":"1RTT"},"raw":{"length":1e3}},"time":3.25,"n\u0061me":"transport:packet_received"}` + "\n" +
 		"\x1e" + `{"time":4,"name":"recovery:metrics_updated","data":{"pto_count":1}}` + "\n" +
 		"\x1e" + `{"time":5,"name":"recovery:congestion_state_updated","data":{"new":"recovery","old":"slow_start"}}` + "\n"
-	r, err := NewQlogReader(strings.NewReader(in), "x.sqlog")
+	r, err := NewReader(strings.NewReader(in), "x.sqlog")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,45 +110,6 @@ func TestReaderDecodesFields(t *testing.T) {
 	}
 	if err := r.Next(&ev); err != io.EOF {
 		t.Errorf("after the last event: %v, want io.EOF", err)
-	}
-}
-
-// TestTruncatedFileGivesPrefix cuts the server sample inside a record, as a
-// killed writer leaves it, and checks the error and the partial result.
-func TestTruncatedFileGivesPrefix(t *testing.T) {
-	full := mustRead(t, "quicgo-server.sqlog")
-	for _, frac := range []float64{0.1, 0.5, 0.93} {
-		cut := int(float64(len(full)) * frac)
-		for full[cut-1] == '\n' || full[cut-1] == 0x1e || full[cut-1] == '}' {
-			cut++ // make sure the cut is inside a record
-		}
-		data := full[:cut]
-		recStart := bytes.LastIndexByte(data, 0x1e) + 1 // offsets name the record's first JSON byte
-		wantLine := bytes.Count(data[:recStart], []byte{'\n'}) + 1
-		wantEvents := wantLine - 2 // minus the header and the cut record
-
-		a, err := AnalyzeQlog(bytes.NewReader(data), "quicgo-server.sqlog", QlogOptions{})
-		if !errors.Is(err, ErrTruncated) {
-			t.Fatalf("cut at %d: err = %v, want ErrTruncated", cut, err)
-		}
-		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Line != wantLine || pe.Offset != int64(recStart) || pe.File != "quicgo-server.sqlog" {
-			t.Fatalf("cut at %d: error %v, want line %d byte %d", cut, err, wantLine, recStart)
-		}
-		t.Logf("cut at byte %d: %v", cut, err)
-		if a == nil || a.Events != wantEvents || a.Truncated == "" {
-			t.Fatalf("cut at %d: partial result %v, want %d events and Truncated set", cut, a, wantEvents)
-		}
-		// The prefix must give the same figures as the complete records
-		// alone (the file cut at the start of the partial record).
-		clean, err := AnalyzeQlog(bytes.NewReader(full[:recStart]), "prefix", QlogOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Totals.PacketsLost != clean.Totals.PacketsLost || a.Totals.MaxCwndBytes != clean.Totals.MaxCwndBytes ||
-			a.Totals.PacketsSent != clean.Totals.PacketsSent {
-			t.Errorf("cut at %d: partial totals %+v differ from the clean prefix %+v", cut, a.Totals, clean.Totals)
-		}
 	}
 }
 
@@ -242,7 +207,7 @@ func TestBadFilesGiveLocatedErrors(t *testing.T) {
 // straddles buffer refills.
 func TestReaderSmallReads(t *testing.T) {
 	data := mustRead(t, "quicgo-server.sqlog")
-	r, err := NewQlogReader(iotest.OneByteReader(bytes.NewReader(data)), "x")
+	r, err := NewReader(iotest.OneByteReader(bytes.NewReader(data)), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +226,7 @@ func TestReaderPropagatesReadErrors(t *testing.T) {
 	if !errors.Is(err, ErrEmpty) {
 		t.Fatalf("empty: %v", err)
 	}
-	r, err := NewQlogReader(src, "x")
+	r, err := NewReader(src, "x")
 	if err != nil {
 		t.Fatal(err)
 	}
