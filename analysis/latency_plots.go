@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -48,7 +47,7 @@ func (ra *RunAnalysis) latencyFigures(try func(*Figure, error) error) error {
 // its effect on goodput and RTT lasts longer.
 func DelayFigure(ts *results.Timeseries, run string, jumpsS []float64) (*Figure, error) {
 	flows := ts.Flows()
-	if !hasFinite(ts, flows, ".rtt_ms") && !hasFinite(ts, flows, ".owd_ms") {
+	if !hasFinite(ts, flows, results.SeriesRTT) && !hasFinite(ts, flows, results.SeriesOWD) {
 		return nil, fmt.Errorf("delay: %w: %s has no flow.<name>.rtt_ms or owd_ms values", errNoData, results.TimeseriesFile)
 	}
 	good := newPlot(titled("Goodput, RTT and one-way delay per flow", run), "", "goodput (Mbit/s)")
@@ -59,8 +58,8 @@ func DelayFigure(ts *results.Timeseries, run string, jumpsS []float64) (*Figure,
 		for _, p := range []struct {
 			plot   *plot.Plot
 			column string
-		}{{good, ".goodput_mbps"}, {rtt, ".rtt_ms"}, {owd, ".owd_ms"}} {
-			xy := xyFinite(ts.T, ts.Column("flow."+f+p.column), 1)
+		}{{good, results.SeriesGoodput}, {rtt, results.SeriesRTT}, {owd, results.SeriesOWD}} {
+			xy := xyFinite(ts.T, ts.Column(results.FlowSeries(f, p.column)), 1)
 			if err := addSeries(p.plot, series{label: "flow " + f, xy: xy, color: c, stepBack: true}); err != nil {
 				return nil, fmt.Errorf("delay: %w", err)
 			}
@@ -70,8 +69,8 @@ func DelayFigure(ts *results.Timeseries, run string, jumpsS []float64) (*Figure,
 	// flows' measured one-way delay, so a flow's delay can be read as the
 	// path's plus its queue.
 	for _, c := range ts.Columns {
-		l, ok := strings.CutSuffix(c, ".trace_delay_ms")
-		if !ok || !strings.HasPrefix(l, "link") {
+		l, ok := results.SeriesDir(c, results.SeriesTraceDelay)
+		if !ok {
 			continue
 		}
 		xy := xyFinite(ts.T, ts.Column(c), 1)
@@ -119,7 +118,7 @@ func markJumps(panels []*plot.Plot, jumpsS []float64) error {
 // rate limiter queue (timeseries.csv's link<N>.<dir>.queue_delay_ms).
 // Directions that never queued are left out.
 func QueueDelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
-	return linkColumnFigure(ts, "queue-delay", "queue delay", "queue_delay_ms", titled("Queueing delay per link direction", run), "queueing delay (ms)")
+	return linkColumnFigure(ts, "queue-delay", "queue delay", results.SeriesQueueDelay, titled("Queueing delay per link direction", run), "queueing delay (ms)")
 }
 
 // LatenessFigure draws each delay line's longest release lateness per bin
@@ -127,7 +126,7 @@ func QueueDelayFigure(ts *results.Timeseries, run string) (*Figure, error) {
 // emulation fell behind, and by how much. Lines that were never late are
 // left out.
 func LatenessFigure(ts *results.Timeseries, run string) (*Figure, error) {
-	return linkColumnFigure(ts, "late", "lateness", "late_max_ms", titled("Delay-line release lateness per link direction (longest per bin)", run), "lateness (ms)")
+	return linkColumnFigure(ts, "late", "lateness", results.SeriesLateMax, titled("Delay-line release lateness per link direction (longest per bin)", run), "lateness (ms)")
 }
 
 // linkColumnFigure draws one line per link direction of timeseries.csv's
@@ -138,8 +137,8 @@ func linkColumnFigure(ts *results.Timeseries, name, what, column, title, ylabel 
 	var ss []series
 	k := 0
 	for _, c := range ts.Columns {
-		l, ok := strings.CutSuffix(c, "."+column)
-		if !ok || !strings.HasPrefix(l, "link") {
+		l, ok := results.SeriesDir(c, column)
+		if !ok {
 			continue
 		}
 		xy := xyFinite(ts.T, ts.Column(c), 1)
@@ -190,9 +189,9 @@ func OWDCDFFigure(ra *RunAnalysis) (*Figure, error) {
 	return &Figure{Name: "owd-cdf", Panels: []*plot.Plot{p}, Width: figWidth, Height: figHeight}, nil
 }
 
-func hasFinite(ts *results.Timeseries, flows []string, suffix string) bool {
+func hasFinite(ts *results.Timeseries, flows []string, q string) bool {
 	for _, f := range flows {
-		for _, v := range ts.Column("flow." + f + suffix) {
+		for _, v := range ts.Column(results.FlowSeries(f, q)) {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				return true
 			}

@@ -33,7 +33,7 @@ func ThroughputFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	p := newPlot(titled("Goodput per flow and link capacity", run), "time since run start (s)", "rate (Mbit/s)")
 	var ss []series
 	for i, f := range flows {
-		ss = append(ss, series{label: "flow " + f + " goodput", xy: xyFinite(ts.T, ts.Column("flow."+f+".goodput_mbps"), 1),
+		ss = append(ss, series{label: "flow " + f + " goodput", xy: xyFinite(ts.T, ts.Column(results.FlowSeries(f, results.SeriesGoodput)), 1),
 			color: colorAt(palette, i)})
 	}
 	k := 0
@@ -41,7 +41,7 @@ func ThroughputFigure(ts *results.Timeseries, run string) (*Figure, error) {
 		if !strings.HasSuffix(l, ".down") {
 			continue
 		}
-		ss = append(ss, series{label: strings.TrimSuffix(l, ".down") + " capacity (down)", xy: xyFinite(ts.T, ts.Column(l+".capacity_mbps"), 1),
+		ss = append(ss, series{label: strings.TrimSuffix(l, ".down") + " capacity (down)", xy: xyFinite(ts.T, ts.Column(results.DirSeries(l, results.SeriesCapacity)), 1),
 			color: colorAt(greys, k), dashes: []vg.Length{vg.Points(6), vg.Points(3)}, stepBack: true, width: vg.Points(1.2)})
 		k++
 	}
@@ -63,7 +63,7 @@ func UtilizationFigure(ts *results.Timeseries, run string) (*Figure, error) {
 	var sumCap, sumThr []float64
 	downLinks := 0
 	for i, l := range links {
-		c, th := ts.Column(l+".capacity_mbps"), ts.Column(l+".throughput_mbps")
+		c, th := ts.Column(results.DirSeries(l, results.SeriesCapacity)), ts.Column(results.DirSeries(l, results.SeriesThroughput))
 		if c == nil || th == nil {
 			continue
 		}

@@ -47,7 +47,7 @@ func (ra *RunAnalysis) computeFairness() {
 	}
 	means := make([]float64, len(flows))
 	for k, f := range flows {
-		col := ts.Column("flow." + f + ".goodput_mbps")
+		col := ts.Column(results.FlowSeries(f, results.SeriesGoodput))
 		var s float64
 		for i := first; i <= last; i++ {
 			if !math.IsNaN(col[i]) {
@@ -73,7 +73,7 @@ func ActiveBins(ts *results.Timeseries) (first, last int) {
 	for i := range ts.T {
 		all := true
 		for _, f := range flows {
-			if v := ts.Column("flow." + f + ".goodput_mbps")[i]; !(v > 0) {
+			if v := ts.Column(results.FlowSeries(f, results.SeriesGoodput))[i]; !(v > 0) {
 				all = false
 				break
 			}
@@ -102,8 +102,8 @@ func (ra *RunAnalysis) computeLinks(sum *results.Summary) {
 	} else if ts := ra.Timeseries; ts != nil {
 		for _, p := range ts.Links() {
 			name, dir, _ := strings.Cut(p, ".")
-			c := NullFloat(stats.MeanOmitNaN(ts.Column(p + ".capacity_mbps")))
-			th := NullFloat(stats.MeanOmitNaN(ts.Column(p + ".throughput_mbps")))
+			c := NullFloat(stats.MeanOmitNaN(ts.Column(results.DirSeries(p, results.SeriesCapacity))))
+			th := NullFloat(stats.MeanOmitNaN(ts.Column(results.DirSeries(p, results.SeriesThroughput))))
 			u := unknown()
 			if c > 0 {
 				u = th / c

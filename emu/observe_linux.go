@@ -191,8 +191,8 @@ func (r *runner) addDelayColumns(t *results.SeriesTable) {
 		for _, c := range []struct {
 			name string
 			s    analysis.DelaySeries
-		}{{".rtt_ms", d.rtt}, {".owd_ms", d.owd}} {
-			t.Header = append(t.Header, "flow."+f.Name+c.name)
+		}{{results.SeriesRTT, d.rtt}, {results.SeriesOWD, d.owd}} {
+			t.Header = append(t.Header, results.FlowSeries(f.Name, c.name))
 			means := c.s.BinMeans(results.BinWidth, bins)
 			for k := range t.Rows {
 				v := means[k]

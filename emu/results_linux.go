@@ -124,10 +124,10 @@ func (r *runner) writeSeries() error {
 	if len(r.meas.pdcp) == 0 && lastT(series) == 0 {
 		return nil
 	}
-	t := &results.SeriesTable{Header: []string{"t_s"}}
+	t := &results.SeriesTable{Header: []string{results.SeriesTime}}
 	logs := make([][]results.FlowSample, len(r.cfg.Flows))
 	for i, f := range r.cfg.Flows {
-		t.Header = append(t.Header, "flow."+f.Name+".goodput_mbps")
+		t.Header = append(t.Header, results.FlowSeries(f.Name, results.SeriesGoodput))
 		fl, err := readLog(results.RunDir(r.o.Out).File(results.RecvLogFile(f.Name)), results.ReadFlowSamples)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
@@ -135,17 +135,18 @@ func (r *runner) writeSeries() error {
 		logs[i] = fl
 	}
 	for _, d := range r.em.Dirs() {
-		t.Header = append(t.Header, d.Name+".capacity_mbps", d.Name+".throughput_mbps", d.Name+".queue_bytes", d.Name+".queue_delay_ms")
+		t.Header = append(t.Header, results.DirSeries(d.Name, results.SeriesCapacity), results.DirSeries(d.Name, results.SeriesThroughput),
+			results.DirSeries(d.Name, results.SeriesQueueBytes), results.DirSeries(d.Name, results.SeriesQueueDelay))
 		if d.Loop != nil {
-			t.Header = append(t.Header, d.Name+".late_max_ms")
+			t.Header = append(t.Header, results.DirSeries(d.Name, results.SeriesLateMax))
 		}
 		if _, ok := d.TraceDelay(0, 0); ok {
-			t.Header = append(t.Header, d.Name+".trace_delay_ms")
+			t.Header = append(t.Header, results.DirSeries(d.Name, results.SeriesTraceDelay))
 		}
 	}
 	pdcpDirs := r.em.PDCPDirs()
 	for _, name := range pdcpDirs {
-		t.Header = append(t.Header, "pdcp."+name+".buffer_pkts")
+		t.Header = append(t.Header, results.PDCPBufferSeries(name))
 	}
 	bin := results.BinWidth
 	end := lastT(series)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -25,11 +24,13 @@ func kindLog(out string, f config.Flow) string {
 	if f.Kind == config.KindBulk {
 		return ""
 	}
-	return filepath.Join(out, "flows", f.Name+"."+f.Kind+".csv")
+	return results.RunDir(out).File(results.KindLogFile(f.Name, f.Kind))
 }
 
 // recvLog is flow f's receive log, written by the side that receives.
-func recvLog(out string, f config.Flow) string { return filepath.Join(out, "flows", f.Name+".csv") }
+func recvLog(out string, f config.Flow) string {
+	return results.RunDir(out).File(results.RecvLogFile(f.Name))
+}
 
 // serverWork is what flow i's server does besides downloads: it receives
 // the flow's upload, or its datagrams, and logs them.
@@ -165,7 +166,7 @@ func (r *runner) workColumns(t *results.SeriesTable) error {
 			for _, row := range rows {
 				at, v = append(at, row.T), append(v, float64(row.Latency)/1e6)
 			}
-			name = "flow." + f.Name + ".latency_ms"
+			name = results.FlowSeries(f.Name, results.SeriesLatency)
 		case config.KindCBR:
 			pkts, err := results.ReadCBRFile(kindLog(r.o.Out, f))
 			if errors.Is(err, os.ErrNotExist) {
@@ -177,7 +178,7 @@ func (r *runner) workColumns(t *results.SeriesTable) error {
 			for _, p := range pkts {
 				at, v = append(at, p.Recv), append(v, float64(p.Recv-p.Sent)/1e6)
 			}
-			name = "flow." + f.Name + ".owd_ms"
+			name = results.FlowSeries(f.Name, results.SeriesOWD)
 		default:
 			continue
 		}

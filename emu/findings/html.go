@@ -36,7 +36,8 @@ func figureKind(metric string) string {
 		return "jfi"
 	case metric == results.MetricUtilization:
 		return "utilization"
-	case strings.HasPrefix(metric, "flow.") && strings.HasSuffix(metric, ".goodput_mbps"):
+	}
+	if _, ok := results.GoodputFlow(metric); ok {
 		return "flows"
 	}
 	return ""
@@ -72,7 +73,7 @@ func HTML(rep *Report, r Results, figs []Figure) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	if err := htmlTemplate.Execute(&b, d); err != nil {
-		return nil, fmt.Errorf("%s: %w", HTMLFile, err)
+		return nil, fmt.Errorf("%s: %w", results.ReportFile, err)
 	}
 	return b.Bytes(), nil
 }

@@ -8,13 +8,6 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// JSONFile is the verdict file's name; HTMLFile the report page's, named
-// as every report emu writes.
-const (
-	JSONFile = "reproduce.json"
-	HTMLFile = results.ReportFile
-)
-
 // Meta is what a reproduction was made with; the caller fills it.
 type Meta struct {
 	Scale      string        // quick or paper
@@ -60,7 +53,7 @@ func NewReport(m Meta, fs []Finding, r Results) *Report {
 func (rep *Report) JSON() ([]byte, error) {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", JSONFile, err)
+		return nil, fmt.Errorf("%s: %w", results.ReproduceFile, err)
 	}
 	return append(b, '\n'), nil
 }
@@ -69,10 +62,10 @@ func (rep *Report) JSON() ([]byte, error) {
 func ReadReport(b []byte) (*Report, error) {
 	var rep Report
 	if err := json.Unmarshal(b, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", JSONFile, err)
+		return nil, fmt.Errorf("%s: %w", results.ReproduceFile, err)
 	}
 	if rep.Version != reportVersion {
-		return nil, fmt.Errorf("%s: version %d, this emu reads version %d", JSONFile, rep.Version, reportVersion)
+		return nil, fmt.Errorf("%s: version %d, this emu reads version %d", results.ReproduceFile, rep.Version, reportVersion)
 	}
 	return &rep, nil
 }

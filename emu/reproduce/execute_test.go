@@ -150,14 +150,14 @@ func TestWriteReport(t *testing.T) {
 	if rep.Scale != "quick" || rep.Repeat != 3 || strings.Join(rep.Parts, ",") != "core" || rep.WallTimeS != 90 {
 		t.Errorf("report: scale %s, repeat %d, parts %v, wall %v s", rep.Scale, rep.Repeat, rep.Parts, rep.WallTimeS)
 	}
-	b, err := os.ReadFile(filepath.Join(root, JSONFile))
+	b, err := os.ReadFile(filepath.Join(root, results.ReproduceFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := findings.ReadReport(b); err != nil || len(got.Findings) != len(rep.Findings) {
 		t.Errorf("reproduce.json: %v", err)
 	}
-	page, err := os.ReadFile(filepath.Join(root, ReportFile))
+	page, err := os.ReadFile(filepath.Join(root, results.ReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestRecordAloneResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := t.TempDir()
-	for _, name := range []string{JSONFile, ReportFile} {
+	for _, name := range []string{results.ReproduceFile, results.ReportFile} {
 		copyFile(t, filepath.Join(root, name), filepath.Join(kept, name))
 	}
 	for _, s := range p.Sweeps {

@@ -69,7 +69,7 @@ func (j *Job) Report(w io.Writer, dir string) error {
 		if err := WriteVerdicts(w, rep); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nreport: %s, %s\n", filepath.Join(dir, ReportFile), filepath.Join(dir, JSONFile))
+		fmt.Fprintf(w, "\nreport: %s, %s\n", filepath.Join(dir, results.ReportFile), filepath.Join(dir, results.ReproduceFile))
 	}
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -40,10 +41,10 @@ func TestJobSession(t *testing.T) {
 	if plan < 0 || writing < plan || preset < writing || !strings.Contains(log, "expected disk use: ") {
 		t.Errorf("log does not give the plan, then where it writes, then the first preset:\n%s", log)
 	}
-	if !strings.Contains(out, "report: "+filepath.Join(dir, ReportFile)) {
+	if !strings.Contains(out, "report: "+filepath.Join(dir, results.ReportFile)) {
 		t.Errorf("no report after the stop:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, JSONFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, results.ReproduceFile)); err != nil {
 		t.Error(err)
 	}
 

@@ -16,13 +16,6 @@ import (
 	"github.com/dc-emu/emu/internal/invoker"
 )
 
-// Files of a reproduction's directory, beside one sweep directory per
-// preset.
-const (
-	ReportFile = findings.HTMLFile // report.html
-	JSONFile   = findings.JSONFile // reproduce.json
-)
-
 // ReportOptions say what a report was made with.
 type ReportOptions struct {
 	// Session is the wall time of this session; the wall time of earlier
@@ -81,10 +74,10 @@ func WriteReport(root string, p *Plan, o ReportOptions) (*findings.Report, error
 	if err != nil {
 		return nil, err
 	}
-	if err := results.WriteFile(filepath.Join(root, JSONFile), js); err != nil {
+	if err := results.WriteFile(filepath.Join(root, results.ReproduceFile), js); err != nil {
 		return nil, err
 	}
-	if err := results.WriteFile(filepath.Join(root, ReportFile), page); err != nil {
+	if err := results.WriteFile(filepath.Join(root, results.ReportFile), page); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -92,7 +85,7 @@ func WriteReport(root string, p *Plan, o ReportOptions) (*findings.Report, error
 
 // readReport reads root's reproduce.json; nil when there is none.
 func readReport(root string) (*findings.Report, error) {
-	b, err := invoker.ReadFile(filepath.Join(root, JSONFile))
+	b, err := invoker.ReadFile(filepath.Join(root, results.ReproduceFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -43,6 +43,11 @@ const (
 	// ReportFile is the one-page HTML report of a run (emu analyze), a
 	// sweep and a reproduction.
 	ReportFile = "report.html"
+	// ReproduceFile is a reproduction's verdicts on the paper's findings
+	// (emu reproduce), beside its report and one sweep per preset.
+	ReproduceFile = "reproduce.json"
+	// CalibrationFile is what emu calibrate writes into its directory.
+	CalibrationFile = "calibration.json"
 )
 
 // RunDir is a run directory: what one emu run wrote (docs/results.md).

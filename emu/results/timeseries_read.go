@@ -28,10 +28,8 @@ func (ts *Timeseries) Column(name string) []float64 { return ts.values[name] }
 func (ts *Timeseries) Flows() []string {
 	var out []string
 	for _, c := range ts.Columns {
-		if name, ok := strings.CutPrefix(c, "flow."); ok {
-			if name, ok := strings.CutSuffix(name, ".goodput_mbps"); ok {
-				out = append(out, name)
-			}
+		if name, ok := SeriesFlow(c, SeriesGoodput); ok {
+			out = append(out, name)
 		}
 	}
 	return out
@@ -42,8 +40,8 @@ func (ts *Timeseries) Flows() []string {
 func (ts *Timeseries) Links() []string {
 	seen := map[string]bool{}
 	for _, c := range ts.Columns {
-		for _, suf := range []string{".capacity_mbps", ".throughput_mbps"} {
-			if p, ok := strings.CutSuffix(c, suf); ok && strings.HasPrefix(p, "link") {
+		for _, q := range []string{SeriesCapacity, SeriesThroughput} {
+			if p, ok := SeriesDir(c, q); ok {
 				seen[p] = true
 			}
 		}
@@ -68,7 +66,7 @@ func ReadTimeseries(r io.Reader, name string) (*Timeseries, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(header) == 0 || strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) != "t_s" {
+	if len(header) == 0 || strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) != SeriesTime {
 		return nil, fmt.Errorf("%s:1: first column is %q, want t_s", name, header[0])
 	}
 	ts := &Timeseries{values: map[string][]float64{}}

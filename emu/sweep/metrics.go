@@ -3,7 +3,6 @@ package sweep
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
@@ -24,8 +23,9 @@ func metricLabel(m string) string {
 		return "Jain's fairness index"
 	case m == results.MetricUtilization:
 		return "goodput / bottleneck capacity"
-	case strings.HasPrefix(m, "flow.") && strings.HasSuffix(m, ".goodput_mbps"):
-		return fmt.Sprintf("goodput of %s (Mbit/s)", strings.TrimSuffix(strings.TrimPrefix(m, "flow."), ".goodput_mbps"))
+	case isFlowGoodput(m):
+		f, _ := results.GoodputFlow(m)
+		return fmt.Sprintf("goodput of %s (Mbit/s)", f)
 	case workloadLabel(m) != "":
 		return workloadLabel(m)
 	}
@@ -92,3 +92,6 @@ func usedLinks(s *results.Summary) map[string]bool {
 	}
 	return used
 }
+
+// isFlowGoodput says whether m is one flow's goodput metric.
+func isFlowGoodput(m string) bool { _, ok := results.GoodputFlow(m); return ok }

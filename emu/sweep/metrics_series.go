@@ -98,7 +98,7 @@ func goodputSpan(ts *results.Timeseries) (first, last int) {
 	first, last = -1, -1
 	for i := range ts.T {
 		for _, f := range ts.Flows() {
-			if ts.Column("flow." + f + ".goodput_mbps")[i] > 0 {
+			if ts.Column(results.FlowSeries(f, results.SeriesGoodput))[i] > 0 {
 				if first < 0 {
 					first = i
 				}
@@ -123,7 +123,7 @@ func underused(ts *results.Timeseries, first, last int, downs []string, used map
 			if len(used) > 0 && !used[name] {
 				continue
 			}
-			c, th := ts.Column(name+".down.capacity_mbps"), ts.Column(name+".down.throughput_mbps")
+			c, th := ts.Column(results.DirSeries(name+".down", results.SeriesCapacity)), ts.Column(results.DirSeries(name+".down", results.SeriesThroughput))
 			if c == nil || th == nil || !(c[i] > 0) || math.IsNaN(th[i]) {
 				continue
 			}
@@ -139,7 +139,7 @@ func underused(ts *results.Timeseries, first, last int, downs []string, used map
 // utilizationP99 is the 99th percentile of a downlink's throughput over
 // capacity in bins first..last that have capacity; NaN without any.
 func utilizationP99(ts *results.Timeseries, first, last int, name string) float64 {
-	c, th := ts.Column(name+".down.capacity_mbps"), ts.Column(name+".down.throughput_mbps")
+	c, th := ts.Column(results.DirSeries(name+".down", results.SeriesCapacity)), ts.Column(results.DirSeries(name+".down", results.SeriesThroughput))
 	if first < 0 || c == nil || th == nil {
 		return math.NaN()
 	}
@@ -173,7 +173,7 @@ func windowJFI(ts *results.Timeseries, window float64) float64 {
 	share := make([]float64, len(flows))
 	for start := first; start+per-1 <= last; start += per {
 		for k, f := range flows {
-			col := ts.Column("flow." + f + ".goodput_mbps")
+			col := ts.Column(results.FlowSeries(f, results.SeriesGoodput))
 			share[k] = 0
 			for i := start; i < start+per; i++ {
 				if !math.IsNaN(col[i]) {

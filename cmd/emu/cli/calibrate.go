@@ -54,7 +54,7 @@ degraded: where these start to move is this machine's limit.`,
 			if err != nil {
 				return err
 			}
-			return reportCalibration(e, filepath.Join(o.Out, "calibration.json"), cal, asJSON, func(w io.Writer) { results.WriteCalibration(w, cal) })
+			return reportCalibration(e, filepath.Join(o.Out, results.CalibrationFile), cal, asJSON, func(w io.Writer) { results.WriteCalibration(w, cal) })
 		},
 	}
 	c.Flags().StringVar(&sf.scenario, "scenario", "throughput", "scenario whose first flow is measured")
