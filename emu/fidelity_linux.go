@@ -59,7 +59,7 @@ func (r *runner) judgeFidelity() *fidelity.Fidelity {
 	pdcpCounters := r.em.PDCP()
 	for _, dir := range r.em.PDCPDirs() {
 		if b := pdcpCounters[dir].Batch; b != nil {
-			fm.BatchPaths = append(fm.BatchPaths, fidelity.BatchPath{Direction: dir, SocketDrops: b.SocketDrops, TUNRefused: b.TUNRefused})
+			fm.BatchPaths = append(fm.BatchPaths, fidelity.BatchPath{Direction: dir, SocketDrops: b.SocketDrops, TUNRefused: b.TUNRefused, TUNDropped: b.TUNDropped})
 		}
 	}
 	fm.HostSteal, fm.HostStealKnown = m.probe.steal, m.probe.stealOK

@@ -197,12 +197,14 @@ func endpointWaitCheck(e Endpoint, subject string, th Thresholds) Check {
 }
 
 // batchCheck fails when the PDCP batch path lost packets between the
-// links and the receiver, or between the receiver and the kernel: losses
+// kernel and the transmitting proxy, between the links and the receiver,
+// or between the receiver and the kernel: losses
 // the emulated network did not cause, from a proxy that did not keep up.
 func batchCheck(b BatchPath) Check {
-	lost := b.SocketDrops + b.TUNRefused
+	lost := b.SocketDrops + b.TUNRefused + b.TUNDropped
 	c := Check{Name: CheckBatchLost, Subject: "pdcp " + b.Direction, Value: float64(lost), Unit: UnitPackets, OK: lost == 0}
-	c.Detail = fmt.Sprintf("the batch path's receiving gateway dropped %d PDUs in its socket and %d in refused TUN writes", b.SocketDrops, b.TUNRefused)
+	c.Detail = fmt.Sprintf("the batch path's transmitting gateway dropped %d packets in its TUN's full queue; its receiving gateway %d PDUs in its socket and %d in refused TUN writes",
+		b.TUNDropped, b.SocketDrops, b.TUNRefused)
 	if !c.OK {
 		c.Detail += ": the proxy did not keep up (the host was busy or the rate beyond it), and those losses are the emulator's, not the network's"
 	}

@@ -97,4 +97,5 @@ type BatchPath struct {
 	Direction   string `json:"direction"` // down or up
 	SocketDrops uint64 `json:"socket_drops"`
 	TUNRefused  uint64 `json:"tun_refused"`
+	TUNDropped  uint64 `json:"tun_dropped"` // by the transmitting gateway's TUN
 }

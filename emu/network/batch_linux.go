@@ -145,10 +145,16 @@ func (b *batchDir) counters() results.PDCPCounters {
 	rx, _ := b.rx.Snapshot()
 	c := pdcpCounters(tx.Tx, rx.Rx)
 	c.Malformed = rx.Malformed
+	// An error means the namespace is gone: the run has ended and read
+	// the counts before.
 	drops, err := b.rx.SocketDrops()
 	if err != nil {
-		drops = 0 // the namespace is gone: the run has ended and read it before
+		drops = 0
 	}
-	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops}
+	tunDrops, err := b.tx.TUNDrops()
+	if err != nil {
+		tunDrops = 0
+	}
+	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops, TUNDropped: tunDrops}
 	return c
 }

@@ -37,4 +37,8 @@ type BatchPath struct {
 	// them). Both are losses the link did not cause.
 	TUNRefused  uint64 `json:"tun_refused"`
 	SocketDrops uint64 `json:"socket_drops"`
+	// TUNDropped counts the packets the transmitting gateway's TUN
+	// dropped with its queue full, before the proxy read them: SDUs lost
+	// before PDCP saw them, not by the link either.
+	TUNDropped uint64 `json:"tun_dropped"`
 }

@@ -48,6 +48,10 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 		if e.tun, err = tun.CreateTUN(name, mtu); err != nil {
 			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
 		}
+		if err := growTUNQueue(name); err != nil {
+			e.tun.Close()
+			return err
+		}
 		before := socketFDs()
 		if e.recvs, _, err = e.bind.Open(port); err != nil {
 			e.tun.Close()
