@@ -12,9 +12,12 @@
 // values (a pdcp.Split, an object spec), not text to parse again. What a
 // component owns, it checks: the DC scheduler's defaults, ranges and names
 // are pdcp's (DC.Sched is a pdcp.SchedulerConfig), and Validate maps pdcp's
-// field errors to the keys (dc.go). The components never see a Config:
-// package emu compiles one into their settings once per run.
+// field errors to the keys (dc.go). The components never see a Config,
+// not even through another package (internal/layout checks it): package
+// emu compiles one into their settings once per run, and SchedulesFrom
+// turns its traces into each link direction's replay.Schedule.
 //
-// The package is pure: it reads no file and touches no kernel object, so
-// emu, emu/sweep, analysis and the CLI can all use it anywhere.
+// The package is pure: it touches no kernel object, and reads trace files
+// only through the traces.Disk its caller gives (the user's files, as the
+// user, under sudo), so emu, emu/sweep and the CLI can use it anywhere.
 package config

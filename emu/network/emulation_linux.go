@@ -59,7 +59,7 @@ func Start(ctx context.Context, cfg config.Config, o Options) (*Emulation, error
 			}
 		}
 	}
-	scheds, err := replay.SchedulesFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
+	scheds, err := config.SchedulesFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err
 	}

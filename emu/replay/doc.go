@@ -1,6 +1,6 @@
-// Package replay turns bandwidth traces into the rate changes of a link
-// direction: it loads the traces a configuration names (shipped or from
-// files, transformed by the trace options) and plays them as a pure
+// Package replay turns traces into the rate, delay and loss changes of a
+// link direction (emu/config loads the traces a configuration names into
+// a Schedule per direction) and plays them as a pure
 // function of the time since the replay started, returning what holds now
 // and when the next change is due (quic-go's pacer style: the caller owns
 // the one timer). Outages are timed so that HTB's debt from the packet that

@@ -132,3 +132,10 @@ func (p *Player) Drive(elapsed time.Duration) (st tracefmt.Step, rate float64, w
 	hold := left.Seconds() + HoldPacketBits/resume
 	return st, HoldPacketBits / hold, min(wake, elapsed+HoldRecheck(left)), true
 }
+
+// Schedule is what drives one link direction over time: its rate (nil
+// where constant) and its delay and loss (nil where both are constant).
+type Schedule struct {
+	Rate   *Player
+	Impair *Impairments
+}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/tracefmt"
+	"github.com/dc-emu/emu/traces"
 )
 
 // playerTrace builds a validated trace from (start, down, up) triples.
@@ -411,7 +411,11 @@ func htbModel(settings func(el time.Duration) (rate float64, wake time.Duration,
 // link at the first empty window, while Drive's delivers the trace's
 // capacity. TestTraceReplayMahimahi checks the same on the kernel.
 func TestPlayerDriveHTBModel(t *testing.T) {
-	tr, err := LoadTrace("mahimahi-verizon-lte-short", config.TraceOptions{Window: 10 * time.Millisecond, Duration: 60 * time.Second})
+	full, err := traces.Load("mahimahi-verizon-lte-short", tracefmt.ReadOptions{Window: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := full.Transform(tracefmt.Options{Duration: 60 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/dc-emu/emu/emu/config"
 )
 
 // FileSlug makes a sweep key or metric name part of a figure's file name
@@ -99,9 +97,6 @@ type Point struct {
 	// Params are the canonical keys whose value differs from the base;
 	// Unset marks a key the point does not have (fewer flows).
 	Params map[string]string `json:"params"`
-	// Config is the resolved configuration (seed 0); only in plans made by
-	// sweep.NewPlan, not in plans read from plan.json.
-	Config config.Config `json:"-"`
 	// Baseline is the id of the point this one's relative goodput divides
 	// by, when an axis has a baseline (itself for a baseline point).
 	Baseline string `json:"baseline,omitempty"`

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
-	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/workload"
 	"github.com/dc-emu/emu/internal/invoker"
@@ -68,11 +67,11 @@ func EstimateWall(p *results.Plan, runs []results.Run, s Schedule) time.Duration
 
 // estimatePoint is EstimateRun of a point's configuration.
 func estimatePoint(p *results.Plan, id string) time.Duration {
-	pt, ok := p.Point(id)
-	if !ok || pt.Config.Scenario == "" {
+	cfg, err := PointConfig(p, id)
+	if err != nil {
 		return RunOverhead
 	}
-	return EstimateRun(pt.Config)
+	return EstimateRun(cfg)
 }
 
 // EstimateRun returns the expected wall time of one run of cfg:
@@ -236,7 +235,7 @@ func linkRates(cfg config.Config, up bool) [2]float64 {
 	if up {
 		rates, dir = [2]float64{cfg.Links[0].Up.Rate, cfg.Links[1].Up.Rate}, 1
 	}
-	scheds, err := replay.SchedulesFrom(invoker.Disk{}, &cfg) // under sudo, as the user: the estimate shows what a trace holds
+	scheds, err := config.SchedulesFrom(invoker.Disk{}, &cfg) // under sudo, as the user: the estimate shows what a trace holds
 	if err != nil {
 		return rates
 	}

@@ -38,8 +38,8 @@ func EstimateDisk(p *results.Plan, runs []results.Run, q results.QlogPolicy) flo
 		b, ok := per[r.Point]
 		if !ok {
 			b = RunFilesBytes
-			if pt, found := p.Point(r.Point); found && pt.Config.Scenario != "" {
-				b = EstimateRunDisk(pt.Config, q)
+			if cfg, err := PointConfig(p, r.Point); err == nil {
+				b = EstimateRunDisk(cfg, q)
 			}
 			per[r.Point] = b
 		}

@@ -94,7 +94,7 @@ func TestMakespan(t *testing.T) {
 func TestEstimateWall(t *testing.T) {
 	p := testPlan(t, Spec{Axes: axes(t, "dc.batch=25,100"), Repeat: 2,
 		Settings: []config.Setting{{Key: "link.trace", Value: "none"}, {Key: "flow.size", Value: "20MB"}}})
-	one := EstimateRun(p.Points[0].Config)
+	one := EstimateRun(pointConfig(t, p, p.Points[0].ID))
 	for _, tc := range []struct {
 		s    Schedule
 		want time.Duration
@@ -109,12 +109,17 @@ func TestEstimateWall(t *testing.T) {
 			t.Errorf("%+v: %v, want %v", tc.s, got, tc.want)
 		}
 	}
-	// A point without a resolved configuration (a plan read back from
-	// plan.json) counts the overhead alone.
-	bare := *p
-	bare.Points = []results.Point{{ID: "p01"}, {ID: "p02"}}
-	if got := EstimateWall(&bare, p.Runs, Schedule{}); got != 4*RunOverhead {
-		t.Errorf("bare plan: %v", got)
+	// A plan read back from plan.json resolves its points again and
+	// estimates as the one NewPlan made; a point whose settings do not
+	// resolve counts the overhead alone.
+	back := *p
+	back.Points = []results.Point{{ID: "p01", Settings: []string{"dc.batch=25"}}, {ID: "p02", Settings: []string{"dc.batch=100"}}}
+	if got, want := EstimateWall(&back, p.Runs, Schedule{}), EstimateWall(p, p.Runs, Schedule{}); got != want {
+		t.Errorf("plan read back: %v, want %v", got, want)
+	}
+	back.Points = []results.Point{{ID: "p01", Settings: []string{"no.such=1"}}, {ID: "p02", Settings: []string{"no.such=1"}}}
+	if got := EstimateWall(&back, p.Runs, Schedule{}); got != 4*RunOverhead {
+		t.Errorf("points that do not resolve: %v, want %v", got, 4*RunOverhead)
 	}
 	if s := WallTimes(p, p.Runs, 1); !strings.HasPrefix(s, round(4*one).String()+" with 1 job, ") {
 		t.Errorf("WallTimes: %s", s)
@@ -179,7 +184,7 @@ func TestElapsedIn(t *testing.T) {
 		t.Errorf("nothing done: %+v", e)
 	}
 	// Every run takes twice what the model expects.
-	one := EstimateRun(p.Points[0].Config)
+	one := EstimateRun(pointConfig(t, p, p.Points[0].ID))
 	f := &sweeptest.Runner{DurationS: (2*one - RunOverhead).Seconds()}
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run, Shard: Shard{1, 2}}); err != nil {
 		t.Fatal(err)

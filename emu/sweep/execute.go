@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
@@ -341,15 +340,17 @@ func (x *executor) start(ctx context.Context, done chan<- ended) error {
 	x.queue = x.queue[1:]
 	r := a.run
 	pt, ok := x.p.Point(r.Point)
-	if !ok || pt.Config.Scenario == "" {
-		return fmt.Errorf("sweep: run %s: point %s has no resolved configuration (the plan must come from NewPlan)", r.ID, r.Point)
+	if !ok {
+		return fmt.Errorf("sweep: run %s: the plan has no point %s", r.ID, r.Point)
+	}
+	cfg, err := PointConfig(x.p, r.Point)
+	if err != nil {
+		return fmt.Errorf("sweep: run %s: %w", r.ID, err)
 	}
 	runDir := string(results.SweepDir(x.dir).Run(r.ID))
 	if err := os.RemoveAll(runDir); err != nil {
 		return fmt.Errorf("sweep: clear %s: %w", runDir, err)
 	}
-	cfg := pt.Config
-	cfg.Flows = slices.Clone(cfg.Flows)
 	cfg.Seed = r.Seed
 	x.account()
 	l := &live{attempt: a, started: x.now()}

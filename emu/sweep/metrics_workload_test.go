@@ -102,9 +102,10 @@ func mustSettings(t *testing.T, kv ...string) []config.Setting {
 }
 
 func TestWorkloadPresets(t *testing.T) {
-	for _, pt := range namedPresetPlan(t, "rrul").Points {
+	p := namedPresetPlan(t, "rrul")
+	for _, pt := range p.Points {
 		var kinds []string
-		for _, f := range pt.Config.Flows {
+		for _, f := range pointConfig(t, p, pt.ID).Flows {
 			kinds = append(kinds, f.Kind+"/"+f.Direction)
 		}
 		if strings.Join(kinds, " ") != "bulk/down bulk/up rr/down cbr/down" {
@@ -113,8 +114,9 @@ func TestWorkloadPresets(t *testing.T) {
 	}
 	// Satellite: one object of the point's size per run on a new
 	// connection, or (ngtcp2) one download of that size.
-	for _, pt := range namedPresetPlan(t, "satellite").Points {
-		f := pt.Config.Flows[0]
+	p = namedPresetPlan(t, "satellite")
+	for _, pt := range p.Points {
+		f := pointConfig(t, p, pt.ID).Flows[0]
 		size := units.FormatSize(f.Size)
 		switch {
 		case pt.Labels["stack"] == "ngtcp2-bbr":
@@ -126,11 +128,12 @@ func TestWorkloadPresets(t *testing.T) {
 		}
 	}
 	steered := 0
-	for _, pt := range namedPresetPlan(t, "steering").Points {
-		if pt.Config.Flows[1].Kind != "rr" {
-			t.Errorf("steering %s: flow 1 is %s", pt.ID, pt.Config.Flows[1].Kind)
+	p = namedPresetPlan(t, "steering")
+	for _, pt := range p.Points {
+		if pointConfig(t, p, pt.ID).Flows[1].Kind != "rr" {
+			t.Errorf("steering %s: flow 1 is %s", pt.ID, pointConfig(t, p, pt.ID).Flows[1].Kind)
 		}
-		if pt.Config.Flows[1].Steered() {
+		if pointConfig(t, p, pt.ID).Flows[1].Steered() {
 			steered++
 		}
 	}

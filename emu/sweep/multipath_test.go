@@ -50,11 +50,11 @@ func TestMultipathGridPlan(t *testing.T) {
 	if single == nil || single.Baseline != single.ID || single.Labels["capacity_ratio"] != AnyLabel || single.Labels["delay_ratio"] != AnyLabel {
 		t.Fatalf("single-path point %+v", single)
 	}
-	if c := single.Config; c.Flows[0].Path != config.PathLink1 || c.Links[1].Down.Rate != 20e6 {
+	if c := pointConfig(t, p, single.ID); c.Flows[0].Path != config.PathLink1 || c.Links[1].Down.Rate != 20e6 {
 		t.Errorf("single path: path %s, link2 %v bit/s", c.Flows[0].Path, c.Links[1].Down.Rate)
 	}
 	for _, pt := range p.Points {
-		c := pt.Config
+		c := pointConfig(t, p, pt.ID)
 		if c.Links[0].Down.Rate != 20e6 || c.Links[0].Down.Delay.Milliseconds() != 10 || c.Flows[0].Proto != "tcp" || c.Flows[0].CC != "cubic" {
 			t.Errorf("%s: link1 %v bit/s %v, flow %+v", pt.ID, c.Links[0].Down.Rate, c.Links[0].Down.Delay, c.Flows[0])
 		}

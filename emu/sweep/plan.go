@@ -40,6 +40,25 @@ type Spec struct {
 	Seed uint64
 }
 
+// PointConfig resolves point id of plan p (seed 0): the scenario with the
+// base settings and then the point's own, as NewPlan resolved it. A plan
+// read back from plan.json resolves as the one NewPlan made.
+func PointConfig(p *results.Plan, id string) (config.Config, error) {
+	pt, ok := p.Point(id)
+	if !ok {
+		return config.Config{}, fmt.Errorf("sweep: the plan has no point %s", id)
+	}
+	sets, err := parseSettings(append(slices.Clone(p.Settings), pt.Settings...))
+	if err != nil {
+		return config.Config{}, fmt.Errorf("sweep: point %s: %w", id, err)
+	}
+	cfg, err := config.Resolve(p.Scenario, sets)
+	if err != nil {
+		return config.Config{}, fmt.Errorf("sweep: point %s: %w", id, err)
+	}
+	return cfg, nil
+}
+
 // NewPlan resolves a spec: it builds every point's configuration and fails,
 // naming the axis, value and key, if any does not validate, so that a bad
 // value stops the sweep before the first run.
@@ -111,7 +130,7 @@ func NewPlan(s Spec) (*results.Plan, error) {
 		byConfig[key] = len(p.Points)
 		comboPoint[ci] = len(p.Points)
 		p.Points = append(p.Points, results.Point{
-			Labels: maps.Clone(c.labels), Settings: c.settings, Params: diff(p.Base, vals), Config: cfg,
+			Labels: maps.Clone(c.labels), Settings: c.settings, Params: diff(p.Base, vals),
 		})
 	}
 	width := max(2, len(fmt.Sprint(len(p.Points))))

@@ -82,7 +82,7 @@ func TestOneAtATime(t *testing.T) {
 		if !maps.Equal(pt.Labels, w.labels) || !maps.Equal(pt.Params, w.params) {
 			t.Errorf("point %d = labels %v params %v, want %v %v", i, pt.Labels, pt.Params, w.labels, w.params)
 		}
-		if pt.Config.DC.Sched.Batch == 0 {
+		if pointConfig(t, p, pt.ID).DC.Sched.Batch == 0 {
 			t.Errorf("point %d has no resolved configuration", i)
 		}
 	}
@@ -113,8 +113,8 @@ func TestGrid(t *testing.T) {
 			t.Errorf("%s labels %v, want both axes", pt.ID, pt.Labels)
 		}
 		seen[pt.Labels["dc.batch"]+" "+pt.Labels["dc.split"]] = true
-		if pt.Config.DC.Sched.Split.String() != pt.Labels["dc.split"] || pt.Params["dc.split"] != pt.Labels["dc.split"] && pt.Labels["dc.split"] != "1:1" {
-			t.Errorf("%s: config split %s params %v labels %v", pt.ID, pt.Config.DC.Sched.Split.String(), pt.Params, pt.Labels)
+		if pointConfig(t, p, pt.ID).DC.Sched.Split.String() != pt.Labels["dc.split"] || pt.Params["dc.split"] != pt.Labels["dc.split"] && pt.Labels["dc.split"] != "1:1" {
+			t.Errorf("%s: config split %s params %v labels %v", pt.ID, pointConfig(t, p, pt.ID).DC.Sched.Split.String(), pt.Params, pt.Labels)
 		}
 	}
 	if len(seen) != 6 {
@@ -255,8 +255,18 @@ func TestPlanRateAndTraceConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pt := range p.Points {
-		if pt.Config.Links[0].Trace != "" || pt.Params["link1.trace"] != "none" {
-			t.Errorf("point %s: link1 trace %q, params %v", pt.ID, pt.Config.Links[0].Trace, pt.Params)
+		if pointConfig(t, p, pt.ID).Links[0].Trace != "" || pt.Params["link1.trace"] != "none" {
+			t.Errorf("point %s: link1 trace %q, params %v", pt.ID, pointConfig(t, p, pt.ID).Links[0].Trace, pt.Params)
 		}
 	}
+}
+
+// pointConfig is PointConfig of a point that must resolve.
+func pointConfig(t *testing.T, p *results.Plan, id string) config.Config {
+	t.Helper()
+	cfg, err := PointConfig(p, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

@@ -53,7 +53,8 @@ func TestPresetsResolve(t *testing.T) {
 			t.Errorf("preset %s: link1.trace=%s (only the lte and leo presets replay a trace in their base)", pr.Name, trace)
 		}
 		for _, pt := range p.Points {
-			if err := pt.Config.Validate(); err != nil {
+			c := pointConfig(t, p, pt.ID)
+			if err := c.Validate(); err != nil {
 				t.Errorf("preset %s point %s: %v", pr.Name, pt.ID, err)
 			}
 		}
@@ -77,12 +78,13 @@ func TestPresetContents(t *testing.T) {
 		t.Errorf("batch preset base %s %s %s", b.Base["link1.down.rate"], b.Base["dc.t_reordering"], b.Base["dc.split"])
 	}
 	// Matching split: each point's split equals its bandwidth ratio.
-	for _, pt := range namedPresetPlan(t, "bw-ratio-matched").Points {
-		r1, r2 := pt.Config.Links[0].Down.Rate, pt.Config.Links[1].Down.Rate
-		sp := pt.Config.DC.Sched.Split
+	p := namedPresetPlan(t, "bw-ratio-matched")
+	for _, pt := range p.Points {
+		r1, r2 := pointConfig(t, p, pt.ID).Links[0].Down.Rate, pointConfig(t, p, pt.ID).Links[1].Down.Rate
+		sp := pointConfig(t, p, pt.ID).DC.Sched.Split
 		a, c := sp[0], sp[1]
 		if (r1/r2)-(a/c) > 1e-9 || (a/c)-(r1/r2) > 1e-9 {
-			t.Errorf("point %s: rates %v:%v, split %s", pt.ID, r1, r2, pt.Config.DC.Sched.Split.String())
+			t.Errorf("point %s: rates %v:%v, split %s", pt.ID, r1, r2, pointConfig(t, p, pt.ID).DC.Sched.Split.String())
 		}
 		if r1+r2 != 40e6 {
 			t.Errorf("point %s: rates %v + %v, want a mean of 20 Mbit/s", pt.ID, r1, r2)
@@ -96,7 +98,7 @@ func TestPresetContents(t *testing.T) {
 		t.Errorf("satellite: %d points, want 4 pairs × 5 RTTs × 4 sizes × 6 stacks", len(sat.Points))
 	}
 	for _, pt := range sat.Points {
-		c := pt.Config
+		c := pointConfig(t, sat, pt.ID)
 		want := pairs[pt.Labels["pair"]]
 		if c.DC.Enabled || c.Flows[0].Path != "link1" || c.Links[0].Down.Rate != want[0] || c.Links[0].Up.Rate != want[1] {
 			t.Errorf("satellite %s: %+v", pt.ID, c)
@@ -109,9 +111,10 @@ func TestPresetContents(t *testing.T) {
 		}
 	}
 	// LFN: the flow mixes have the named QUIC and TCP flows.
-	for _, pt := range namedPresetPlan(t, "lfn").Points {
+	p = namedPresetPlan(t, "lfn")
+	for _, pt := range p.Points {
 		var q, tc int
-		for _, f := range pt.Config.Flows {
+		for _, f := range pointConfig(t, p, pt.ID).Flows {
 			switch {
 			case f.Proto == "quic" && strings.HasPrefix(f.Name, "quic"):
 				q++
@@ -230,7 +233,7 @@ func TestPaperMethod(t *testing.T) {
 			t.Errorf("%s: the notes must name the figure, the queue and the implementation's difference from the paper's", pr.Name)
 		}
 		for _, pt := range p.Points {
-			c := pt.Config
+			c := pointConfig(t, p, pt.ID)
 			for _, l := range c.Links {
 				if got := l.Down.Queue.String(); got != "100ms" && pt.Labels["link.queue"] == "" {
 					t.Errorf("%s %s: queue %s, want the presets' 100ms", pr.Name, pt.ID, got)
@@ -287,7 +290,7 @@ func TestQueuePreset(t *testing.T) {
 		t.Fatalf("queue-fairness: %d points, queues %v", len(p.Points), p.Vary[1].Values)
 	}
 	for _, pt := range p.Points {
-		c := pt.Config
+		c := pointConfig(t, p, pt.ID)
 		if got := c.Links[1].Down.Queue.String(); got != pt.Labels["link.queue"] {
 			t.Errorf("%s: queue %s, label %s", pt.ID, got, pt.Labels["link.queue"])
 		}
@@ -314,14 +317,14 @@ func TestJitterPresets(t *testing.T) {
 			t.Fatalf("%s: %d points, part %q, axes %v", name, len(p.Points), pr.Part, p.Vary)
 		}
 		for _, pt := range p.Points {
-			for _, l := range pt.Config.Links {
+			for _, l := range pointConfig(t, p, pt.ID).Links {
 				d := l.Down
 				jittered := d.Jitter.StdDev(d.Delay) > 0
 				if d.Reorder != (pt.Labels["jitter"] == "independent") || jittered != (pt.Labels["jitter"] != "none") {
 					t.Errorf("%s %s: reorder %v, jitter %v", name, pt.ID, d.Reorder, d.Jitter.StdDev(d.Delay))
 				}
 			}
-			if sum := pt.Config.Links[0].Down.Delay + pt.Config.Links[1].Down.Delay; sum < 200*time.Millisecond-time.Microsecond || sum > 200*time.Millisecond {
+			if sum := pointConfig(t, p, pt.ID).Links[0].Down.Delay + pointConfig(t, p, pt.ID).Links[1].Down.Delay; sum < 200*time.Millisecond-time.Microsecond || sum > 200*time.Millisecond {
 				t.Errorf("%s %s: delays sum to %v, want the high-delay scenario's 200 ms", name, pt.ID, sum)
 			}
 		}
@@ -346,7 +349,7 @@ func TestReproducePresets(t *testing.T) {
 			dur, _ := time.ParseDuration(sc.Duration)
 			size, _ := units.ParseSize(sc.Size)
 			for _, pt := range p.Points {
-				for _, f := range pt.Config.Flows {
+				for _, f := range pointConfig(t, p, pt.ID).Flows {
 					if pr.Scenario == "fairness" && f.Duration != dur || pr.Scenario == "throughput" && f.Size != size {
 						t.Errorf("%s %s %s: flow %s size %d duration %v", sc.Name, pr.Name, pt.ID, f.Name, f.Size, f.Duration)
 					}

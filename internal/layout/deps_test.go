@@ -92,3 +92,36 @@ func TestPurePackages(t *testing.T) {
 		t.Fatalf("go list described %d of %d packages", len(pkgs), len(args))
 	}
 }
+
+// knowsConfig are the packages that may depend on emu/config: the ones
+// that assemble a run or a sweep from it. Every other package of the
+// module (links, delay lines, proxies, endpoints, capture, replay,
+// results, analysis, …) takes what it needs as its own types, so it can
+// be tested, and reused, without a configuration.
+var knowsConfig = []string{"emu/config", "emu", "emu/network", "emu/sweep", "emu/sweep/sweeptest", "emu/reproduce", "cmd/emu", "cmd/emu/cli"}
+
+// TestComponentsDoNotKnowTheConfiguration checks, with `go list`, that no
+// package outside knowsConfig depends on emu/config, not even through
+// another package.
+func TestComponentsDoNotKnowTheConfiguration(t *testing.T) {
+	const cfg = module + "emu/config"
+	pkgs := goList(t, "./...")
+	knows := map[string]bool{cfg: true} // imports through which a package knows it
+	for _, p := range pkgs {
+		knows[p.ImportPath] = knows[p.ImportPath] || slices.Contains(p.Deps, cfg)
+	}
+	for _, p := range pkgs {
+		rel, _ := own(p.ImportPath)
+		if slices.Contains(knowsConfig, rel) || !knows[p.ImportPath] {
+			continue
+		}
+		var via []string
+		for _, imp := range p.Imports {
+			if knows[imp] {
+				mod, _ := own(imp)
+				via = append(via, mod)
+			}
+		}
+		t.Errorf("%s depends on emu/config through %s: only %s may", rel, strings.Join(via, ", "), strings.Join(knowsConfig, ", "))
+	}
+}

@@ -1,21 +1,21 @@
-package replay
+package config
 
 import (
 	"fmt"
 
-	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/tracefmt"
 	"github.com/dc-emu/emu/traces"
 )
 
 // LoadTrace reads a trace named in a configuration (shipped name or path)
 // and applies the configuration's trace options.
-func LoadTrace(name string, o config.TraceOptions) (*tracefmt.Trace, error) {
+func LoadTrace(name string, o TraceOptions) (*tracefmt.Trace, error) {
 	return LoadTraceFrom(traces.OSDisk{}, name, o)
 }
 
 // LoadTraceFrom is LoadTrace with trace files found on d.
-func LoadTraceFrom(d traces.Disk, name string, o config.TraceOptions) (*tracefmt.Trace, error) {
+func LoadTraceFrom(d traces.Disk, name string, o TraceOptions) (*tracefmt.Trace, error) {
 	ro := tracefmt.ReadOptions{Timestamps: o.Timestamps, Window: o.Window, Step: o.Step}
 	if o.Format != "" {
 		f, err := tracefmt.ParseFormat(o.Format)
@@ -35,29 +35,22 @@ func LoadTraceFrom(d traces.Disk, name string, o config.TraceOptions) (*tracefmt
 	return out, nil
 }
 
-// Schedule is what drives one link direction over time: its rate (nil
-// where constant) and its delay and loss (nil where both are constant).
-type Schedule struct {
-	Rate   *Player
-	Impair *Impairments
-}
-
 // Schedules reads each distinct trace of the configuration once and
 // returns each link direction's schedule ([link][0] down, [link][1] up).
-func Schedules(c *config.Config) ([2][2]Schedule, error) {
+func Schedules(c *Config) ([2][2]replay.Schedule, error) {
 	return SchedulesFrom(traces.OSDisk{}, c)
 }
 
 // SchedulesFrom is Schedules with trace files found on d (emu's runs: as
 // the user behind sudo).
-func SchedulesFrom(d traces.Disk, c *config.Config) ([2][2]Schedule, error) {
-	var out [2][2]Schedule
+func SchedulesFrom(d traces.Disk, c *Config) ([2][2]replay.Schedule, error) {
+	var out [2][2]replay.Schedule
 	type read struct {
 		name string
-		o    config.TraceOptions
+		o    TraceOptions
 	}
 	loaded := map[read]*tracefmt.Trace{}
-	load := func(key, name string, o config.TraceOptions) (*tracefmt.Trace, error) {
+	load := func(key, name string, o TraceOptions) (*tracefmt.Trace, error) {
 		if tr, ok := loaded[read{name, o}]; ok {
 			return tr, nil
 		}
@@ -77,23 +70,23 @@ func SchedulesFrom(d traces.Disk, c *config.Config) ([2][2]Schedule, error) {
 				return out, err
 			}
 			linkTrace = tr
-			out[i][0].Rate = &Player{Trace: tr, Loop: c.Trace.Loop}
+			out[i][0].Rate = &replay.Player{Trace: tr, Loop: c.Trace.Loop}
 			if c.Trace.Up {
 				if !tr.HasUp {
 					return out, fmt.Errorf("link%d.trace: trace.up is set but %s has no uplink rates", i+1, l.Trace)
 				}
-				out[i][1].Rate = &Player{Trace: tr, Up: true, Loop: c.Trace.Loop}
+				out[i][1].Rate = &replay.Player{Trace: tr, Up: true, Loop: c.Trace.Loop}
 			}
 		}
-		for k, sh := range []config.Shape{l.Down, l.Up} {
+		for k, sh := range []Shape{l.Down, l.Up} {
 			dir := lk + []string{"down", "up"}[k] + "."
-			im := &Impairments{Up: k == 1, Loop: c.Trace.Loop}
+			im := &replay.Impairments{Up: k == 1, Loop: c.Trace.Loop}
 			var err error
 			if im.Delay, err = impairment(load, dir+"delay_trace", sh.DelayTrace, lk+"trace="+l.Trace, linkTrace, true, c.Trace); err != nil {
 				return out, err
 			}
 			lossFrom := sh.LossTrace
-			if sh.Bursts.On() && lossFrom == config.FromLinkTrace {
+			if sh.Bursts.On() && lossFrom == FromLinkTrace {
 				lossFrom = "" // the burst model is the direction's loss
 			}
 			if im.Loss, err = impairment(load, dir+"loss_trace", lossFrom, lk+"trace="+l.Trace, linkTrace, false, c.Trace); err != nil {
@@ -108,10 +101,10 @@ func SchedulesFrom(d traces.Disk, c *config.Config) ([2][2]Schedule, error) {
 }
 
 // impairment finds the trace that drives a direction's delay (or loss):
-// its own (from), its link's when from is config.FromLinkTrace and that
+// its own (from), its link's when from is FromLinkTrace and that
 // carries the column, or none.
-func impairment(load func(key, name string, o config.TraceOptions) (*tracefmt.Trace, error),
-	key, from, linkKey string, linkTrace *tracefmt.Trace, delay bool, o config.TraceOptions) (*tracefmt.Trace, error) {
+func impairment(load func(key, name string, o TraceOptions) (*tracefmt.Trace, error),
+	key, from, linkKey string, linkTrace *tracefmt.Trace, delay bool, o TraceOptions) (*tracefmt.Trace, error) {
 	carries := func(t *tracefmt.Trace) bool { return t != nil && (delay && t.HasDelay || !delay && t.HasLoss) }
 	what := "loss"
 	if delay {
@@ -120,7 +113,7 @@ func impairment(load func(key, name string, o config.TraceOptions) (*tracefmt.Tr
 	switch from {
 	case "":
 		return nil, nil
-	case config.FromLinkTrace:
+	case FromLinkTrace:
 		if carries(linkTrace) {
 			return linkTrace, nil
 		}
@@ -132,7 +125,7 @@ func impairment(load func(key, name string, o config.TraceOptions) (*tracefmt.Tr
 	}
 	// A series file's values are a delay or a loss, never a rate: the
 	// format options of rate traces do not apply to it.
-	tr, err := load(key, from, config.TraceOptions{Offset: o.Offset, Duration: o.Duration, TimeScale: o.TimeScale, Step: o.Step})
+	tr, err := load(key, from, TraceOptions{Offset: o.Offset, Duration: o.Duration, TimeScale: o.TimeScale, Step: o.Step})
 	if err != nil {
 		return nil, err
 	}
