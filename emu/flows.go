@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"time"
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/network"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/workload"
 	"github.com/dc-emu/emu/topo"
 )
@@ -18,15 +20,26 @@ type flowEndpoints struct {
 	client endpoint.ClientConfig
 }
 
+// runFiles is what a run knows when it compiles its flows: its directory,
+// where every flow's logs go (emu/results' layout), the certificate it
+// made, and its epoch, the time every log counts from.
+type runFiles struct {
+	out           string
+	cert, certKey string
+	epoch         time.Time
+}
+
+func (rf runFiles) file(rel string) string { return results.RunDir(rf.out).File(rel) }
+
 // compileFlows turns a validated configuration, its seed chosen, into its
-// flows' endpoints, as the network compiles its own components' settings
-// (package network): the run adds the files and times it knows when it
-// starts them. It fails only when the working directory, which a sizes
-// file's relative name is resolved against, cannot be read.
-func compileFlows(cfg *config.Config) ([]flowEndpoints, error) {
+// flows' endpoints, every setting of each filled here and nowhere else, as
+// the network compiles its own components' settings (package network).
+// It fails only when the working directory, which a sizes file's relative
+// name is resolved against, cannot be read.
+func compileFlows(cfg *config.Config, rf runFiles) ([]flowEndpoints, error) {
 	var out []flowEndpoints
 	for i := range cfg.Flows {
-		fe, err := compileFlow(cfg, i)
+		fe, err := compileFlow(cfg, i, rf)
 		if err != nil {
 			return nil, fmt.Errorf("flows.%d: %w", i, err)
 		}
@@ -35,13 +48,14 @@ func compileFlows(cfg *config.Config) ([]flowEndpoints, error) {
 	return out, nil
 }
 
-// compileFlow is flow i's server and client, without the run's files.
-func compileFlow(cfg *config.Config, i int) (flowEndpoints, error) {
+// compileFlow is flow i's server and client.
+func compileFlow(cfg *config.Config, i int, rf runFiles) (flowEndpoints, error) {
 	f := cfg.Flows[i]
 	sc := endpoint.ServerConfig{
 		Impl: endpoint.Impl(f.ServerImpl), Proto: endpoint.Proto(f.Proto),
 		Listen: serverListen(f, i), CC: f.CC, MPTCP: f.Path == config.PathMPTCP,
 		ResumeBDP: f.Resume == config.ResumeBDP, ResumeCheck: f.ResumeCheck,
+		CertFile: rf.cert, KeyFile: rf.certKey,
 	}
 	if f.Size > 0 && f.Kind == config.KindBulk {
 		sc.Sizes = []int64{f.Size}
@@ -50,6 +64,7 @@ func compileFlow(cfg *config.Config, i int) (flowEndpoints, error) {
 		Impl: endpoint.Impl(f.ClientImpl), Proto: endpoint.Proto(f.Proto),
 		URL: clientURL(f, i), Size: f.Size, Duration: f.Duration,
 		RcvBuf: endpoint.RcvBuf(f.RcvBuf), IdleTimeout: cfg.Grace,
+		CAFile: rf.cert, T0: rf.epoch,
 	}
 	switch {
 	case f.Kind != config.KindBulk:
@@ -65,7 +80,50 @@ func compileFlow(cfg *config.Config, i int) (flowEndpoints, error) {
 	}
 	var err error
 	cc.Work, err = clientWork(cfg, i)
+	flowLogs(f, cfg.Observe, rf, &sc, &cc)
 	return flowEndpoints{server: sc, client: cc}, err
+}
+
+// flowLogs names the files flow f's endpoints write, each in its place in
+// the run directory: both sides' TLS key logs and, for QUIC, qlogs; the
+// receiving side's receive log and the per-kind log of rr, cbr and
+// objects flows (a cbr upload's datagrams are the server's to log); the
+// one-way delay log of a bulk flow's reader of the stamped body (not
+// ngtcp2's client); and for TCP the server's TCP_INFO log, from which an
+// MPTCP flow's per-subflow results come too.
+func flowLogs(f config.Flow, o config.Observe, rf runFiles, sc *endpoint.ServerConfig, cc *endpoint.ClientConfig) {
+	sc.KeyLogFile = rf.file(results.KeyLogFile(f.Name, "server"))
+	cc.KeyLogFile = rf.file(results.KeyLogFile(f.Name, "client"))
+	if f.Proto == "quic" {
+		sc.QlogFile = rf.file(results.QlogFile(f.Name, "server"))
+		cc.QlogFile = rf.file(results.QlogFile(f.Name, "client"))
+	}
+	recv := rf.file(results.RecvLogFile(f.Name))
+	var kind string
+	if f.Kind != config.KindBulk {
+		kind = rf.file(results.KindLogFile(f.Name, f.Kind))
+	}
+	switch {
+	case f.Direction != config.DirUp:
+		cc.RecvLog, cc.Work.KindLog = recv, kind
+	case f.Kind == config.KindCBR:
+		sc.Work = endpoint.ServerWork{RecvLog: recv, KindLog: kind}
+	default:
+		sc.Work = endpoint.ServerWork{RecvLog: recv}
+		cc.Work.KindLog = kind
+	}
+	if f.Kind == config.KindBulk {
+		owd := rf.file(results.OWDFile(f.Name))
+		switch {
+		case f.Direction == config.DirUp:
+			sc.Work.OWDLog = owd
+		case f.ClientImpl != string(endpoint.ImplNgtcp2):
+			cc.OWDLog = owd
+		}
+	}
+	if f.Proto == "tcp" {
+		sc.TCPInfoLog, sc.TCPInfoInterval, sc.T0 = rf.file(results.TCPInfoFile(f.Name)), o.TCPInfoInterval, rf.epoch
+	}
 }
 
 // clientWork is flow i's client's kind and parameters.

@@ -9,37 +9,9 @@ import (
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/capture"
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
 )
-
-// observeServer makes flow i's server write its TLS key log, for TCP its
-// TCP_INFO log with times since the epoch, and for an upload (the server
-// reads the stamped body) the one-way delay log.
-func (r *runner) observeServer(sc *endpoint.ServerConfig, i int) {
-	f := r.cfg.Flows[i]
-	sc.KeyLogFile = r.file(results.KeyLogFile(f.Name, "server"))
-	if f.Kind == config.KindBulk && f.Direction == config.DirUp {
-		sc.Work.OWDLog = r.file(results.OWDFile(f.Name))
-	}
-	if f.Proto == "tcp" {
-		sc.TCPInfoLog = r.file(results.TCPInfoFile(f.Name))
-		sc.TCPInfoInterval = r.cfg.Observe.TCPInfoInterval
-		sc.T0 = r.em.Epoch
-	}
-}
-
-// observeClient makes flow i's client write its TLS key log and, where it
-// reads a stamped body (a bulk download, not by ngtcp2's client), its
-// one-way delay log. The other kinds report their own delays.
-func (r *runner) observeClient(cc *endpoint.ClientConfig, i int) {
-	f := r.cfg.Flows[i]
-	cc.KeyLogFile = r.file(results.KeyLogFile(f.Name, "client"))
-	if f.ClientImpl != string(endpoint.ImplNgtcp2) && f.Kind == config.KindBulk && f.Direction != config.DirUp {
-		cc.OWDLog = r.file(results.OWDFile(f.Name))
-	}
-}
 
 // startCaptures starts run.pcap's captures, each from inside its node's
 // namespace. With run.pcap off it does nothing at all.

@@ -69,11 +69,7 @@ func RunFlows(ctx context.Context, em *network.Emulation, o RunOptions) (*result
 		return nil, fmt.Errorf("run: scratch: %w", err)
 	}
 	defer os.RemoveAll(scratch)
-	flows, err := compileFlows(&em.Config)
-	if err != nil {
-		return nil, fmt.Errorf("run: %w", err)
-	}
-	r := &runner{em: em, cfg: em.Config, flows: flows, o: o, started: time.Now(), scratch: scratch}
+	r := &runner{em: em, cfg: em.Config, o: o, started: time.Now(), scratch: scratch}
 	return r.run(ctx)
 }
 
@@ -106,7 +102,9 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.certs.cert, r.certs.key = cert, key
+	if r.flows, err = compileFlows(&r.cfg, runFiles{out: r.o.Out, cert: cert, certKey: key, epoch: r.em.Epoch}); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
 	r.servers = make([]*process, len(r.cfg.Flows))
 	r.clients = make([]*process, len(r.cfg.Flows))
 	r.events = make(chan runloop.Event, 64)
@@ -270,18 +268,8 @@ func (r *runner) startServer(i int) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := r.cfg.Flows[i]
-	sc := r.flows[i].server
-	sc.CertFile, sc.KeyFile, sc.Work = r.certs.cert, r.certs.key, r.serverWork(f)
-	if f.Proto == "quic" {
-		sc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "server")))
-	}
-	if sc.MPTCP {
-		// The per-subflow results come from the server's TCP_INFO log.
-		sc.TCPInfoLog, sc.T0 = r.file(results.TCPInfoFile(f.Name)), r.em.Epoch
-	}
-	r.observeServer(&sc, i)
-	return startProcess(srv, f.Name+" server", r.o.Binary, endpoint.ServerArgs(sc), r.file(results.EndpointLogFile(f.Name, "server")), r.scratch)
+	name := r.cfg.Flows[i].Name
+	return startProcess(srv, name+" server", r.o.Binary, endpoint.ServerArgs(r.flows[i].server), r.file(results.EndpointLogFile(name, "server")), r.scratch)
 }
 
 // startClient starts flow i's client in the namespace of its path.
@@ -291,14 +279,7 @@ func (r *runner) startClient(i int) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc := r.flows[i].client
-	cc.CAFile, cc.T0 = r.certs.cert, r.em.Epoch
-	cc.Work.KindLog, cc.RecvLog = r.clientLogs(f)
-	if f.Proto == "quic" {
-		cc.QlogFile = filepath.Join(r.o.Out, filepath.FromSlash(results.QlogFile(f.Name, "client")))
-	}
-	r.observeClient(&cc, i)
-	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(cc), r.file(results.EndpointLogFile(f.Name, "client")), r.scratch)
+	return startProcess(node, f.Name+" client", r.o.Binary, endpoint.ClientArgs(r.flows[i].client), r.file(results.EndpointLogFile(f.Name, "client")), r.scratch)
 }
 
 var execLookPath = exec.LookPath

@@ -23,7 +23,6 @@ type runner struct {
 	servers []*process // by flow; nil until started
 	clients []*process
 	meas    measure
-	certs   struct{ cert, key string }
 	scratch string
 	obs     observation // observation_linux.go
 }

@@ -27,36 +27,6 @@ func kindLog(out string, f config.Flow) string {
 	return results.RunDir(out).File(results.KindLogFile(f.Name, f.Kind))
 }
 
-// recvLog is flow f's receive log, written by the side that receives.
-func recvLog(out string, f config.Flow) string {
-	return results.RunDir(out).File(results.RecvLogFile(f.Name))
-}
-
-// serverWork is what flow i's server does besides downloads: it receives
-// the flow's upload, or its datagrams, and logs them.
-func (r *runner) serverWork(f config.Flow) endpoint.ServerWork {
-	if f.Direction != config.DirUp {
-		return endpoint.ServerWork{}
-	}
-	w := endpoint.ServerWork{RecvLog: recvLog(r.o.Out, f)}
-	if f.Kind == config.KindCBR {
-		w.KindLog = kindLog(r.o.Out, f)
-	}
-	return w
-}
-
-// clientLogs are flow f's client's per-kind log and receive log ("" when
-// the server receives them).
-func (r *runner) clientLogs(f config.Flow) (kind, recv string) {
-	if f.Direction == config.DirUp {
-		if f.Kind == config.KindCBR {
-			return "", "" // the server receives the datagrams and logs them
-		}
-		return kindLog(r.o.Out, f), ""
-	}
-	return kindLog(r.o.Out, f), recvLog(r.o.Out, f)
-}
-
 // checkWorkloads reads what the flows need from files before anything is
 // built: a CSV of object sizes, whose errors name the file and line.
 func checkWorkloads(cfg config.Config) error {
