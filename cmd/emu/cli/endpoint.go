@@ -24,15 +24,15 @@ func newEndpointCmd(e *env) *cobra.Command {
 }
 
 func newEndpointServerCmd(e *env) *cobra.Command {
-	var f serverFlags
+	var f endpoint.ServerFlags
 	c := &cobra.Command{
 		Use:   "server",
 		Short: "Serve /bytes/N and files until SIGTERM; prints {\"event\":\"ready\",...}",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.config()
+			cfg, err := f.Config()
 			if err != nil {
-				return err
+				return usagef("emu endpoint server: %v", err)
 			}
 			out := &lineWriter{w: e.stdout}
 			cfg.Log = e.stderr
@@ -44,20 +44,20 @@ func newEndpointServerCmd(e *env) *cobra.Command {
 			return out.err
 		},
 	}
-	f.bind(c.Flags())
+	f.Bind(c.Flags())
 	return c
 }
 
 func newEndpointClientCmd(e *env) *cobra.Command {
-	var f clientFlags
+	var f endpoint.ClientFlags
 	c := &cobra.Command{
 		Use:   "client",
 		Short: "Download one URL; prints progress lines and one done line",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.config()
+			cfg, err := f.Config()
 			if err != nil {
-				return err
+				return usagef("emu endpoint client: %v", err)
 			}
 			out := &lineWriter{w: e.stdout}
 			cfg.Log = e.stderr
@@ -71,7 +71,7 @@ func newEndpointClientCmd(e *env) *cobra.Command {
 			return out.err
 		},
 	}
-	f.bind(c.Flags())
+	f.Bind(c.Flags())
 	return c
 }
 

@@ -5,77 +5,13 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/dc-emu/emu/emu/endpoint"
 )
-
-// TestEndpointFlagsRoundTrip parses what endpoint.ServerArgs and ClientArgs
-// build with the command's own flags: the run and the endpoint process
-// must agree on every field.
-func TestEndpointFlagsRoundTrip(t *testing.T) {
-	dir := t.TempDir()
-	cert, key, err := endpoint.WriteSelfSigned(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scfg := endpoint.ServerConfig{Impl: endpoint.ImplNgtcp2, Proto: endpoint.ProtoQUIC, Listen: "10.1.2.3:4433",
-		CertFile: cert, KeyFile: key, CC: "bbr", QlogFile: dir + "/s.sqlog", Root: dir, Sizes: []int64{1, 100_000_000},
-		KeyLogFile: dir + "/s.keys", StampInterval: 4096, NotSentLowat: endpoint.NoLowat}
-	var sf serverFlags
-	parseEndpointArgs(t, "server", sf.bind, endpoint.ServerArgs(scfg))
-	got, err := sf.config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, scfg) {
-		t.Errorf("server config through flags:\n%+v\nwant\n%+v", got, scfg)
-	}
-	tcfg := endpoint.ServerConfig{Impl: endpoint.ImplGo, Proto: endpoint.ProtoTCP, Listen: "10.1.2.3:443",
-		CertFile: cert, KeyFile: key, MPTCP: true, TCPInfoLog: dir + "/f1-tcpinfo.csv",
-		TCPInfoInterval: 5 * time.Millisecond, T0: time.Unix(0, 1700000000123456789)}
-	var tf serverFlags
-	parseEndpointArgs(t, "server", tf.bind, endpoint.ServerArgs(tcfg))
-	if got, err := tf.config(); err != nil || !reflect.DeepEqual(got, tcfg) {
-		t.Errorf("TCP server config through flags (%v):\n%+v\nwant\n%+v", err, got, tcfg)
-	}
-
-	ccfg := endpoint.ClientConfig{Impl: endpoint.ImplGo, Proto: endpoint.ProtoTCP, URL: "https://10.1.2.3:4433/bytes/1000",
-		CAFile: cert, Size: 1000, Duration: 3 * time.Minute, CC: "cubic", RcvBuf: endpoint.RcvBufLarge,
-		QlogFile: dir + "/c.sqlog", RecvLog: dir + "/r.csv", OWDLog: dir + "/owd.csv", KeyLogFile: dir + "/c.keys", T0: time.Unix(0, 1700000000123456789),
-		Interval: 50 * time.Millisecond, HandshakeTimeout: 3 * time.Second, IdleTimeout: 7 * time.Second, MPTCP: true}
-	var cf clientFlags
-	parseEndpointArgs(t, "client", cf.bind, endpoint.ClientArgs(ccfg))
-	gotc, err := cf.config()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !gotc.T0.Equal(ccfg.T0) {
-		t.Errorf("t0 %v, want %v", gotc.T0, ccfg.T0)
-	}
-	gotc.T0 = ccfg.T0
-	if !reflect.DeepEqual(gotc, ccfg) {
-		t.Errorf("client config through flags:\n%+v\nwant\n%+v", gotc, ccfg)
-	}
-}
-
-// parseEndpointArgs parses a command line that ServerArgs or ClientArgs
-// built (`emu endpoint server|client` and its flags) into the flags that
-// bind registers, as the command does.
-func parseEndpointArgs(t *testing.T, name string, bind func(*pflag.FlagSet), args []string) {
-	t.Helper()
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	bind(fs)
-	if err := fs.Parse(args[2:]); err != nil {
-		t.Fatalf("%s flags %q: %v", name, args, err)
-	}
-}
 
 func TestEndpointUsage(t *testing.T) {
 	dir := t.TempDir()
