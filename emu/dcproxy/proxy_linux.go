@@ -34,17 +34,11 @@ func (c Clock) now() time.Duration { return time.Since(c.start) }
 type Tx struct {
 	q *nfq.Queue
 	// The PDCP entities: 0 is the DC client's; Steer adds one per steered
-	// flow, each with its own COUNTs and scheduler. observers are the
-	// schedulers that account for other entities' PDUs (nil without
-	// steering).
-	senders   []*pdcp.Sender
-	scheds    []pdcp.Scheduler
-	observers []pdcp.Observer
-	cls       pdcp.Classifier
-	bits      int
-	clock     Clock
-	buf       []byte
-	thread    loopThread
+	// flow, each with its own COUNTs and scheduler.
+	ents   pdcp.TxEntities
+	clock  Clock
+	buf    []byte
+	thread loopThread
 
 	// Published by the loop for Snapshot, and link updates for the loop.
 	mu       sync.Mutex
@@ -58,16 +52,13 @@ type Tx struct {
 // Rx is the receive proxy of one direction.
 type Rx struct {
 	q *nfq.Queue
-	// recvs are the PDCP entities, as the transmit side's: 0 the DC
+	// ents are the PDCP entities, as the transmit side's: 0 the DC
 	// client's, one more per steered flow.
-	recvs       []*pdcp.Receiver
-	cls         pdcp.Classifier
-	tReordering time.Duration
-	bits        int
-	clock       Clock
-	slots       slotPool
-	maxBuffered int // of all entities at once
-	thread      loopThread
+	ents   pdcp.RxEntities
+	bits   int
+	clock  Clock
+	slots  slotPool
+	thread loopThread
 
 	// Published by the loop for Snapshot.
 	mu        sync.Mutex
@@ -135,7 +126,7 @@ func OpenTx(node *topo.NodeNS, num uint16, cfg Config, clock Clock) (*Tx, error)
 	if err != nil {
 		return nil, err
 	}
-	sender, err := pdcp.NewSender(cfg.SNBits, sched)
+	ents, err := pdcp.NewTxEntities(cfg.SNBits, sched)
 	if err != nil {
 		return nil, err
 	}
@@ -144,13 +135,12 @@ func OpenTx(node *topo.NodeNS, num uint16, cfg Config, clock Clock) (*Tx, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp tx queue %d: %w", node.NSName, num, err)
 	}
-	return &Tx{q: q, senders: []*pdcp.Sender{sender}, scheds: []pdcp.Scheduler{sched}, bits: cfg.SNBits,
-		clock: clock, buf: make([]byte, 0, 1<<16), thread: newLoopThread()}, nil
+	return &Tx{q: q, ents: ents, clock: clock, buf: make([]byte, 0, 1<<16), thread: newLoopThread()}, nil
 }
 
 // OpenRx opens the receive proxy's queue in node.
 func OpenRx(node *topo.NodeNS, num uint16, cfg Config, clock Clock) (*Rx, error) {
-	recv, err := pdcp.NewReceiver(cfg.SNBits, cfg.TReordering)
+	ents, err := pdcp.NewRxEntities(cfg.SNBits, cfg.TReordering)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +148,7 @@ func OpenRx(node *topo.NodeNS, num uint16, cfg Config, clock Clock) (*Rx, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: pdcp rx queue %d: %w", node.NSName, num, err)
 	}
-	return &Rx{q: q, recvs: []*pdcp.Receiver{recv}, tReordering: cfg.TReordering, bits: cfg.SNBits, clock: clock, thread: newLoopThread()}, nil
+	return &Rx{q: q, ents: ents, bits: cfg.SNBits, clock: clock, thread: newLoopThread()}, nil
 }
 
 // setLink updates what the scheduler knows of link i (rate changes of a
@@ -190,27 +180,21 @@ func (t *Tx) Run(ctx context.Context) error {
 		}
 		t.mu.Lock()
 		if t.linksNew {
-			for _, s := range t.scheds {
-				s.SetLinkState(0, t.links[0])
-				s.SetLinkState(1, t.links[1])
-			}
+			t.ents.SetLinkState(0, t.links[0])
+			t.ents.SetLinkState(1, t.links[1])
 			t.linksNew = false
 		}
 		t.mu.Unlock()
 		now := t.clock.now()
 		for i := range n {
 			p := &pkts[i]
-			e := t.cls.Entity(p.Payload)
-			pdu, to, err := t.senders[e].Send(t.buf[:0], p.Payload, now)
+			e, snd := t.ents.Sender(p.Payload)
+			pdu, to, err := snd.Send(t.buf[:0], p.Payload, now)
 			if err != nil {
 				t.q.AcceptWithMark(p.ID, topo.MarkLink1)
 				continue
 			}
-			for j, o := range t.observers {
-				if o != nil && j != e {
-					o.Observe(to, len(pdu), now)
-				}
-			}
+			t.ents.Sent(e, to, len(pdu), now)
 			// pdcp.Link1 is the second link (links count from 0). Both
 			// links: the both-links mark, routed over link1, and the
 			// kernel's dup rule copies the PDU to link2.
@@ -250,11 +234,7 @@ func (t *Tx) publish(l *txLoop) {
 	st, err := t.q.Stats()
 	l.queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	t.mu.Lock()
-	c := t.senders[0].Counters
-	for _, s := range t.senders[1:] {
-		c.Add(&s.Counters)
-	}
-	t.counters, t.latency, t.queue = c, l.latency, l.queue
+	t.counters, t.latency, t.queue = t.ents.Counters(), l.latency, l.queue
 	t.mu.Unlock()
 }
 
@@ -276,10 +256,8 @@ func (r *Rx) Run(ctx context.Context) error {
 	defer func() { r.publish(malformed, &queue) }()
 	for ctx.Err() == nil {
 		wake := time.Now().Add(100 * time.Millisecond)
-		for _, rc := range r.recvs {
-			if d, ok := rc.Deadline(); ok && r.clock.start.Add(d).Before(wake) {
-				wake = r.clock.start.Add(d)
-			}
+		if d, ok := r.ents.Deadline(); ok && r.clock.start.Add(d).Before(wake) {
+			wake = r.clock.start.Add(d)
 		}
 		n, err := r.q.Recv(pkts, wake)
 		if err != nil {
@@ -289,11 +267,7 @@ func (r *Rx) Run(ctx context.Context) error {
 			return err
 		}
 		now := r.clock.now()
-		for _, rc := range r.recvs {
-			if d, ok := rc.Deadline(); ok && now >= d {
-				rc.Expire(now, deliver)
-			}
-		}
+		r.ents.Expire(now, deliver)
 		for i := range n {
 			p := &pkts[i]
 			sn, sdu, err := pdcp.Decap(p.Payload, r.bits)
@@ -310,7 +284,7 @@ func (r *Rx) Run(ctx context.Context) error {
 				continue
 			}
 			slot := r.slots.put(sdu)
-			switch r.recvs[r.cls.Entity(sdu)].Receive(sn, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
+			switch r.ents.Receive(sn, sdu, pdcp.Handle{ID: p.ID, Aux: slot}, now, deliver) {
 			case pdcp.DiscardDuplicate, pdcp.DiscardOld:
 				r.slots.free(slot)
 				r.q.Drop(p.ID)
@@ -319,29 +293,15 @@ func (r *Rx) Run(ctx context.Context) error {
 		if err := r.q.Flush(); err != nil && ctx.Err() == nil {
 			return err
 		}
-		if len(r.recvs) > 1 {
-			r.maxBuffered = max(r.maxBuffered, r.buffered())
-		}
 		if time.Since(lastPublish) > 50*time.Millisecond {
 			lastPublish = time.Now()
 			r.publish(malformed, &queue)
 		}
 	}
 	// Deliver what is held, so nothing stays queued in the kernel.
-	for _, rc := range r.recvs {
-		rc.Flush(r.clock.now(), deliver)
-	}
+	r.ents.Flush(r.clock.now(), deliver)
 	r.q.Flush()
 	return nil
-}
-
-// buffered is how many SDUs the entities hold now.
-func (r *Rx) buffered() int {
-	n := 0
-	for _, rc := range r.recvs {
-		n += rc.Buffered()
-	}
-	return n
 }
 
 // publish samples the queue's kernel counters and copies the loop's
@@ -350,14 +310,7 @@ func (r *Rx) publish(malformed uint64, queue *QueueStats) {
 	st, err := r.q.Stats()
 	queue.sample(st.Held, st.QueueDropped, st.UserDropped, err)
 	r.mu.Lock()
-	c := r.recvs[0].Counters
-	for _, rc := range r.recvs[1:] {
-		c.Add(&rc.Counters)
-	}
-	if len(r.recvs) > 1 {
-		c.MaxBuffered = r.maxBuffered
-	}
-	r.counters, r.buffer, r.malformed, r.queue = c, r.buffered(), malformed, *queue
+	r.counters, r.buffer, r.malformed, r.queue = r.ents.Counters(), r.ents.Buffered(), malformed, *queue
 	r.mu.Unlock()
 }
 

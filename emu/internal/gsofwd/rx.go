@@ -14,11 +14,9 @@ import (
 // is, into a slot of its own, because the receive buffers are reused by
 // the next read. It is not safe for concurrent use.
 type Rx struct {
-	// recvs are the entities: 0 the DC client's, i+1 steered flow i's,
+	// ents are the entities: 0 the DC client's, i+1 steered flow i's,
 	// found from the SDU a PDU carries.
-	recvs     []*pdcp.Receiver
-	cls       pdcp.Classifier
-	tReor     time.Duration
+	ents      pdcp.RxEntities
 	bits      int
 	hl        int
 	offset    int
@@ -45,7 +43,7 @@ type Rx struct {
 // tReordering, whose datagrams and written SDUs start offset bytes into
 // their buffers (the TUN's headroom).
 func NewRx(bits int, tReordering time.Duration, offset int) (*Rx, error) {
-	r, err := pdcp.NewReceiver(bits, tReordering)
+	ents, err := pdcp.NewRxEntities(bits, tReordering)
 	if err != nil {
 		return nil, err
 	}
@@ -53,26 +51,14 @@ func NewRx(bits int, tReordering time.Duration, offset int) (*Rx, error) {
 	if offset < hl {
 		return nil, errors.New("gsofwd: offset shorter than the PDCP header")
 	}
-	rx := &Rx{recvs: []*pdcp.Receiver{r}, tReor: tReordering, bits: bits, hl: hl, offset: offset}
+	rx := &Rx{ents: ents, bits: bits, hl: hl, offset: offset}
 	rx.deliverFn = rx.deliver
 	return rx, nil
 }
 
 // Steer gives each rule's flow a receiving entity of its own, matching
 // the transmitting end's. Call it before the first Place.
-func (r *Rx) Steer(rules []pdcp.SteerRule) error {
-	if err := r.cls.Set(rules); err != nil {
-		return err
-	}
-	for range rules {
-		rc, err := pdcp.NewReceiver(r.bits, r.tReor)
-		if err != nil {
-			return err
-		}
-		r.recvs = append(r.recvs, rc)
-	}
-	return nil
-}
+func (r *Rx) Steer(rules []pdcp.SteerRule) error { return r.ents.Steer(rules) }
 
 // Place runs the datagrams bufs[i][offset:offset+sizes[i]] through the
 // receiver and returns the SDUs released, in COUNT order, each at [offset:]
@@ -90,7 +76,7 @@ func (r *Rx) Place(bufs [][]byte, sizes []int, now time.Duration) [][]byte {
 			continue
 		}
 		s := r.nextSlot()
-		if r.recvs[r.cls.Entity(sdu)].Receive(sn, pdcp.Handle{ID: uint32(i), Aux: s}, now, r.deliverFn) == pdcp.Buffered {
+		if r.ents.Receive(sn, sdu, pdcp.Handle{ID: uint32(i), Aux: s}, now, r.deliverFn) == pdcp.Buffered {
 			r.hold(s, sdu)
 		}
 	}
@@ -101,18 +87,14 @@ func (r *Rx) Place(bufs [][]byte, sizes []int, now time.Duration) [][]byte {
 // Expire runs t-Reordering's expiry if due at now and returns the SDUs it
 // released, as Place does; call Done after writing them.
 func (r *Rx) Expire(now time.Duration) [][]byte {
-	for _, rc := range r.recvs {
-		rc.Expire(now, r.deliverFn)
-	}
+	r.ents.Expire(now, r.deliverFn)
 	return r.out
 }
 
 // Flush releases every SDU held, for shutdown; call Done after writing
 // them.
 func (r *Rx) Flush(now time.Duration) [][]byte {
-	for _, rc := range r.recvs {
-		rc.Flush(now, r.deliverFn)
-	}
+	r.ents.Flush(now, r.deliverFn)
 	return r.out
 }
 
@@ -127,34 +109,14 @@ func (r *Rx) Done() {
 }
 
 // Deadline is when the first entity's t-Reordering expires, if one runs.
-func (r *Rx) Deadline() (d time.Duration, running bool) {
-	for _, rc := range r.recvs {
-		if e, ok := rc.Deadline(); ok && (!running || e < d) {
-			d, running = e, true
-		}
-	}
-	return d, running
-}
+func (r *Rx) Deadline() (d time.Duration, running bool) { return r.ents.Deadline() }
 
 // Counters returns the receivers' counters, every entity's summed;
-// MaxBuffered is the largest of any one entity.
-func (r *Rx) Counters() pdcp.RxCounters {
-	var c pdcp.RxCounters
-	for _, rc := range r.recvs {
-		c.Add(&rc.Counters)
-		c.MaxBuffered = max(c.MaxBuffered, rc.Counters.MaxBuffered)
-	}
-	return c
-}
+// MaxBuffered is the most SDUs they held at once together.
+func (r *Rx) Counters() pdcp.RxCounters { return r.ents.Counters() }
 
 // Held returns how many SDUs the stage holds.
-func (r *Rx) Held() int {
-	n := 0
-	for _, rc := range r.recvs {
-		n += rc.Buffered()
-	}
-	return n
-}
+func (r *Rx) Held() int { return r.ents.Buffered() }
 
 // nextSlot returns the slot an arriving SDU would be held in, making one
 // when none is free; it stays free until hold fills it.

@@ -1,7 +1,6 @@
 package gsofwd
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/dc-emu/emu/pdcp"
@@ -12,57 +11,26 @@ import (
 // headroom in front of the segment (no copy), and groups the PDUs by the
 // link the scheduler picked. It is not safe for concurrent use.
 type Tx struct {
-	// senders are the entities: 0 the DC client's, i+1 steered flow i's.
-	senders []*pdcp.Sender
-	// scheds are the entities' schedulers, in the senders' order.
-	scheds []pdcp.Scheduler
-	// observers are the entities' schedulers that account for the PDUs
-	// the others put on the links (with steering only).
-	observers []pdcp.Observer
-	cls       pdcp.Classifier
-	bits      int
-	hl        int
-	groups    [2][][]byte
+	// ents are the entities: 0 the DC client's, i+1 steered flow i's.
+	ents   pdcp.TxEntities
+	bits   int
+	hl     int
+	groups [2][][]byte
 }
 
 // NewTx returns a transmit stage for SNs of bits bits using sched.
 func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
-	s, err := pdcp.NewSender(bits, sched)
+	ents, err := pdcp.NewTxEntities(bits, sched)
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{senders: []*pdcp.Sender{s}, scheds: []pdcp.Scheduler{sched}, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
+	return &Tx{ents: ents, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
 }
 
 // Steer gives each rule's flow an entity and scheduler of its own (see
 // pdcp.SteerRule); the receiving end must be given the same rules. Call it
 // before the first Pack.
-func (t *Tx) Steer(rules []pdcp.SteerRule) error {
-	if err := t.cls.Set(rules); err != nil {
-		return err
-	}
-	for _, r := range rules {
-		s, err := pdcp.NewScheduler(r.Sched)
-		if err != nil {
-			return fmt.Errorf("flow on port %d: %w", r.Port, err)
-		}
-		snd, err := pdcp.NewSender(t.bits, s)
-		if err != nil {
-			return err
-		}
-		t.senders, t.scheds = append(t.senders, snd), append(t.scheds, s)
-	}
-	// Every entity's scheduler, the DC client's too, accounts for the
-	// PDUs the others put on the links.
-	t.observers = nil
-	if len(rules) > 0 {
-		for _, s := range t.scheds {
-			o, _ := s.(pdcp.Observer)
-			t.observers = append(t.observers, o)
-		}
-	}
-	return nil
-}
+func (t *Tx) Steer(rules []pdcp.SteerRule) error { return t.ents.Steer(rules) }
 
 // Pack numbers the segments bufs[i][offset:offset+sizes[i]] in order and
 // returns the PDUs, header and segment, for link 0 and for link 1, each in
@@ -73,13 +41,9 @@ func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2]
 	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
 	for i, b := range bufs {
 		pdu := b[offset-t.hl : offset+sizes[i]]
-		e := t.cls.Entity(pdu[t.hl:])
-		sn, to := t.senders[e].Assign(len(pdu), now)
-		for j, o := range t.observers {
-			if o != nil && j != e {
-				o.Observe(to, len(pdu), now)
-			}
-		}
+		e, snd := t.ents.Sender(pdu[t.hl:])
+		sn, to := snd.Assign(len(pdu), now)
+		t.ents.Sent(e, to, len(pdu), now)
 		pdcp.PutHeader(pdu, sn, t.bits)
 		for l := range 2 {
 			if to.Has(l) {
@@ -93,21 +57,11 @@ func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2]
 // SetLinkState tells every entity's scheduler what link i (0 or 1) is
 // like now (rate, delay, queue): adaptive, smallest-delay and
 // active-standby decide by it. Call it from Pack's goroutine.
-func (t *Tx) SetLinkState(i int, s pdcp.LinkState) {
-	for _, sc := range t.scheds {
-		sc.SetLinkState(i, s)
-	}
-}
+func (t *Tx) SetLinkState(i int, s pdcp.LinkState) { t.ents.SetLinkState(i, s) }
 
 // Counters returns the transmit side's counters, every entity's summed
 // (from Pack's goroutine).
-func (t *Tx) Counters() pdcp.TxCounters {
-	var c pdcp.TxCounters
-	for _, s := range t.senders {
-		c.Add(&s.Counters)
-	}
-	return c
-}
+func (t *Tx) Counters() pdcp.TxCounters { return t.ents.Counters() }
 
 // burstLen returns how many of the PDUs at the head of group one send
 // carries: as many as fit in max bytes, at least one, all if max is 0. A
