@@ -8,10 +8,14 @@
 // The package is pure: it touches no kernel, socket or timer, and never
 // reads the clock. Every call that depends on time takes now (any monotonic
 // time.Duration, e.g. since the run's start), and the receiver returns its
-// next deadline (Receiver.Deadline) for the caller's one timer. Package
-// emu/dcproxy runs these types inside its NFQUEUE loops: holding a packet
-// is not giving its verdict yet, so the receiver stores only the caller's
-// Handle, never packet bytes. Nothing on the per-packet path allocates.
+// next deadline (Receiver.Deadline) for the caller's one timer. A
+// direction's entities, the DC client's and one per steered flow
+// (SteerRule), are kept by TxEntities and RxEntities, so both data paths
+// steer alike: emu/dcproxy runs them inside its NFQUEUE loops (holding a
+// packet is not giving its verdict yet, so the receiver stores only the
+// caller's Handle, never packet bytes) and emu/internal/gsofwd on batches
+// (PutHeader/ParseHeader: a PDU carried whole in a UDP datagram). Nothing
+// on the per-packet path allocates.
 //
 // # Wire format
 //
