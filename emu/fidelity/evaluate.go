@@ -101,7 +101,7 @@ func playerCheck(p Player, th Thresholds) Check {
 	if c.OK {
 		c.Detail = fmt.Sprintf("p99 %.3f ms after the trace's time (p50 %.3f, max %.3f ms) over %d changes", inMs(p.LateP99), inMs(p.LateP50), inMs(p.LateMax), p.Changes)
 	} else {
-		c.Detail = fmt.Sprintf("1 %% of %d changes took effect more than %.3f ms after the trace's time (max %.3f ms): the %s followed the trace that much late (the player is an ordinary thread: the host was busy)",
+		c.Detail = fmt.Sprintf("1 %% of %d changes took effect more than %.3f ms after the trace's time (max %.3f ms): the %s followed the trace that much late (the player is a real-time thread one priority below the packet loops: only the host, or the loops themselves, keep it from its CPU)",
 			p.Changes, inMs(p.LateP99), inMs(p.LateMax), playerWhat[p.Kind])
 	}
 	return c
