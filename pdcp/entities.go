@@ -135,11 +135,16 @@ func (r *RxEntities) Steer(rules []SteerRule) error {
 // Receive hands the PDU with SN sn carrying sdu to its entity (Receiver's
 // Receive).
 func (r *RxEntities) Receive(sn uint32, sdu []byte, h Handle, now time.Duration, deliver DeliverFunc) Verdict {
-	v := r.recvs[r.cls.Entity(sdu)].Receive(sn, h, now, deliver)
+	return r.recvs[r.cls.Entity(sdu)].Receive(sn, h, now, deliver)
+}
+
+// Sample counts the SDUs the entities hold now toward Counters'
+// MaxBuffered. Call it once per batch of PDUs, not per PDU: with steering
+// it sums every entity's count.
+func (r *RxEntities) Sample() {
 	if len(r.recvs) > 1 {
 		r.maxBuffered = max(r.maxBuffered, r.Buffered())
 	}
-	return v
 }
 
 // Deadline is when the first entity's t-Reordering expires, if one runs.
@@ -176,7 +181,7 @@ func (r *RxEntities) Buffered() int {
 }
 
 // Counters returns every entity's counters summed; MaxBuffered is the
-// most SDUs they held at once together.
+// most SDUs they held together at a Sample.
 func (r *RxEntities) Counters() RxCounters {
 	c := r.recvs[0].Counters
 	for _, rc := range r.recvs[1:] {

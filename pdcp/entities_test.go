@@ -56,6 +56,7 @@ func TestEntities(t *testing.T) {
 			t.Fatalf("SN %d: %v, want held", p.sn, v)
 		}
 	}
+	rx.Sample()
 	if rx.Buffered() != 3 || delivered != 0 {
 		t.Errorf("held %d, delivered %d; want 3 and 0", rx.Buffered(), delivered)
 	}

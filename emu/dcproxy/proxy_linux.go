@@ -293,6 +293,7 @@ func (r *Rx) Run(ctx context.Context) error {
 		if err := r.q.Flush(); err != nil && ctx.Err() == nil {
 			return err
 		}
+		r.ents.Sample()
 		if time.Since(lastPublish) > 50*time.Millisecond {
 			lastPublish = time.Now()
 			r.publish(malformed, &queue)

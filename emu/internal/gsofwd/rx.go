@@ -80,6 +80,7 @@ func (r *Rx) Place(bufs [][]byte, sizes []int, now time.Duration) [][]byte {
 			r.hold(s, sdu)
 		}
 	}
+	r.ents.Sample()
 	r.batch, r.sizes = nil, nil
 	return r.out
 }
