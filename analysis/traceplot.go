@@ -112,7 +112,12 @@ func TraceFigure(t *tracefmt.Trace, title string) (*Figure, error) {
 		}
 	}
 	if t.HasLoss {
-		if err := panel("loss (%)", namedLine{"loss", func(s tracefmt.Step) float64 { return s.Loss * 1e8 }, blue(), nil}); err != nil {
+		lines := []namedLine{{"loss", func(s tracefmt.Step) float64 { return s.Loss * 1e8 }, blue(), nil}}
+		if t.HasUpLoss {
+			lines[0].name = "down loss"
+			lines = append(lines, namedLine{"up loss", func(s tracefmt.Step) float64 { return s.UpLoss * 1e8 }, red(), dashed()})
+		}
+		if err := panel("loss (%)", lines...); err != nil {
 			return nil, err
 		}
 	}

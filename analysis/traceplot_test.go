@@ -104,6 +104,25 @@ func TestTraceFigureDrawsDelayAndLoss(t *testing.T) {
 	if l := f.Panels[2]; l.Y.Label.Text != "loss (%)" || l.Y.Max < 2-1e-9 || l.Y.Max > 2+1e-9 {
 		t.Errorf("loss panel %q up to %v, want loss (%%) up to 2", l.Y.Label.Text, l.Y.Max)
 	}
+	// Each direction's loss, where the trace splits it, is a line of its own.
+	tr.HasUpLoss = true
+	for i := range tr.Steps {
+		tr.Steps[i].UpLoss = 0.05
+	}
+	f, err = TraceFigure(tr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := f.Panels[2]; l.Y.Max < 5-1e-9 || l.Y.Max > 5+1e-9 {
+		t.Errorf("split loss panel up to %v, want 5 (the uplink's 5%%)", l.Y.Max)
+	}
+	var split bytes.Buffer
+	if err := WriteTracePlot(&split, tr, "", "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if s := split.String(); !strings.Contains(s, "up loss") || !strings.Contains(s, "down loss") {
+		t.Error("split loss plot lacks the down loss and up loss lines")
+	}
 	// A delay series alone has no capacity panel.
 	series := &tracefmt.Trace{Source: "x.delay", Format: tracefmt.FormatDelay, HasDelay: true, End: time.Second,
 		Steps: []tracefmt.Step{{Delay: 5 * time.Millisecond}}}

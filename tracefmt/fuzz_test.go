@@ -78,9 +78,13 @@ func checkTrace(t *testing.T, tr *Trace) {
 	if back.End != tr.End || len(back.Steps) != len(tr.Steps) {
 		t.Fatalf("round trip: %d steps over %v, was %d over %v", len(back.Steps), back.End, len(tr.Steps), tr.End)
 	}
+	if back.HasUp != tr.HasUp || back.HasDelay != tr.HasDelay || back.HasLoss != tr.HasLoss ||
+		back.HasUpDelay != (tr.HasDelay && tr.HasUpDelay) || back.HasUpLoss != (tr.HasLoss && tr.HasUpLoss) {
+		t.Fatalf("round trip: columns %+v, were %+v", back, tr)
+	}
 	for i := range tr.Steps {
 		g, w := back.Steps[i], tr.Steps[i]
-		if g.At != w.At || !close(g.Down, w.Down) || !close(g.Up, w.Up) || g.Delay != w.Delay || g.UpDelay != w.UpDelay || g.Loss != w.Loss {
+		if g.At != w.At || !close(g.Down, w.Down) || !close(g.Up, w.Up) || g.Delay != w.Delay || g.UpDelay != w.UpDelay || g.Loss != w.Loss || g.UpLoss != w.UpLoss {
 			t.Fatalf("round trip: step %d %+v, was %+v", i, g, w)
 		}
 	}
@@ -190,6 +194,8 @@ func FuzzReadCSV(f *testing.F) {
 	fuzzWholeFile(f, readCSV, append(shippedHeads(f, "constant-*.csv", "step-*.csv", "square-*.csv", "outage-*.csv"),
 		[]byte("time_s,down_mbps,up_mbps,delay_ms,loss\n0,20,5,25,0\n10,30,5,25,0.01\n20\n"),
 		[]byte("loss,time_s,down_mbps\n1,0,0\n0,1e-9,1e9\n0,1e9,0\n"),
+		[]byte("time_s,down_mbps,up_mbps,down_delay_ms,up_delay_ms,down_loss,up_loss\n0,20,5,25,40,0,0.5\n10,30,5,25,41.5,0.01,1\n20\n"),
+		[]byte("up_loss,time_s,down_loss\n1,0,0\n5e-324,1e-9,1\n"),
 		[]byte("0,1\n\"1\",2\n3,\"4\n"))...)
 }
 
@@ -237,6 +243,39 @@ func FuzzWithImpairments(f *testing.F) {
 	})
 }
 
+// FuzzWriteSeries writes one direction's delay or loss of a fuzzed CSV
+// trace as a series and reads it back with the same step: every line holds
+// the trace's value at its start, delays to the nanosecond.
+func FuzzWriteSeries(f *testing.F) {
+	f.Add([]byte("time_s,down_delay_ms,up_delay_ms,down_loss,up_loss\n0,10,30,0,0.5\n0.025,12.5,31.000007,0.125,0.5\n0.045\n"), uint16(10), false, true)
+	f.Add([]byte("time_s,delay_ms,loss\n0,2305843009213.693951,1\n1\n"), uint16(1000), true, false)
+	f.Add([]byte("time_s,delay_ms\n0,0.0000005\n0.001\n"), uint16(1), false, false)
+	f.Fuzz(func(t *testing.T, data []byte, stepMs uint16, up, loss bool) {
+		defer tooSlow(t, time.Now())
+		tr, err := readCSV(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			return
+		}
+		tr.Source = "fuzz"
+		form := FormatDelay
+		if loss {
+			form = FormatLoss
+		}
+		step := time.Duration(stepMs) * time.Millisecond
+		if tr.End/max(step, DefaultStep) > 100000 {
+			return // too long to write in a fuzz run
+		}
+		var buf bytes.Buffer
+		if err := WriteSeries(&buf, tr, form, up, step); err != nil {
+			if loss && tr.HasLoss || !loss && tr.HasDelay {
+				t.Fatalf("WriteSeries: %v", err)
+			}
+			return
+		}
+		checkSeriesRoundTrip(t, tr, form, up, step, buf.String())
+	})
+}
+
 func FuzzReadCooked(f *testing.F) {
 	fuzzWholeFile(f, readCooked, append(shippedHeads(f, ".cooked"),
 		[]byte("0 1\n0 2\n1e-9 3\n1e9 0\n"))...)
@@ -279,6 +318,7 @@ func FuzzReadColumns(f *testing.F) {
 func FuzzTransform(f *testing.F) {
 	f.Add([]byte("0,10\n10,30\n20,10\n30\n"), int64(5e9), int64(10e9), 2.0, 0.5)
 	f.Add([]byte("0,10\n1e-9,30\n2e-9\n"), int64(1), int64(0), 1e-10, 1e9)
+	f.Add([]byte("time_s,down_mbps,down_loss,up_loss\n0,10,0,1\n1,30,0.5,0\n2\n"), int64(5e8), int64(0), 3.0, 1.0)
 	f.Fuzz(func(t *testing.T, data []byte, offset, duration int64, ts, rs float64) {
 		defer tooSlow(t, time.Now())
 		tr, err := readCSV(bytes.NewReader(data), "fuzz")

@@ -12,16 +12,21 @@ const (
 	colUp    = "up_mbps"
 	colDelay = "delay_ms"
 	colLoss  = "loss"
-	// Named columns only (a header must give them): one direction's delay.
+	// Named columns only (a header must give them): one direction's delay
+	// or loss.
 	colDownDelay = "down_delay_ms"
 	colUpDelay   = "up_delay_ms"
+	colDownLoss  = "down_loss"
+	colUpLoss    = "up_loss"
 )
 
 // plainColumns is the positional order of the plain CSV's columns.
 func plainColumns() []string { return []string{colTime, colDown, colUp, colDelay, colLoss} }
 
 // namedColumns are the columns a header may also name.
-func namedColumns() []string { return append(plainColumns(), colDownDelay, colUpDelay) }
+func namedColumns() []string {
+	return append(plainColumns(), colDownDelay, colUpDelay, colDownLoss, colUpLoss)
+}
 
 // readCSV reads emu's plain CSV:
 //
@@ -40,9 +45,11 @@ func namedColumns() []string { return append(plainColumns(), colDownDelay, colUp
 //
 // The header is optional: with one, columns may come in any order and are
 // matched by name (case-insensitively; an unknown name is an error, to catch
-// typos), and down_delay_ms and up_delay_ms give each direction its own
-// delay (beside delay_ms they are an error); without one, they are
-// positional in the order above. Each row
+// typos), down_delay_ms and up_delay_ms give each direction its own
+// delay (beside delay_ms they are an error), and down_loss and up_loss
+// each direction its own loss (beside loss they are an error); each pair
+// comes together. Without a header the columns are positional in the
+// order above. Each row
 // holds until the next row's time; the last row's time is the end of the
 // trace, and its values are not used (WriteCSV repeats the previous ones; a
 // last row may also carry only the time). So a constant 20 Mbit/s minute is
@@ -73,6 +80,8 @@ func readCSV(r io.Reader, name string) (*Trace, error) {
 	_, t.HasUpDelay = idx[colUpDelay]
 	t.HasDelay = t.HasDelay || t.HasUpDelay
 	_, t.HasLoss = idx[colLoss]
+	_, t.HasUpLoss = idx[colUpLoss]
+	t.HasLoss = t.HasLoss || t.HasUpLoss
 
 	var h holder
 	rec := first
@@ -160,8 +169,14 @@ func (c *csvRows) plainHeader(first []string) ([]string, error) {
 	if seen[colDownDelay] != seen[colUpDelay] {
 		return nil, parseErr(c.name, c.line, "header", "", errorf(ErrMissingColumn, "%s and %s come together (delay_ms sets both directions)", colDownDelay, colUpDelay))
 	}
+	if seen[colLoss] && (seen[colDownLoss] || seen[colUpLoss]) {
+		return nil, parseErr(c.name, c.line, "header", colLoss, errorf(ErrDuplicateColumn, "loss sets both directions' loss; beside it %s and %s are ambiguous", colDownLoss, colUpLoss))
+	}
+	if seen[colDownLoss] != seen[colUpLoss] {
+		return nil, parseErr(c.name, c.line, "header", "", errorf(ErrMissingColumn, "%s and %s come together (loss sets both directions)", colDownLoss, colUpLoss))
+	}
 	need := []string{colTime, colDown}
-	if seen[colDelay] || seen[colDownDelay] || seen[colUpDelay] || seen[colLoss] {
+	if seen[colDelay] || seen[colDownDelay] || seen[colUpDelay] || seen[colLoss] || seen[colDownLoss] || seen[colUpLoss] {
 		need = need[:1] // a delay or loss trace needs no rate
 	}
 	for _, n := range need {
@@ -170,6 +185,15 @@ func (c *csvRows) plainHeader(first []string) ([]string, error) {
 		}
 	}
 	return cols, nil
+}
+
+// parseProb reads a loss probability.
+func parseProb(v string) (float64, error) {
+	p, err := parseFinite(v)
+	if err == nil && (p < 0 || p > 1) {
+		err = errorf(ErrOutOfRange, "a probability is between 0 and 1")
+	}
+	return p, err
 }
 
 // plainStep reads one data row's values.
@@ -189,11 +213,10 @@ func (c *csvRows) plainStep(rec, cols []string) (Step, error) {
 			s.Delay, err = parseTime(v, 1e6)
 		case colUpDelay:
 			s.UpDelay, err = parseTime(v, 1e6)
-		case colLoss:
-			s.Loss, err = parseFinite(v)
-			if err == nil && (s.Loss < 0 || s.Loss > 1) {
-				err = errorf(ErrOutOfRange, "a probability is between 0 and 1")
-			}
+		case colLoss, colDownLoss:
+			s.Loss, err = parseProb(v)
+		case colUpLoss:
+			s.UpLoss, err = parseProb(v)
 		}
 		if err != nil {
 			return Step{}, parseErr(c.name, c.line, col, v, err)

@@ -18,7 +18,7 @@ const DefaultStep = 10 * time.Millisecond
 // probability from 0 to 1. Blank lines are skipped. The series carries no
 // rate: its steps' Down is 0, and it drives a link's delay or loss beside
 // whatever drives its rate. One delay column applies to both directions, as
-// mm-delay's does.
+// mm-delay's does. WriteSeries writes one direction of a trace this way.
 func readSeries(r io.Reader, name string, f Format, step time.Duration) (*Trace, error) {
 	if step <= 0 {
 		step = DefaultStep
@@ -48,10 +48,19 @@ func readSeries(r io.Reader, name string, f Format, step time.Duration) (*Trace,
 			return nil, parseErr(name, sc.line, field, text, errorf(ErrOutOfRange, "a probability is between 0 and 1"))
 		case f == FormatLoss:
 			s.Loss = v
-		case v*1e6 > float64(MaxDuration):
-			return nil, parseErr(name, sc.line, field, text, errorf(ErrOutOfRange, "more than %v", MaxDuration))
 		default:
-			s.Delay = time.Duration(math.Round(v * 1e6))
+			// A plain decimal is read exactly, as the CSV's times are, so
+			// that WriteSeries's delays read back to the nanosecond (a
+			// float64 loses them beyond about 100 days, and could push a
+			// delay of MaxDuration past it).
+			d, exact := parseDecimalTime(text, 1e6)
+			if !exact {
+				if v*1e6 > float64(MaxDuration) {
+					return nil, parseErr(name, sc.line, field, text, errorf(ErrOutOfRange, "more than %v", MaxDuration))
+				}
+				d = time.Duration(math.Round(v * 1e6))
+			}
+			s.Delay = d
 		}
 		if n >= int64(MaxDuration/step) {
 			return nil, parseErr(name, sc.line, field, text, errorf(ErrOutOfRange, "the series lasts more than %v", MaxDuration))
@@ -78,14 +87,15 @@ func readSeries(r io.Reader, name string, f Format, step time.Duration) (*Trace,
 // WithImpairments returns t with the delay and loss of imp laid over it:
 // steps begin wherever either trace changes, t's rates and imp's delay
 // (when imp carries delay) and loss (when it carries loss) hold in each,
-// and the result lasts as long as t. Where imp ends before t, its last
-// values hold. Load pairs a Mahimahi rate file with the LeoReplayer delay
-// file beside it this way (LeoReplayer's own example traces differ in
-// length by 62 ms).
+// each with the uplink's column where imp has one, and the result lasts as
+// long as t. Where imp ends before t, its last values hold. Load pairs a
+// Mahimahi rate file with the LeoReplayer delay file beside it this way
+// (LeoReplayer's own example traces differ in length by 62 ms).
 func (t *Trace) WithImpairments(imp *Trace) *Trace {
 	out := &Trace{Source: t.Source, Format: t.Format, End: t.End, HasUp: t.HasUp,
 		HasDelay: t.HasDelay || imp.HasDelay, HasLoss: t.HasLoss || imp.HasLoss,
-		HasUpDelay: imp.HasDelay && imp.HasUpDelay || !imp.HasDelay && t.HasUpDelay}
+		HasUpDelay: imp.HasDelay && imp.HasUpDelay || !imp.HasDelay && t.HasUpDelay,
+		HasUpLoss:  imp.HasLoss && imp.HasUpLoss || !imp.HasLoss && t.HasUpLoss}
 	i, j := 0, 0 // the steps of t and imp in force at at
 	var at time.Duration
 	for {
@@ -95,7 +105,7 @@ func (t *Trace) WithImpairments(imp *Trace) *Trace {
 			s.Delay, s.UpDelay = imp.Steps[j].Delay, imp.Steps[j].UpDelay
 		}
 		if imp.HasLoss {
-			s.Loss = imp.Steps[j].Loss
+			s.Loss, s.UpLoss = imp.Steps[j].Loss, imp.Steps[j].UpLoss
 		}
 		if k := len(out.Steps); k == 0 || !sameValues(out.Steps[k-1], s) {
 			out.Steps = append(out.Steps, s)
@@ -121,7 +131,7 @@ func (t *Trace) WithImpairments(imp *Trace) *Trace {
 }
 
 // sameValues reports whether two steps hold the same rates, delays and
-// loss, wherever they start.
+// losses, wherever they start.
 func sameValues(a, b Step) bool {
 	b.At = a.At
 	return a == b

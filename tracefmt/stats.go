@@ -28,9 +28,11 @@ type Stats struct {
 	Delay, UpDelay       RateStats
 	Jumps                Jumps
 	HasDelay, HasUpDelay bool
-	// Loss summarises the loss probability (0 to 1); meaningful if HasLoss.
-	Loss    RateStats
-	HasLoss bool
+	// Loss summarises the downlink's loss probability (0 to 1); meaningful
+	// if HasLoss. UpLoss is the uplink's, if HasUpLoss (otherwise Loss is
+	// both directions').
+	Loss, UpLoss       RateStats
+	HasLoss, HasUpLoss bool
 }
 
 // Stats returns the trace's time-weighted statistics. A percentile p is the
@@ -54,6 +56,9 @@ func (t *Trace) Stats() Stats {
 	}
 	if s.HasLoss = t.HasLoss; s.HasLoss {
 		s.Loss = t.rateStats(func(st Step) float64 { return st.Loss * 1e6 })
+	}
+	if s.HasUpLoss = t.HasLoss && t.HasUpLoss; s.HasUpLoss {
+		s.UpLoss = t.rateStats(func(st Step) float64 { return st.UpLoss * 1e6 })
 	}
 	return s
 }

@@ -52,7 +52,12 @@ type Step struct {
 	// Trace.HasUpDelay; otherwise Delay is both directions' (one delay
 	// column, as mm-delay's).
 	UpDelay time.Duration
-	Loss    float64 // loss probability in [0, 1]; meaningful if Trace.HasLoss
+	Loss    float64 // loss probability in [0, 1] (downlink); meaningful if Trace.HasLoss
+	// UpLoss is the uplink's loss probability, meaningful if
+	// Trace.HasUpLoss; otherwise Loss is both directions' (one loss
+	// column). A recording (emu record) measures each direction's loss on
+	// its own, and they differ.
+	UpLoss float64
 }
 
 // Trace is a piecewise-constant schedule of link capacity.
@@ -65,6 +70,7 @@ type Trace struct {
 
 	HasUp, HasDelay, HasLoss bool // which optional Step fields carry data
 	HasUpDelay               bool // the uplink has a delay column of its own
+	HasUpLoss                bool // the uplink has a loss column of its own
 }
 
 // Limits that keep arithmetic on traces finite. Readers reject values beyond
@@ -104,8 +110,11 @@ func (t *Trace) Validate() error {
 		if t.HasDelay && s.Delay < 0 || t.HasUpDelay && s.UpDelay < 0 {
 			return bad("step %d: negative delay %v (up %v)", i, s.Delay, s.UpDelay)
 		}
-		if t.HasLoss && !(s.Loss >= 0 && s.Loss <= 1) {
+		if t.HasLoss && !validProb(s.Loss) {
 			return bad("step %d: loss %v outside [0, 1]", i, s.Loss)
+		}
+		if t.HasUpLoss && !validProb(s.UpLoss) {
+			return bad("step %d: up loss %v outside [0, 1]", i, s.UpLoss)
 		}
 	}
 	if last := t.Steps[len(t.Steps)-1].At; t.End <= last {
@@ -115,6 +124,9 @@ func (t *Trace) Validate() error {
 }
 
 func validRate(r float64) bool { return r >= 0 && r <= MaxRate }
+
+// validProb is false for NaN too.
+func validProb(p float64) bool { return p >= 0 && p <= 1 }
 
 // Duration returns the trace's length.
 func (t *Trace) Duration() time.Duration { return t.End }

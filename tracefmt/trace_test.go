@@ -83,6 +83,7 @@ func TestValidate(t *testing.T) {
 		"negative up":    func(tr *Trace) { tr.HasUp, tr.Steps[1].Up = true, -1 },
 		"negative delay": func(tr *Trace) { tr.HasDelay, tr.Steps[1].Delay = true, -1 },
 		"loss above 1":   func(tr *Trace) { tr.HasLoss, tr.Steps[1].Loss = true, 1.5 },
+		"up loss NaN":    func(tr *Trace) { tr.HasLoss, tr.HasUpLoss, tr.Steps[1].UpLoss = true, true, math.NaN() },
 		"too long":       func(tr *Trace) { tr.End = MaxDuration + 1 },
 	} {
 		tr := stepTrace()

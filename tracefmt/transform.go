@@ -55,7 +55,7 @@ func (t *Trace) Transform(o Options) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Trace{Source: t.Source, Format: t.Format, End: end, HasUp: t.HasUp, HasDelay: t.HasDelay, HasLoss: t.HasLoss, HasUpDelay: t.HasUpDelay}
+	out := &Trace{Source: t.Source, Format: t.Format, End: end, HasUp: t.HasUp, HasDelay: t.HasDelay, HasLoss: t.HasLoss, HasUpDelay: t.HasUpDelay, HasUpLoss: t.HasUpLoss}
 	for i, s := range t.Steps {
 		if t.stepEnd(i) <= o.Offset {
 			continue

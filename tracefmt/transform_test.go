@@ -129,6 +129,28 @@ func TestWriteMahimahi(t *testing.T) {
 	if got, want := buf.String(), "9\n19\n50\n"; got != want {
 		t.Errorf("with a trailing outage:\n%q\nwant\n%q", got, want)
 	}
+	// mm-link's rule by hand: 12 Mbit/s is one 1500-byte packet a ms, so
+	// the first 10 ms finish packets at 1, 2, ... 10 ms, written as the ms
+	// before: 0..9. 24 Mbit/s is two a ms: packets finish at 10.5, 11,
+	// 11.5, ... 20 ms, written 10, 10, 11, 11, ... 19, 19; the last one
+	// moves to 20, the loop period. 30 lines in all.
+	two := &Trace{Steps: []Step{{Down: 12e6}, {At: 10 * time.Millisecond, Down: 24e6}}, End: 20 * time.Millisecond}
+	buf.Reset()
+	if err := WriteMahimahi(&buf, two, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n" +
+		"10\n10\n11\n11\n12\n12\n13\n13\n14\n14\n15\n15\n16\n16\n17\n17\n18\n18\n19\n20\n"
+	if got := buf.String(); got != want {
+		t.Errorf("12 then 24 Mbit/s:\n%q\nwant\n%q", got, want)
+	}
+	// Reading it back gives the same rates, in the default 10 ms windows
+	// and in 1 ms ones (the packet moved to 20 ms counts in the window
+	// before, so the last millisecond still carries two).
+	for _, w := range []time.Duration{0, time.Millisecond} {
+		back := read(t, want, ReadOptions{Format: FormatMahimahi, Window: w})
+		sameSteps(t, back, two.Steps, two.End)
+	}
 	for name, bad := range map[string]*Trace{
 		"no uplink":  {Steps: []Step{{Down: 1e6}}, End: s},
 		"no packets": {Steps: []Step{{Down: 1}}, End: s, HasUp: true},

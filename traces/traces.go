@@ -174,8 +174,8 @@ func ReadFile(name string) ([]byte, string, error) {
 
 // Carries reports whether a shipped trace carries a one-way delay or a
 // loss column besides its rates: a Mahimahi .bw or .down with a .delay
-// beside it, a plain CSV whose header names delay_ms, down_delay_ms or
-// loss, or a .delay or .loss series. shipped is false for a name that is
+// beside it, a plain CSV whose header names delay_ms, down_delay_ms,
+// loss or down_loss, or a .delay or .loss series. shipped is false for a name that is
 // no shipped trace (a file on disk, which only reading it can tell). It
 // reads at most a header line, so configurations can ask it cheaply.
 func Carries(name string) (delay, loss, shipped bool) {
@@ -202,7 +202,7 @@ func Carries(name string) (delay, loss, shipped bool) {
 		switch strings.TrimSpace(col) {
 		case "delay_ms", "down_delay_ms", "up_delay_ms":
 			delay = true
-		case "loss":
+		case "loss", "down_loss", "up_loss":
 			loss = true
 		}
 	}

@@ -18,7 +18,8 @@ import (
 //   - "none": always the constant;
 //   - a trace, shipped name or file: a delay trace (LeoReplayer's one value
 //     per 10 ms, ".delay"; a CSV with delay_ms or down_delay_ms and
-//     up_delay_ms) or a loss trace (".loss"; a CSV with a loss column).
+//     up_delay_ms) or a loss trace (".loss"; a CSV with a loss column, or
+//     down_loss and up_loss).
 //
 // The delay and loss keys take either: a value that starts like a number
 // is the constant, anything else names a trace. A constant set explicitly

@@ -15,7 +15,7 @@ import (
 type Impairments struct {
 	Delay *tracefmt.Trace // drives the one-way delay; nil: constant
 	Loss  *tracefmt.Trace // drives the loss probability; nil: constant
-	Up    bool            // the uplink's delay column
+	Up    bool            // the uplink's delay and loss columns, where a trace has its own
 	Loop  bool
 }
 
@@ -34,6 +34,9 @@ func (im *Impairments) At(elapsed time.Duration) (delay time.Duration, loss floa
 	if im.Loss != nil {
 		s, nx, live := at(im.Loss, elapsed, im.Loop)
 		loss = s.Loss
+		if im.Up && im.Loss.HasUpLoss {
+			loss = s.UpLoss
+		}
 		if live && (!ok || nx < next) {
 			next = nx
 		}

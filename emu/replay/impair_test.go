@@ -64,6 +64,51 @@ func TestImpairmentsAt(t *testing.T) {
 	}
 }
 
+// TestImpairmentsUpLoss: with down_loss and up_loss each direction plays
+// its own column, on the one clock; a shared loss column plays in both.
+func TestImpairmentsUpLoss(t *testing.T) {
+	split, err := tracefmt.Read(strings.NewReader("time_s,down_loss,up_loss\n0,0.01,0.5\n0.02,0,0.25\n0.05\n"), "l.csv", tracefmt.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := Impairments{Loss: split, Loop: true}
+	up := Impairments{Loss: split, Up: true, Loop: true}
+	for _, c := range []struct {
+		el       time.Duration
+		down, up float64
+		next     time.Duration
+	}{
+		{0, 0.01, 0.5, 20 * ms},
+		{20 * ms, 0, 0.25, 50 * ms},
+		{55 * ms, 0.01, 0.5, 70 * ms}, // looped
+	} {
+		_, l, next, ok := down.At(c.el)
+		if !ok || l != c.down || next != c.next {
+			t.Errorf("downlink At(%v) = loss %v, next %v, %v; want %v, next %v", c.el, l, next, ok, c.down, c.next)
+		}
+		_, l, next, ok = up.At(c.el)
+		if !ok || l != c.up || next != c.next {
+			t.Errorf("uplink At(%v) = loss %v, next %v, %v; want %v, next %v", c.el, l, next, ok, c.up, c.next)
+		}
+	}
+	shared := series(t, tracefmt.FormatLoss, 10*ms, "0.1\n0.2\n")
+	for _, dirUp := range []bool{false, true} {
+		im := Impairments{Loss: shared, Up: dirUp}
+		if _, l, _, _ := im.At(15 * ms); l != 0.2 {
+			t.Errorf("shared loss column, up=%v: %v, want 0.2", dirUp, l)
+		}
+	}
+	// A delay trace beside it keeps its own column choice.
+	both, err := tracefmt.Read(strings.NewReader("time_s,down_delay_ms,up_delay_ms,down_loss,up_loss\n0,10,40,0,1\n1\n"), "b.csv", tracefmt.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := Impairments{Delay: both, Loss: both, Up: true}
+	if d, l, _, _ := im.At(0); d != 40*ms || l != 1 {
+		t.Errorf("uplink of a split trace: delay %v loss %v, want 40ms and 1", d, l)
+	}
+}
+
 // TestImpairmentsJumps: the jumps are those of the delay as played,
 // looping, at times since the epoch; without loop the trace's last value
 // holds and no jump follows.

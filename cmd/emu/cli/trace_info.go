@@ -12,8 +12,8 @@ import (
 
 // traceInfoJSON is what `emu trace info --json` prints; up_mbps is null
 // for a trace without an uplink, the delay and loss fields for a trace
-// without them (up_delay_ms only where the uplink has a delay column of
-// its own).
+// without them (up_delay_ms and up_loss_pct only where the uplink has a
+// delay or loss column of its own).
 type traceInfoJSON struct {
 	Format    tracefmt.Format `json:"format"`
 	DurationS float64         `json:"duration_s"`
@@ -28,6 +28,7 @@ type traceInfoJSON struct {
 	DelayJumpThresholdMs float64   `json:"delay_jump_threshold_ms,omitempty"`
 	DelayJumpPeriodS     float64   `json:"delay_jump_period_s,omitempty"`
 	LossPct              *rateJSON `json:"loss_pct,omitempty"`
+	UpLossPct            *rateJSON `json:"up_loss_pct,omitempty"`
 }
 
 type rateJSON struct {
@@ -69,6 +70,10 @@ func infoJSON(t *tracefmt.Trace, st tracefmt.Stats) traceInfoJSON {
 	if st.HasLoss {
 		l := toRateJSON(scaled(st.Loss, 100))
 		out.LossPct = &l
+		if st.HasUpLoss {
+			u := toRateJSON(scaled(st.UpLoss, 100))
+			out.UpLossPct = &u
+		}
 	}
 	return out
 }
@@ -91,7 +96,8 @@ time-weighted: a step counts for as long as it lasts. With --json it prints
   {"format", "duration_s", "steps", "down_mbps": {"mean", "min", "max",
    "p5", "p50", "p95"}, "up_mbps": {...} or null when the trace has no uplink,
    and, when present, "delay_ms", "up_delay_ms", "delay_jumps_s",
-   "delay_jump_threshold_ms", "delay_jump_period_s", "loss_pct"}.`,
+   "delay_jump_threshold_ms", "delay_jump_period_s", "loss_pct",
+   "up_loss_pct"}.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := f.load(cmd, args[0])
@@ -127,6 +133,9 @@ time-weighted: a step counts for as long as it lasts. With --json it prints
 			}
 			if st.HasLoss {
 				row("loss %", scaled(st.Loss, 100))
+				if st.HasUpLoss {
+					row("up loss %", scaled(st.UpLoss, 100))
+				}
 			}
 			if err := tw.Flush(); err != nil {
 				return err

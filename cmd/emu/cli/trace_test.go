@@ -342,3 +342,24 @@ func TestTraceList(t *testing.T) {
 		t.Fatalf("list --json: exit %d, %v, %d rows", code, err, len(rows))
 	}
 }
+
+// TestTraceInfoUpLoss: a trace with down_loss and up_loss reports each
+// direction's loss, as it does each direction's delay.
+func TestTraceInfoUpLoss(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "split.csv")
+	if err := os.WriteFile(p, []byte("time_s,down_mbps,down_loss,up_loss\n0,10,0.01,0.2\n1,10,0.03,0.2\n2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info := traceInfo(t, p)
+	if info.LossPct == nil || info.UpLossPct == nil || math.Abs(info.LossPct.Mean-2) > 1e-9 || math.Abs(info.UpLossPct.Mean-20) > 1e-9 {
+		t.Errorf("loss_pct %+v, up_loss_pct %+v; want means 2 and 20", info.LossPct, info.UpLossPct)
+	}
+	code, out, errs := runEmu(t, "trace", "info", p)
+	if code != 0 || !strings.Contains(out, "up loss %") || !strings.Contains(out, "20.000") {
+		t.Errorf("exit %d (%s), output lacks the uplink's loss:\n%s", code, errs, out)
+	}
+	// One loss column: no up_loss_pct.
+	if info := traceInfo(t, "step-10-30-10mbit.csv"); info.UpLossPct != nil {
+		t.Errorf("up_loss_pct %+v for a trace without loss", info.UpLossPct)
+	}
+}
