@@ -62,6 +62,7 @@ var commands = []func(*env) *cobra.Command{
 	newAnalyzeCmd,
 	newSweepCmd,
 	newReproduceCmd,
+	newRecordCmd,
 }
 
 // Run executes emu with args (without the program name) and returns the

@@ -1,0 +1,160 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dc-emu/emu/tracefmt"
+)
+
+// Derive turns one path's recording into a trace of 10 ms steps (rates,
+// each direction's one-way delay and loss) and the warnings a reader of
+// it must see. It fails when a direction received nothing.
+func Derive(p Path, source string) (*tracefmt.Trace, []string, error) {
+	n := min(len(p.Down.Bins), len(p.Up.Bins))
+	if n == 0 {
+		return nil, nil, errors.New("nothing was recorded")
+	}
+	for _, d := range []struct {
+		name string
+		b    Bins
+	}{{"downlink", p.Down}, {"uplink", p.Up}} {
+		var got int64
+		for _, b := range d.b.Bins[:n] {
+			got += int64(b.Got) + int64(b.ProbeCount())
+		}
+		if got == 0 {
+			return nil, nil, fmt.Errorf("no packet of the %s arrived in %v: the path loses everything (or a firewall drops UDP)", d.name, time.Duration(n)*Step)
+		}
+	}
+	t := &tracefmt.Trace{Source: source, Format: tracefmt.FormatCSV, End: time.Duration(n) * Step,
+		HasUp: true, HasDelay: true, HasUpDelay: true, HasLoss: true, HasUpLoss: true}
+	t.Steps = make([]tracefmt.Step, n)
+	// The raw one-way delays are differences of two clocks; the offset
+	// (far minus near) comes off with the sign of each direction.
+	down := series(p.Down, n, p.Offset)
+	up := series(p.Up, n, -p.Offset)
+	for i := range t.Steps {
+		t.Steps[i] = tracefmt.Step{
+			At:    time.Duration(i) * Step,
+			Down:  down.rate[i],
+			Up:    up.rate[i],
+			Delay: down.delay[i], UpDelay: up.delay[i],
+			Loss: down.loss[i], UpLoss: up.loss[i],
+		}
+	}
+	if err := t.Validate(); err != nil {
+		return nil, nil, err
+	}
+	var warn []string
+	for _, s := range []struct {
+		dir string
+		st  SenderStat
+	}{{"downlink", p.DownSender}, {"uplink", p.UpSender}} {
+		if s.st.Steps == 0 {
+			continue
+		}
+		if f := float64(s.st.Behind) / float64(s.st.Steps); f > 0.05 {
+			warn = append(warn, fmt.Sprintf("the %s's sender fell behind its pace in %.0f %% of the steps: there the recording measured the sender, not the path", s.dir, 100*f))
+		}
+		if f := float64(s.st.AtMax) / float64(s.st.Steps); f > 0.05 {
+			warn = append(warn, fmt.Sprintf("the %s was held at the maximum rate (%.0f Mbit/s) with no queue in %.0f %% of the steps: the path may carry more (raise --max-rate)", s.dir, s.st.MaxRate/1e6, 100*f))
+		}
+	}
+	if down.noDelay > n/10 || up.noDelay > n/10 {
+		warn = append(warn, fmt.Sprintf("no packet found the queue empty within %v of %d (down) and %d (up) of %d steps: their delay is the least seen around them, which may hold queueing", time.Duration(baseReach)*Step, down.noDelay, up.noDelay, n))
+	}
+	if !p.SameHost && p.OffsetUncertainty > time.Millisecond {
+		warn = append(warn, fmt.Sprintf("the two ends' clocks differ by %.3f ms, known within ±%.3f ms (half the least round trip): each direction's delay is as uncertain",
+			float64(p.Offset)/1e6, float64(p.OffsetUncertainty)/1e6))
+	}
+	return t, warn, nil
+}
+
+// ProbeCount is how many probes arrived in the bin (0 or more; probes
+// come every ProbeEvery, so at most a few).
+func (b Bin) ProbeCount() int {
+	if b.ProbeOWD == noDelay {
+		return 0
+	}
+	return 1
+}
+
+// dirSeries is one direction's values, a step each.
+type dirSeries struct {
+	rate    []float64
+	delay   []time.Duration
+	loss    []float64
+	noDelay int // steps without any delay sample in their window
+}
+
+// baseReach is how far from a step Derive takes a drained packet's delay
+// for it: a few pacer cycles, so a drain that failed is bridged.
+const baseReach = 3 * int(cycle/Step)
+
+// minBusy is the least busy time in a step for its rate to be the
+// link's pace; below it the step holds the pace measured before.
+const minBusy = 2 * time.Millisecond
+
+// series derives one direction. offset is added to each raw delay.
+func series(b Bins, n int, offset int64) dirSeries {
+	s := dirSeries{rate: make([]float64, n), delay: make([]time.Duration, n), loss: make([]float64, n)}
+	var bases []int // steps with a drained packet's delay
+	for i := range n {
+		if b.Bins[i].Base != noDelay {
+			bases = append(bases, i)
+		}
+	}
+	var lastDelay time.Duration
+	lastLoss, lastRate := 0.0, 0.0
+	next := 0 // the first base at or after i
+	for i := range n {
+		bin := b.Bins[i]
+		lost := max(int64(bin.Lost), 0)
+		drops := min(max(int64(bin.Drops), 0), lost)
+		// A lost packet used the link's capacity: the loss comes after
+		// the bottleneck in emu, as on a radio link; replaying the rate
+		// and the loss gives back what arrived. The rate is the link's
+		// pace while a queue stood, where the step had enough of it;
+		// otherwise what arrived (a lower bound) or the step before.
+		delivered := float64(bin.Bytes+(lost-drops)*int64(b.Packet)) * 8 / Step.Seconds()
+		if bin.BusyTime >= int64(minBusy) {
+			lastRate = float64(bin.BusyBytes) * 8 / time.Duration(bin.BusyTime).Seconds()
+		}
+		s.rate[i] = max(lastRate, delivered)
+		if total := int64(bin.Got) + lost - drops; total > 0 {
+			lastLoss = float64(lost-drops) / float64(total)
+		}
+		s.loss[i] = lastLoss
+		for next < len(bases) && bases[next] < i {
+			next++
+		}
+		j := -1
+		if next < len(bases) {
+			j = bases[next]
+		}
+		if next > 0 && (j < 0 || i-bases[next-1] < j-i) {
+			j = bases[next-1]
+		}
+		switch {
+		case j >= 0 && abs(j-i) <= baseReach:
+			lastDelay = max(time.Duration(b.Bins[j].Base+offset), 0)
+		default:
+			// No drain near: the least delay around, which may hold some
+			// queue.
+			least := int64(noDelay)
+			for k := max(0, i-baseReach); k <= min(n-1, i+baseReach); k++ {
+				least = min(least, b.Bins[k].MinOWD)
+			}
+			s.noDelay++
+			if least != noDelay {
+				lastDelay = max(time.Duration(least+offset), 0)
+			}
+		}
+		s.delay[i] = lastDelay
+	}
+	return s
+}
+
+func abs(x int) int { return max(x, -x) }
