@@ -63,7 +63,7 @@ func Derive(p Path, source string) (*tracefmt.Trace, []string, error) {
 		}
 	}
 	if down.noDelay > n/10 || up.noDelay > n/10 {
-		warn = append(warn, fmt.Sprintf("no packet found the queue empty within %v of %d (down) and %d (up) of %d steps: their delay is the least seen around them, which may hold queueing", time.Duration(baseReach)*Step, down.noDelay, up.noDelay, n))
+		warn = append(warn, fmt.Sprintf("no packet found the queue empty within %v of %d (down) and %d (up) of %d steps: their delay is the nearest such packet's", time.Duration(baseReach)*Step, down.noDelay, up.noDelay, n))
 	}
 	if !p.SameHost && p.OffsetUncertainty > time.Millisecond {
 		warn = append(warn, fmt.Sprintf("the two ends' clocks differ by %.3f ms, known within ±%.3f ms (half the least round trip): each direction's delay is as uncertain",
@@ -93,6 +93,21 @@ type dirSeries struct {
 // for it: a few pacer cycles, so a drain that failed is bridged.
 const baseReach = 3 * int(cycle/Step)
 
+// lossWindow is how many steps on each side of a step its loss is
+// estimated over: half a second.
+const lossWindow = 50
+
+// A drained packet's delay is kept when it is within baseSlack of the
+// least delay within baseCheck steps on either side.
+const (
+	baseCheck = 3
+	baseSlack = 500 * time.Microsecond
+)
+
+// rateReach is how many steps on each side a step's pace is measured
+// over: 30 ms in all.
+const rateReach = 1
+
 // minBusy is the least busy time in a step for its rate to be the
 // link's pace; below it the step holds the pace measured before.
 const minBusy = 2 * time.Millisecond
@@ -100,11 +115,35 @@ const minBusy = 2 * time.Millisecond
 // series derives one direction. offset is added to each raw delay.
 func series(b Bins, n int, offset int64) dirSeries {
 	s := dirSeries{rate: make([]float64, n), delay: make([]time.Duration, n), loss: make([]float64, n)}
-	var bases []int // steps with a drained packet's delay
+	// Steps with a drained packet's delay that is also the least delay
+	// around it: a packet that found the queue empty is the fastest
+	// there, and a judgement the queue's own pace fooled is not.
+	var bases []int
 	for i := range n {
-		if b.Bins[i].Base != noDelay {
+		base := b.Bins[i].Base
+		if base == noDelay {
+			continue
+		}
+		least := base
+		for k := max(0, i-baseCheck); k <= min(n-1, i+baseCheck); k++ {
+			least = min(least, b.Bins[k].MinOWD)
+		}
+		if base <= least+int64(baseSlack) {
 			bases = append(bases, i)
 		}
+	}
+	// Loss over a sliding window: a step's own few dozen packets make a
+	// noisy estimate, and replaying that noise (most steps 0, a few at
+	// several per cent) gives a loss-based controller far more than the
+	// path's mean loss would (its rate goes as 1/sqrt(p)).
+	lostSum := make([]int64, n+1) // prefix sums
+	totalSum := make([]int64, n+1)
+	for i := range n {
+		bin := b.Bins[i]
+		l := max(int64(bin.Lost), 0)
+		l -= min(max(int64(bin.Drops), 0), l)
+		lostSum[i+1] = lostSum[i] + l
+		totalSum[i+1] = totalSum[i] + int64(bin.Got) + l
 	}
 	var lastDelay time.Duration
 	lastLoss, lastRate := 0.0, 0.0
@@ -119,12 +158,20 @@ func series(b Bins, n int, offset int64) dirSeries {
 		// pace while a queue stood, where the step had enough of it;
 		// otherwise what arrived (a lower bound) or the step before.
 		delivered := float64(bin.Bytes+(lost-drops)*int64(b.Packet)) * 8 / Step.Seconds()
-		if bin.BusyTime >= int64(minBusy) {
-			lastRate = float64(bin.BusyBytes) * 8 / time.Duration(bin.BusyTime).Seconds()
+		// The pace over the step and its neighbours, each weighted by
+		// its busy time: a step with a few packets in the queue (after a
+		// pause) says little on its own.
+		var busyBytes, busyTime int64
+		for k := max(0, i-rateReach); k <= min(n-1, i+rateReach); k++ {
+			busyBytes += b.Bins[k].BusyBytes
+			busyTime += b.Bins[k].BusyTime
+		}
+		if busyTime >= int64(minBusy) {
+			lastRate = float64(busyBytes) * 8 / time.Duration(busyTime).Seconds()
 		}
 		s.rate[i] = max(lastRate, delivered)
-		if total := int64(bin.Got) + lost - drops; total > 0 {
-			lastLoss = float64(lost-drops) / float64(total)
+		if from, to := max(0, i-lossWindow), min(n, i+lossWindow+1); totalSum[to] > totalSum[from] {
+			lastLoss = float64(lostSum[to]-lostSum[from]) / float64(totalSum[to]-totalSum[from])
 		}
 		s.loss[i] = lastLoss
 		for next < len(bases) && bases[next] < i {
@@ -138,11 +185,16 @@ func series(b Bins, n int, offset int64) dirSeries {
 			j = bases[next-1]
 		}
 		switch {
-		case j >= 0 && abs(j-i) <= baseReach:
+		case j >= 0:
+			// The nearest drained packet's delay, however far: the least
+			// delay around a step without one holds queueing.
 			lastDelay = max(time.Duration(b.Bins[j].Base+offset), 0)
+			if abs(j-i) > baseReach {
+				s.noDelay++
+			}
 		default:
-			// No drain near: the least delay around, which may hold some
-			// queue.
+			// No packet ever found the queue empty: the least delay seen
+			// around, which may hold some queue.
 			least := int64(noDelay)
 			for k := max(0, i-baseReach); k <= min(n-1, i+baseReach); k++ {
 				least = min(least, b.Bins[k].MinOWD)

@@ -7,7 +7,12 @@ import (
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
+// The emu binary, built once for the downstream downloads' endpoints.
+var emuBin = emutest.Binary{Pkg: emutest.EmuCommand}
+
 func TestMain(m *testing.M) {
 	emutest.ServeWitness()
-	os.Exit(m.Run())
+	code := m.Run()
+	emuBin.Remove()
+	os.Exit(code)
 }

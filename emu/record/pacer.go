@@ -55,6 +55,8 @@ type pacer struct {
 	curBest, prevBest float64
 
 	nextCycle, pauseEnd time.Duration
+	pauseEnds           [8]time.Duration // the last pauses' ends, for dry
+	pauses              int
 	pausing             bool
 	// pause is the pause to stamp on the next packet sent (0: none).
 	pause time.Duration
@@ -91,8 +93,8 @@ func (p *pacer) feedback(now time.Duration, delivered float64, queue, ref time.D
 	}
 	gain := steadyGain
 	switch {
-	case queue < time.Millisecond && ref > p.pauseEnd+cycle/2:
-		// The queue has run dry away from a pause: the path got faster.
+	case p.dry(queue, ref):
+		// Less queue than the sending rate builds: the path got faster.
 		gain = startupGain
 	case queue > drainQueue:
 		// Far more queue than a cycle builds: the path got slower; send
@@ -101,6 +103,21 @@ func (p *pacer) feedback(now time.Duration, delivered float64, queue, ref time.D
 	}
 	p.gain = gain
 	p.rate = min(max(gain*p.best(now, delivered), initialRate/4), p.maxRate)
+}
+
+// dry says whether the queue the receiver saw when the packet sent at
+// ref passed is under half what sending at steadyGain builds from the
+// pause before it: the path carries more than it was given. (The
+// feedback may be a cycle old when it arrives, behind the other
+// direction's queue, so the pause it follows is looked up.)
+func (p *pacer) dry(queue, ref time.Duration) bool {
+	var since time.Duration = -1
+	for _, end := range p.pauseEnds {
+		if end != 0 && end <= ref && (since < 0 || ref-end < since) {
+			since = ref - end
+		}
+	}
+	return since > 20*time.Millisecond && queue < time.Duration(float64(since)*(steadyGain-1)/2)
 }
 
 // best is the most the path delivered over the last two rateBuckets,
@@ -135,6 +152,8 @@ func (p *pacer) due(now time.Duration) (n int, next time.Duration) {
 		d := p.queueNow(now) + p.margin
 		d = min(max(d, targetIdle), maxPause)
 		p.pausing, p.pauseEnd, p.pause = true, now+d, d
+		p.pauseEnds[p.pauses%len(p.pauseEnds)] = p.pauseEnd
+		p.pauses++
 		return 0, p.pauseEnd
 	}
 	p.credit += p.rate / 8 * elapsed
