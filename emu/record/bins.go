@@ -73,6 +73,7 @@ type rxLog struct {
 	lastOWD  int64
 	lastSent int64 // the last load packet's send time
 	base     int64 // the path's own delay: the last drained packet's, or any less
+	raise    int64 // a higher delay one pause has suggested (noDelay: none)
 	lastSeq  uint64
 	lastRecv int64
 	drain    int64  // how the last pause ended (datagram.drain)
@@ -85,7 +86,7 @@ const maxMissing = 1 << 16
 
 func newRxLog(start int64, packet int, d time.Duration) *rxLog {
 	n := int((d + Step - 1) / Step)
-	l := &rxLog{b: Bins{Start: start, Packet: packet, Bins: make([]Bin, n)}, missing: map[uint64]int{}, base: noDelay, stall: make([]int64, n)}
+	l := &rxLog{b: Bins{Start: start, Packet: packet, Bins: make([]Bin, n)}, missing: map[uint64]int{}, base: noDelay, raise: noDelay, stall: make([]int64, n)}
 	for i := range l.b.Bins {
 		l.b.Bins[i].MinOWD, l.b.Bins[i].ProbeOWD, l.b.Bins[i].Base = noDelay, noDelay, noDelay
 	}
@@ -135,8 +136,8 @@ func (l *rxLog) arrive(d *datagram, size int, recv int64) {
 }
 
 // backlog adds the gap since the last load packet to the step's busy
-// time if the packet waited in the queue: then it left the bottleneck
-// right after the one before it, and the gap is what the link took to
+// time if both waited in the queue: then it left the bottleneck right
+// after the one before it, and the gap is what the link took to
 // carry it (and any lost between them after the bottleneck; one dropped
 // at the queue's tail took no time, which the gap tells). A gap in which
 // the path's delay rose is left out.
@@ -144,8 +145,11 @@ func (l *rxLog) backlog(b *Bin, d *datagram, size int, recv, owd int64) {
 	if l.lastRecv == 0 || l.base == noDelay || d.seq <= l.lastSeq || d.pause > 0 {
 		return
 	}
+	// Both this packet and the one before it must have waited: then the
+	// link was busy between them. (One late packet alone may be the host
+	// holding it back, not a queue.)
 	gap := recv - l.lastRecv
-	if owd-l.base < int64(backlogWait) || gap <= 0 {
+	if owd-l.base < int64(backlogWait) || l.lastOWD-l.base < int64(backlogWait) || gap <= 0 {
 		return
 	}
 	if rise := owd - l.lastOWD; rise > int64(time.Millisecond) && rise > gap*4/5 {
@@ -191,25 +195,40 @@ func (l *rxLog) drained(i int, recv, gap, owd int64, size int) {
 	serial := int64(float64(size) / l.pace)
 	idle := gap - serial
 	l.drains++
-	// An idle link says the queue had emptied: a gap of more than two
-	// packets' time at the pace (a slower pace after a rate drop, which
-	// the estimate follows late, is not taken for idle time). So does a
-	// delay back at the path's own (a token bucket lets the first packet
-	// after a short idle time go at once, so the gap alone misses a pause
-	// that ended just as the queue did); that one confirms the base and
-	// never raises it, or one wrong judgement would vouch for the next.
+	// A delay back at the path's own says the queue had emptied (a
+	// token bucket lets the first packet after a short idle time go at
+	// once, so a gap alone misses a pause that ended just as the queue
+	// did). A delay above it is the path's own only if the link was idle
+	// before the packet (a gap of more than two packets' time at the
+	// pace: a slower pace after a rate drop, which the estimate follows
+	// late, is not idle time) after two pauses in a row, within
+	// raiseAgree of each other: a host that holds one packet back makes
+	// one such gap, and a base raised wrongly would vouch for the next
+	// wrong judgement.
 	switch {
-	case idle > int64(idleTolerance)+serial:
-		l.base = owd
 	case l.base != noDelay && owd <= l.base+int64(idleTolerance):
 		l.base = min(l.base, owd)
+	case idle > int64(idleTolerance)+serial && l.raise != noDelay && abs64(owd-l.raise) <= int64(raiseAgree):
+		// A second pause in a row says the path's delay is higher now.
+		l.base, l.raise = owd, noDelay
+	case idle > int64(idleTolerance)+serial:
+		// One gap may be the host holding a packet back: wait for the
+		// next pause to say the same before raising the base.
+		l.raise, l.drain = owd, noDrain
+		return
 	default:
-		l.drain = noDrain
+		l.raise, l.drain = noDelay, noDrain
 		return
 	}
+	l.raise = noDelay
 	l.drain = max(idle, 0)
 	l.b.Bins[i].Base = min(l.b.Bins[i].Base, owd)
 }
+
+// raiseAgree is how close two pauses' delays must be to raise the base.
+const raiseAgree = time.Millisecond
+
+func abs64(x int64) int64 { return max(x, -x) }
 
 // idleTolerance is the idle time below which a gap is the link's timer,
 // not an empty queue.

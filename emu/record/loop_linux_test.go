@@ -374,6 +374,14 @@ func TestRecordTwoPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if k := os.Getenv("EMU_RECORD_KEEP"); k != "" {
+		record.WriteFiles(rec, k, nil)
+		for i, p := range []string{p1, p2} {
+			b, _ := os.ReadFile(p)
+			os.WriteFile(fmt.Sprintf("%s-%d.orig.csv", k, i+1), b, 0o644)
+		}
+		t.Logf("kept at %s; the recording began %v into the originals", k, rec.Started.Sub(em.Epoch))
+	}
 	if len(files) != 2 || files[0].Prefix != filepath.Join(dir, "rec-1") || files[1].Prefix != filepath.Join(dir, "rec-2") {
 		t.Fatalf("files %+v, want rec-1 and rec-2", files)
 	}

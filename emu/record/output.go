@@ -155,7 +155,7 @@ func provenance(rec *Recording, fs []Files, argv []string) string {
 	fmt.Fprintf(&b, "- started: %s (the first step; the streams ran %v before it)\n", rec.Started.UTC().Format(time.RFC3339Nano), Warmup)
 	fmt.Fprintf(&b, "- recorded: %.2f s in %v steps; load packets of %d IP bytes, at most %.0f Mbit/s a direction; a probe every %v\n",
 		rec.Recorded.Seconds(), Step, rec.Packet, rec.MaxRate/1e6, ProbeEvery)
-	fmt.Fprintf(&b, "- method: each end paces UDP at %.2f× what the other end reports delivered, so a small queue stands at the bottleneck, and pauses every %v for as long as it reckons the queue is; capacity is the IP bytes that arrived in a step plus the packets lost in it (a lost packet used the link), over the step's time less the link's idle time; one-way delay is that of the nearest packet that found the queue empty (the first after a pause, when the link was idle before it); loss is the stream's lost share in the step\n",
+	fmt.Fprintf(&b, "- method (docs/record.md): each end paces UDP at %.2f× what the other end reports delivered, so a queue stands at the bottleneck, and pauses every %v for as long as it reckons the queue is; capacity is the link's pace while the queue stood (bytes of packets that waited over the gaps between their arrivals, losses after the bottleneck included, tail drops not); one-way delay is that of the nearest packet that found the queue empty after a pause; loss is the stream's lost share over a sliding second\n",
 		steadyGain, cycle)
 	for i, p := range rec.Paths {
 		f := fs[i]
@@ -176,10 +176,11 @@ func provenance(rec *Recording, fs []Files, argv []string) string {
 			fmt.Fprintf(&b, "- **warning**: %s\n", w)
 		}
 	}
-	fmt.Fprintf(&b, "\nReplay: `emu run --trace %s.csv` (rate, delay and loss of both directions)", filepath.Base(fs[0].Prefix))
 	if len(fs) == 2 {
-		fmt.Fprintf(&b, "; both paths: `emu run --set link1.trace=%s.csv --set link2.trace=%s.csv`", filepath.Base(fs[0].Prefix), filepath.Base(fs[1].Prefix))
+		fmt.Fprintf(&b, "\nReplay both paths as recorded: `emu run --trace %s.csv,%s.csv --set trace.up=true`", filepath.Base(fs[0].Prefix), filepath.Base(fs[1].Prefix))
+	} else {
+		fmt.Fprintf(&b, "\nReplay: `emu run --trace %s.csv --set trace.up=true`", filepath.Base(fs[0].Prefix))
 	}
-	b.WriteString(".\n")
+	b.WriteString(" (each direction's rate, delay and loss; docs/record.md).\n")
 	return b.String()
 }

@@ -61,9 +61,10 @@ type pacer struct {
 	// pause is the pause to stamp on the next packet sent (0: none).
 	pause time.Duration
 
-	// behind is set when credit overflowed maxBurst since the caller last
-	// cleared it: the sender could not keep its pace.
-	behind bool
+	// owed is the credit the rate gave since the caller last cleared it,
+	// lost what overflowed maxBurst of it: the sender could not keep its
+	// pace for that much (a timer that fired late, a CPU too busy).
+	owed, lost float64
 }
 
 func newPacer(packet int, maxRate float64) *pacer {
@@ -91,18 +92,20 @@ func (p *pacer) feedback(now time.Duration, delivered float64, queue, ref time.D
 			return
 		}
 	}
-	gain := steadyGain
+	gain, rate := steadyGain, p.best(now, delivered)
 	switch {
+	case queue > drainQueue:
+		// Far more queue than a cycle builds: the path got slower. Send
+		// below what it delivers now (not the best of late, which would
+		// overfill its queue) until the queue is back.
+		gain, rate = drainGain, delivered
+		p.curBest, p.prevBest = delivered, 0
 	case p.dry(queue, ref):
 		// Less queue than the sending rate builds: the path got faster.
 		gain = startupGain
-	case queue > drainQueue:
-		// Far more queue than a cycle builds: the path got slower; send
-		// below its rate until the queue is back.
-		gain = drainGain
 	}
 	p.gain = gain
-	p.rate = min(max(gain*p.best(now, delivered), initialRate/4), p.maxRate)
+	p.rate = min(max(gain*rate, initialRate/4), p.maxRate)
 }
 
 // dry says whether the queue the receiver saw when the packet sent at
@@ -157,8 +160,10 @@ func (p *pacer) due(now time.Duration) (n int, next time.Duration) {
 		return 0, p.pauseEnd
 	}
 	p.credit += p.rate / 8 * elapsed
+	p.owed += p.rate / 8 * elapsed
 	if limit := max(p.rate/8*maxBurst.Seconds(), 2*p.packet); p.credit > limit {
-		p.credit, p.behind = limit, true
+		p.lost += p.credit - limit
+		p.credit = limit
 	}
 	n = int(p.credit / p.packet)
 	p.credit -= float64(n) * p.packet
@@ -179,6 +184,14 @@ func (p *pacer) queueNow(now time.Duration) time.Duration {
 	q := p.queue + time.Duration(since*8/p.delivered*float64(time.Second)) - age
 	bound := p.queue + time.Duration(float64(age)*(max(p.gain, steadyGain)-1)) + 5*time.Millisecond
 	return min(max(q, 0), bound)
+}
+
+// behind says whether the sender lost more than a tenth of what its
+// rate gave since the last call, and starts counting again.
+func (p *pacer) behind() bool {
+	b := p.lost > 0.1*p.owed
+	p.owed, p.lost = 0, 0
+	return b
 }
 
 // sent accounts one packet sent at now and returns the pause to stamp on

@@ -22,7 +22,7 @@ const (
 // measured the sender rather than the path is caught.
 type SenderStat struct {
 	Steps   int     `json:"steps"`        // steps of the recording it paced
-	Behind  int     `json:"behind"`       // steps in which it could not keep its pace
+	Behind  int     `json:"behind"`       // steps in which it lost over a tenth of its pace (pacer.behind)
 	AtMax   int     `json:"at_max"`       // steps held at the maximum rate with no queue standing
 	MaxRate float64 `json:"max_rate_bps"` // the cap it was given
 }
@@ -123,14 +123,15 @@ func (s *session) sendLoad(ctx context.Context) {
 			// A new step of the recording: account the last one.
 			if step >= 0 {
 				s.stat.Steps++
-				if s.pace.behind {
+				if s.pace.behind() {
 					s.stat.Behind++
 				}
 				if s.pace.rate >= s.pace.maxRate && s.pace.queue < time.Millisecond {
 					s.stat.AtMax++
 				}
+			} else {
+				s.pace.behind() // the warm-up's count is not the recording's
 			}
-			s.pace.behind = false
 			step = i
 		}
 		s.mu.Unlock()

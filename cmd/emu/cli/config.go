@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -21,7 +22,7 @@ type scenarioFlags struct {
 func (f *scenarioFlags) register(c *cobra.Command, defaultTrace bool) {
 	c.Flags().StringVar(&f.scenario, "scenario", "throughput", "scenario: throughput or fairness")
 	c.Flags().StringArrayVar(&f.sets, "set", nil, "set a parameter, key=value (repeatable; emu config lists the keys)")
-	help := "bandwidth trace for both links: shipped name or file path; none for constant rates"
+	help := "bandwidth trace for both links: shipped name or file path; none for constant rates; A,B gives link1 A and link2 B (emu record's PREFIX-1.csv,PREFIX-2.csv)"
 	if defaultTrace {
 		help += " (default: the shipped LTE trace " + config.DefaultTrace + ")"
 	}
@@ -30,11 +31,19 @@ func (f *scenarioFlags) register(c *cobra.Command, defaultTrace bool) {
 }
 
 // settings turns the flags into ordered settings; --trace and --seed are
-// shorthands for link.trace and run.seed.
+// shorthands for link.trace (link1.trace and link2.trace for A,B) and
+// run.seed.
 func (f *scenarioFlags) settings() ([]config.Setting, error) {
 	var out []config.Setting
 	if f.trace != "" {
-		out = append(out, config.Setting{Key: "link.trace", Value: f.trace})
+		switch parts := strings.Split(f.trace, ","); {
+		case len(parts) == 1:
+			out = append(out, config.Setting{Key: "link.trace", Value: f.trace})
+		case len(parts) == 2 && parts[0] != "" && parts[1] != "":
+			out = append(out, config.Setting{Key: "link1.trace", Value: parts[0]}, config.Setting{Key: "link2.trace", Value: parts[1]})
+		default:
+			return nil, usagef("--trace %q: one trace for both links, or A,B for link1 and link2", f.trace)
+		}
 	}
 	if f.seed != 0 {
 		out = append(out, config.Setting{Key: "run.seed", Value: fmt.Sprint(f.seed)})

@@ -63,3 +63,49 @@ func TestExplicitTraceAndRateIsUsageError(t *testing.T) {
 		}
 	}
 }
+
+// TestTraceForEachLink: --trace A,B gives link1 A and link2 B (a pair
+// emu record wrote), and a malformed pair is a usage error.
+func TestTraceForEachLink(t *testing.T) {
+	code, out, errOut := runEmu(t, "config", "--trace", "StaticA,starlink")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := map[string]string{"link1.trace": "StaticA", "link2.trace": "starlink"}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && want[f[0]] != "" {
+			if f[1] != want[f[0]] {
+				t.Errorf("%s = %s, want %s", f[0], f[1], want[f[0]])
+			}
+			delete(want, f[0])
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not listed: %v", want)
+	}
+	for _, bad := range []string{"A,", ",B", "A,B,C"} {
+		if code, _, errOut := runEmu(t, "config", "--trace", bad); code != 2 || !strings.Contains(errOut, "--trace") {
+			t.Errorf("--trace %q: exit %d, %q; want 2 naming --trace", bad, code, errOut)
+		}
+	}
+}
+
+// TestRecordUsage: emu record refuses a call without what it needs,
+// before it opens anything, with exit status 2.
+func TestRecordUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"record", "--to", "127.0.0.1", "--duration", "1s"}, "--out"},
+		{[]string{"record", "--duration", "1s", "--out", "x"}, "--to"},
+		{[]string{"record", "--to", "127.0.0.1", "--out", "x"}, "--duration"},
+		{[]string{"record", "--to", "127.0.0.1", "--duration", "1s", "--out", "/nonexistent-dir/x"}, "does not exist"},
+		{[]string{"record", "--to", "127.0.0.1", "--duration", "1s", "--out", "x", "--max-rate", "fast"}, "--max-rate"},
+	} {
+		code, _, errOut := runEmu(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("emu %s: exit %d, %q; want 2 naming %s", strings.Join(c.args, " "), code, errOut, c.want)
+		}
+	}
+}

@@ -43,6 +43,9 @@ uncertainty written beside it. Ctrl-C stops the recording and writes what
 was recorded, marked interrupted.`, record.ProbeEvery, record.Step),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if to == "" {
+				return usagef("record: --to HOST[:PORT] is required (the far end, running emu record serve)")
+			}
 			if out == "" {
 				return usagef("record: --out PREFIX is required")
 			}
