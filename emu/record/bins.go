@@ -140,7 +140,9 @@ func (l *rxLog) arrive(d *datagram, size int, recv int64) {
 // after the one before it, and the gap is what the link took to
 // carry it (and any lost between them after the bottleneck; one dropped
 // at the queue's tail took no time, which the gap tells). A gap in which
-// the path's delay rose is left out.
+// the path's delay rose counts too: it cannot be told from the host
+// holding packets back and releasing them together, whose gap must count,
+// or the burst after it reads as a pace far above the link's.
 func (l *rxLog) backlog(b *Bin, d *datagram, size int, recv, owd int64) {
 	if l.lastRecv == 0 || l.base == noDelay || d.seq <= l.lastSeq || d.pause > 0 {
 		return
@@ -150,9 +152,6 @@ func (l *rxLog) backlog(b *Bin, d *datagram, size int, recv, owd int64) {
 	// holding it back, not a queue.)
 	gap := recv - l.lastRecv
 	if owd-l.base < int64(backlogWait) || l.lastOWD-l.base < int64(backlogWait) || gap <= 0 {
-		return
-	}
-	if rise := owd - l.lastOWD; rise > int64(time.Millisecond) && rise > gap*4/5 {
 		return
 	}
 	n := int64(d.seq - l.lastSeq) // this packet and those lost before it
