@@ -69,6 +69,10 @@ type rxLog struct {
 	stall []int64
 
 	pace float64 // bytes per ns the link served lately, while backlogged
+	// full is the deepest queue seen lately (ns; halved each second, at
+	// fullAt): a queue that deep is full, and what is lost then was
+	// dropped at its tail.
+	full, fullAt int64
 
 	lastOWD  int64
 	lastSent int64 // the last load packet's send time
@@ -155,7 +159,19 @@ func (l *rxLog) backlog(b *Bin, d *datagram, size int, recv, owd int64) {
 		return
 	}
 	n := int64(d.seq - l.lastSeq) // this packet and those lost before it
-	if n > 1 && l.pace > 0 {
+	queue := owd - l.base
+	if decay := l.fullAt; recv-decay > int64(time.Second) {
+		l.full = max(queue, l.full/2) // the deepest queue of late, halving each second
+		l.fullAt = recv
+	}
+	l.full = max(l.full, queue)
+	switch {
+	case n > 1 && queue > int64(fullQueue) && queue*10 >= l.full*9:
+		// Lost while the queue stood at its deepest, deeper than the
+		// pacer keeps it: it was full, and they were dropped at its tail.
+		b.Drops += int32(n - 1)
+		n = 1
+	case n > 1 && l.pace > 0:
 		// As many packets as the gap had room for at the link's pace;
 		// the others were dropped at the queue's tail.
 		k := min(n, max(1, int64(float64(gap)*l.pace/float64(size)+0.5)))
@@ -172,6 +188,12 @@ func (l *rxLog) backlog(b *Bin, d *datagram, size int, recv, owd int64) {
 		}
 	}
 }
+
+// fullQueue is the queue above which losses at the deepest queue of late
+// are taken for tail drops: more than the pacer builds in a cycle or lets
+// stand (drainQueue), so only an overshoot (the path slowed before the
+// feedback said so) reaches it.
+const fullQueue = 60 * time.Millisecond
 
 // backlogWait is the queueing delay above which a packet counts as having
 // waited: more than the host's and the link's timers blur.

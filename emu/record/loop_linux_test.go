@@ -24,7 +24,7 @@ import (
 )
 
 // recordFor is how long the loop tests record.
-const recordFor = 20 * time.Second
+const recordFor = 15 * time.Second
 
 // original writes a known trace of n seconds to dir: the rate changes
 // every second (seeded), the delay every 4 s, the loss every 5 s, and the
@@ -45,9 +45,9 @@ func original(t *testing.T, dir, name string, seed uint64, base float64, shared 
 		if shared != nil {
 			d = 0.6*shared[s] + 0.4*d
 		}
-		fmt.Fprintf(&b, "%d,%.3f,%.3f,%g,%g\n", s, base*(0.4+1.6*d), base/4*(0.5+rng.Float64()), delays[(s/4)%len(delays)], losses[(s/5)%len(losses)])
+		fmt.Fprintf(&b, "%d,%.3f,%.3f,%g,%g\n", s, base*(0.4+1.6*d), base/2*(0.5+rng.Float64()), delays[(s/4)%len(delays)], losses[(s/5)%len(losses)])
 	}
-	fmt.Fprintf(&b, "%d,%.3f,%.3f,20,0\n", n, base, base/4)
+	fmt.Fprintf(&b, "%d,%.3f,%.3f,20,0\n", n, base, base/2)
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)

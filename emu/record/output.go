@@ -35,8 +35,8 @@ const (
 	SuffixLoss       = ".loss"  // the downlink's loss, per Step
 	SuffixCSV        = ".csv"   // emu's plain CSV, every column
 	SuffixProbes     = ".probes.csv"
-	SuffixProvenance = ".provenance.md" // where, when and how; one for the recording
-	SuffixJSON       = ".json"          // the raw bins and settings; one for the recording
+	SuffixProvenance = ".provenance.txt" // where, when and how; one for the recording
+	SuffixJSON       = ".json"           // the raw bins and settings; one for the recording
 )
 
 // WriteFiles derives each path's trace and writes every file of the

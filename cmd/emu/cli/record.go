@@ -32,7 +32,7 @@ bottleneck (every arrival stamped, as Saturatr did) and a light probe every
   PREFIX.csv               emu's plain CSV: time_s, down_mbps, up_mbps,
                            down_delay_ms, up_delay_ms, down_loss, up_loss
   PREFIX.probes.csv        the light probes' delay under the load
-  PREFIX.provenance.md     where, when and how; warnings
+  PREFIX.provenance.txt     where, when and how; warnings
   PREFIX.json              the raw measurements and settings
 
 Rates are at the IP layer, as a link's rate is set. Two --via (addresses
