@@ -217,7 +217,7 @@ func dialPath(far, via string) (*near, error) {
 			return nil
 		}
 		var serr error
-		err := rc.Control(func(fd uintptr) { serr = syscall.BindToDevice(int(fd), device) })
+		err := rc.Control(func(fd uintptr) { serr = bindToDevice(fd, device) })
 		if err == nil {
 			err = serr
 		}

@@ -1,11 +1,8 @@
 package record
 
 import (
-	"context"
 	"encoding/binary"
-	"errors"
 	"net"
-	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,33 +37,6 @@ func prepareUDP(c *net.UDPConn) error {
 	return err
 }
 
-// readLoop reads datagrams until ctx is done and hands each of the
-// protocol's to handle with its size (UDP payload), the kernel's receive
-// stamp (ns since the Unix epoch) and its sender.
-func readLoop(ctx context.Context, c *net.UDPConn, handle func(d *datagram, size int, recv int64, from *net.UDPAddr)) error {
-	buf := make([]byte, maxPacket)
-	oob := make([]byte, 128)
-	var d datagram
-	for ctx.Err() == nil {
-		c.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-		n, oobn, _, from, err := c.ReadMsgUDP(buf, oob)
-		if err != nil {
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				continue
-			}
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if d.parse(buf[:n]) != nil {
-			continue
-		}
-		handle(&d, n, stamp(oob[:oobn]), from)
-	}
-	return nil
-}
-
 // stamp is the kernel's receive time from a datagram's control messages,
 // or now if it gave none.
 func stamp(oob []byte) int64 {
@@ -83,3 +53,6 @@ func stamp(oob []byte) int64 {
 	}
 	return time.Now().UnixNano()
 }
+
+// bindToDevice keeps a socket's traffic on one interface (--via IFACE).
+func bindToDevice(fd uintptr, dev string) error { return unix.BindToDevice(int(fd), dev) }
