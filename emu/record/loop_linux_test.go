@@ -320,6 +320,15 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 			a, b, r := m.v(got[0]), m.v(got[1]), m.v(got[2])
 			mean := (a + b) / 2
 			tol := max(0.05, math.Abs(a-b)/mean)
+			if proto == "quic" {
+				// quic-go's downloads over one trace fall in two modes
+				// (RTT p95 about 139 or 190-211 ms, goodput 36 or 41
+				// Mbit/s, measured over the original itself), and two
+				// runs over the original may share one: the bar is the
+				// width of the modes, which still catches a recording
+				// that replays another path.
+				tol = max(tol, map[string]float64{"goodput": 0.25, "RTT p95": 0.6}[m.name])
+			}
 			t.Logf("%s %s: %.2f and %.2f over the original, %.2f over the recording (%+.1f %%, tolerance %.1f %%)", proto, m.name, a, b, r, 100*(r/mean-1), 100*tol)
 			if math.Abs(r/mean-1) > tol {
 				missed = append(missed, fmt.Sprintf("%s %s over the recording %+.1f %% off the original's, beyond %.1f %%", proto, m.name, 100*(r/mean-1), 100*tol))
