@@ -282,12 +282,19 @@ func TestLatencyQUICAgreesWithPing(t *testing.T) {
 }
 
 // TestOWDWithoutQueueing: a window-bound TCP flow over a 12 Gbit/s link
-// never queues, so its one-way delay is the link's: 10 ms without jitter,
-// and with 10 % jitter a median of 10 ms and p95 − p50 of 1.645 σ.
+// never queues, so its one-way delay is the link's 10 ms and what the
+// endpoints add (a stamp waits for its TLS record and HTTP/2 frame, and
+// for the reader to wake: 0.5 ms on the development VM until 2026-12-05,
+// 1.3-1.7 ms on the one of 2026-12-07, where ping through the same link
+// read 20.0-20.5 ms meanwhile). Without jitter the median is 10 ms and
+// that much; with 10 % jitter, which is symmetric, the median is the
+// jitter-free run's within 0.75 ms (measured +0.08 to +0.37) and
+// p95 − p50 is 1.645 σ.
 func TestOWDWithoutQueueing(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Exclusive(t)
 	d := min(latencyFlow(t), 10*time.Second)
+	var still float64 // the jitter-free run's median, ms; 0 until measured
 	for _, tc := range []struct {
 		jitter string
 		sigma  float64 // ms
@@ -312,8 +319,16 @@ func TestOWDWithoutQueueing(t *testing.T) {
 			t.Logf("jitter %s: goodput %.0f Mbit/s; OWD p50 %.3f p95 %.3f p99 %.3f ms over %d stamps; p95 - p50 = %.3f ms (1.645 σ = %.3f)",
 				tc.jitter, f.GoodputMbps, o.P50, o.P95, o.P99, o.N, o.P95-o.P50, 1.645*tc.sigma)
 			var missed []string
-			if math.Abs(o.P50-10) > 1.5 {
-				missed = append(missed, fmt.Sprintf("p50 one-way delay %.3f ms, want 10 ms (±1.5 here; measured within 0.5)", o.P50))
+			switch {
+			case tc.sigma == 0 && (o.P50 < 9.8 || o.P50 > 12.5):
+				missed = append(missed, fmt.Sprintf("p50 one-way delay %.3f ms, want the link's 10 ms and the endpoints' 0.5-1.7 (9.8 to 12.5)", o.P50))
+			case tc.sigma == 0:
+				still = o.P50
+			case still > 0 && math.Abs(o.P50-still) > 0.75*tc.sigma:
+				missed = append(missed, fmt.Sprintf("p50 one-way delay %.3f ms with jitter, %.3f without: want the same within %.2f ms (jitter is symmetric)", o.P50, still, 0.75*tc.sigma))
+			case still == 0 && (o.P50 < 10-0.75*tc.sigma || o.P50 > 12.5):
+				// The jitter-free run missed or was skipped: the loose bound alone.
+				missed = append(missed, fmt.Sprintf("p50 one-way delay %.3f ms, want the link's 10 ms and the endpoints' 0.5-1.7 (%.2f to 12.5)", o.P50, 10-0.75*tc.sigma))
 			}
 			// Loose: the client reads window-sized bursts and the delay
 			// line releases late when the machine is busy; with other
