@@ -17,7 +17,7 @@ const (
 	CloseTol = 0.10
 )
 
-// Stacks of the presets' "stack" axis (emu/sweep presets.go).
+// Stacks of the paper presets' "stack" axis (emu/study/paper).
 const (
 	StackQuicDefault = "quic-default"
 	StackQuicLarge   = "quic-large"

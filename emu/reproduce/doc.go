@@ -1,6 +1,6 @@
 // Package reproduce runs the reproduction of "QUIC Throughput and
 // Fairness over Dual Connectivity" that `emu reproduce` does: the presets
-// of the chosen parts (sweep.ReproducePresets) at one scale, each an
+// of the chosen parts (paper.ReproducePresets) at one scale, each an
 // ordinary sweep in a directory of its own under the reproduction's
 // directory, then the findings (package findings) judged against them in
 // one report.

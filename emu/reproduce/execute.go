@@ -99,7 +99,7 @@ func Execute(ctx context.Context, root string, p *Plan, o sweep.Options) (*Outco
 		if so != nil {
 			out.Sweeps = append(out.Sweeps, SweepOutcome{Preset: s.Preset.Name, Outcome: so})
 		}
-		if _, finErr := sweep.Finish(dir); err != nil || finErr != nil {
+		if _, finErr := sweep.Finish(dir, sweep.AggregateOptions{Studies: studies()}); err != nil || finErr != nil {
 			if finErr != nil {
 				finErr = fmt.Errorf("reproduce: aggregate %s: %w", dir, finErr)
 			}

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/study/paper"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
 // Plan is a reproduction: every preset of the chosen parts at one scale,
 // each with its resolved sweep plan, in the order of the paper's table.
 type Plan struct {
-	Scale sweep.ReproduceScale
+	Scale paper.ReproduceScale
 	// Parts are the parts chosen, in the order of AllParts.
 	Parts  []string
 	Sweeps []Sweep
@@ -33,20 +34,20 @@ func (s *Sweep) Dir(root string) string { return filepath.Join(root, s.Preset.Na
 
 // AllParts are the parts of the reproduction, in table order.
 func AllParts() []string {
-	return []string{sweep.PartCore, sweep.PartQueue, sweep.PartJitter, sweep.PartNgtcp2, sweep.PartTrace}
+	return []string{paper.PartCore, paper.PartQueue, paper.PartJitter, paper.PartNgtcp2, paper.PartTrace}
 }
 
 // DefaultParts is what runs without a choice: the paper's core figures.
-func DefaultParts() []string { return []string{sweep.PartCore} }
+func DefaultParts() []string { return []string{paper.PartCore} }
 
 // NewPlan resolves the reproduction at a scale (quick or paper) for the
 // given parts (none: DefaultParts). Every error is in what was asked for:
 // an unknown scale or part, or a preset that does not resolve.
 func NewPlan(scale string, parts []string) (*Plan, error) {
-	sc, ok := sweep.LookupReproduceScale(scale)
+	sc, ok := paper.LookupReproduceScale(scale)
 	if !ok {
 		var names []string
-		for _, s := range sweep.ReproduceScales() {
+		for _, s := range paper.ReproduceScales() {
 			names = append(names, s.Name)
 		}
 		return nil, fmt.Errorf("reproduce: no scale %q (want %s)", scale, strings.Join(names, " or "))
@@ -65,7 +66,7 @@ func NewPlan(scale string, parts []string) (*Plan, error) {
 			chosen = append(chosen, p)
 		}
 	}
-	presets, err := sweep.ReproducePresets(sc, chosen...)
+	presets, err := paper.ReproducePresets(sc, chosen...)
 	if err != nil {
 		return nil, err
 	}
@@ -101,3 +102,6 @@ func (p *Plan) Presets() []string {
 	}
 	return out
 }
+
+// studies is what reads a reproduction's sweeps: the paper's study.
+func studies() sweep.Catalog { return sweep.Catalog{paper.Study()} }

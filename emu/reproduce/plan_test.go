@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dc-emu/emu/emu/sweep"
+	"github.com/dc-emu/emu/emu/study/paper"
 )
 
 func TestNewPlan(t *testing.T) {
@@ -15,20 +15,20 @@ func TestNewPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	// docs/reproduce.md: core is 17 presets, 378 + 135 runs at quick.
-	if !slices.Equal(p.Parts, []string{sweep.PartCore}) || len(p.Sweeps) != 17 || p.Runs() != 513 {
+	if !slices.Equal(p.Parts, []string{paper.PartCore}) || len(p.Sweeps) != 17 || p.Runs() != 513 {
 		t.Errorf("quick default: parts %v, %d presets, %d runs; want core, 17, 513", p.Parts, len(p.Sweeps), p.Runs())
 	}
 	for _, s := range p.Sweeps {
-		if s.Plan.Repeat != 3 || s.Plan.Preset != s.Preset.Name || s.Preset.Part != sweep.PartCore {
+		if s.Plan.Repeat != 3 || s.Plan.Preset != s.Preset.Name || s.Preset.Part != paper.PartCore {
 			t.Errorf("%s: %d repeats, plan of %q, part %s", s.Preset.Name, s.Plan.Repeat, s.Plan.Preset, s.Preset.Part)
 		}
 	}
 	// Parts come in table order whatever order they are given in.
-	p, err = NewPlan("paper", []string{sweep.PartQueue, sweep.PartCore})
+	p, err = NewPlan("paper", []string{paper.PartQueue, paper.PartCore})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.Parts, []string{sweep.PartCore, sweep.PartQueue}) || len(p.Sweeps) != 19 || p.Sweeps[17].Preset.Name != "queue-fairness" || p.Sweeps[18].Preset.Name != "ngtcp2-queue-fairness" {
+	if !slices.Equal(p.Parts, []string{paper.PartCore, paper.PartQueue}) || len(p.Sweeps) != 19 || p.Sweeps[17].Preset.Name != "queue-fairness" || p.Sweeps[18].Preset.Name != "ngtcp2-queue-fairness" {
 		t.Errorf("paper core+queue: parts %v, presets %v", p.Parts, p.Presets())
 	}
 	if p.Sweeps[0].Plan.Repeat != 10 {

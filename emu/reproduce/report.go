@@ -47,7 +47,7 @@ func WriteReport(root string, p *Plan, o ReportOptions) (*findings.Report, error
 			return nil, fmt.Errorf("reproduce: aggregate %s: %w", dir, err)
 		}
 		res[s.Preset.Name] = adapt(s.Preset.Name, t)
-		sf, err := sweep.Figures(t)
+		sf, err := sweep.Figures(t, studies())
 		if err != nil {
 			return nil, fmt.Errorf("reproduce: figures of %s: %w", dir, err)
 		}

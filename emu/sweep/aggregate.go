@@ -24,6 +24,9 @@ type AggregateOptions struct {
 	// KeepDegraded counts runs whose emulation was degraded (summary.json's
 	// fidelity) in the statistics; by default they are left out.
 	KeepDegraded bool
+	// Studies add their own tables and figures to the sweep's (nil: the
+	// engine's alone) and name its preset in the report.
+	Studies Catalog
 }
 
 // Aggregate reads the summary.json of every run of p under dir/runs and

@@ -49,7 +49,7 @@ func TestCSVMatchesTheRunSummaries(t *testing.T) {
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: runner}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Finish(dir); err != nil {
+	if _, err := Finish(dir, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	rows := sweeptest.ReadCSV(t, dir)

@@ -44,7 +44,7 @@ func TestDelayMetricsAndFigures(t *testing.T) {
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: delayRunner(f)}); err != nil {
 		t.Fatal(err)
 	}
-	tab, err := Finish(dir)
+	tab, err := Finish(dir, AggregateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

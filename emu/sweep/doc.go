@@ -19,6 +19,10 @@
 // end with an error that says how the runs ended. PlanJob is one sweep as
 // a Job; package reproduce has the other.
 //
+// Presets come from studies (Study, Catalog): each study offers its
+// presets and may add tables and figures of its own to the sweeps it
+// reads; the engine knows none by name (emu/study holds emu's).
+//
 // The package does not build networks itself: a Runner does one run (the
 // CLI passes emu.Run), which keeps the planning, resuming and statistics
 // testable without root.

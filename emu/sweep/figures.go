@@ -34,9 +34,9 @@ type Figure struct {
 // its own line. The x axis is categorical: the values in the order given.
 // A grid with a baseline axis and two others also gets the heat map of
 // relative goodput (heatmap.go).
-// Then, once per sweep, goodput against p95 RTT and one-way delay
-// (delay_figures.go).
-func Figures(t *results.SweepTable) ([]Figure, error) {
+// The studies' own figures follow it (Study.Figures). Then, once per
+// sweep, goodput against p95 RTT and one-way delay (delay_figures.go).
+func Figures(t *results.SweepTable, studies Catalog) ([]Figure, error) {
 	var figs []Figure
 	multi := MaxFlows(t) > 1
 	units := keyUnits(t.Plan.Scenario)
@@ -79,11 +79,11 @@ func Figures(t *results.SweepTable) ([]Figure, error) {
 	if hm != nil {
 		figs = append(figs, *hm)
 	}
-	used, err := usedBandwidthFigures(t)
+	own, err := studies.figures(t)
 	if err != nil {
-		return nil, fmt.Errorf("used-bandwidth heat maps: %w", err)
+		return nil, err
 	}
-	figs = append(figs, used...)
+	figs = append(figs, own...)
 	trade, err := tradeoffFigures(t)
 	if err != nil {
 		return nil, err

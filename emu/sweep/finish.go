@@ -10,15 +10,11 @@ import (
 )
 
 // Finish aggregates the runs of the sweep in dir (whatever exists: a
-// partial sweep gives a partial table) and writes sweep.csv, runs.csv (the
-// record of every run), figures/ (SVG and PNG) and report.html. Figures left from an earlier aggregation that
-// no longer apply are removed.
-func Finish(dir string) (*results.SweepTable, error) {
-	return FinishWith(dir, AggregateOptions{})
-}
-
-// FinishWith is Finish with the aggregation's options (KeepDegraded).
-func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
+// partial sweep gives a partial table) as o says and writes sweep.csv,
+// runs.csv (the record of every run), figures/ (SVG and PNG, the studies'
+// among them) and report.html. Figures left from an earlier aggregation
+// that no longer apply are removed.
+func Finish(dir string, o AggregateOptions) (*results.SweepTable, error) {
 	p, err := results.ReadPlan(dir)
 	if err != nil {
 		return nil, err
@@ -34,7 +30,7 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 	if err := writeRecord(dir, t); err != nil {
 		return nil, err
 	}
-	figs, err := Figures(t)
+	figs, err := Figures(t, o.Studies)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +59,7 @@ func FinishWith(dir string, o AggregateOptions) (*results.SweepTable, error) {
 			}
 		}
 	}
-	html, err := WriteReport(t, figs)
+	html, err := WriteReport(t, figs, o.Studies)
 	if err != nil {
 		return nil, err
 	}

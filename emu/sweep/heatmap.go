@@ -48,17 +48,11 @@ func heatmapFigure(t *results.SweepTable) (*Figure, error) {
 	cm := gpalette.Reverse(moreland.SmoothBlueRed()) // red below 1, blue above
 	cm.SetMin(0)
 	cm.SetMax(relMax)
-	var panels []*plot.Plot
+	var panels []HeatPanel
 	for _, v := range base.Values {
-		if v == base.Baseline {
-			continue
+		if v != base.Baseline {
+			panels = append(panels, HeatPanel{Title: v + " ÷ " + base.Baseline, Match: func(r *results.SweepRow) bool { return r.Labels[base.Key] == v }})
 		}
-		g, cells := fillGrid(t, ax, ay, results.MetricRelativeGoodput, func(r *results.SweepRow) bool { return r.Labels[base.Key] == v })
-		pl, err := heatPanel(v+" ÷ "+base.Baseline, ax, ay, g, cells, cm, relMax)
-		if err != nil {
-			return nil, err
-		}
-		panels = append(panels, pl)
 	}
 	if len(panels) == 0 {
 		return nil, nil
@@ -67,8 +61,36 @@ func heatmapFigure(t *results.SweepTable) (*Figure, error) {
 	f := &Figure{Name: name, Title: "Relative goodput over " + ax.Key + " × " + ay.Key,
 		Caption: fmt.Sprintf("Mean relative goodput per point: total goodput ÷ the mean goodput of the %s=%s point at the same %s and %s. Red: below %s, white: equal, blue: above; the scale ends at %g. Grey: no runs.",
 			base.Key, base.Baseline, ax.Key, ay.Key, base.Baseline, relMax)}
-	f.SVG, f.PNG, err = renderHeatPanels(panels, cm, "relative goodput")
+	f.SVG, f.PNG, _, err = HeatMap(t, ax, ay, results.MetricRelativeGoodput, panels, cm, relMax, "relative goodput")
 	return f, err
+}
+
+// A HeatPanel is one panel of a heat map: its title, and the rows whose
+// means fill its cells.
+type HeatPanel struct {
+	Title string
+	Match func(*results.SweepRow) bool
+}
+
+// HeatMap draws panels side by side over the values of x (x axis) and y,
+// each cell the mean of metric in the rows its panel matches, written in
+// it (grey where no row has one), coloured by cm from 0 to max, with cm's
+// colour bar, named label, on the right; as SVG and PNG. filled counts
+// the cells with a value over all panels. Studies draw their maps with
+// it, as the engine draws relative goodput.
+func HeatMap(t *results.SweepTable, x, y results.Axis, metric string, panels []HeatPanel, cm gpalette.ColorMap, max float64, label string) (svg, png []byte, filled int, err error) {
+	var pls []*plot.Plot
+	for _, p := range panels {
+		g, cells := fillGrid(t, x, y, metric, p.Match)
+		filled += len(cells.XYs)
+		pl, err := heatPanel(p.Title, x, y, g, cells, cm, max)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		pls = append(pls, pl)
+	}
+	svg, png, err = renderHeatPanels(pls, cm, label)
+	return svg, png, filled, err
 }
 
 // fillGrid is a heat map's cells over ax (x) and ay (y): the mean of

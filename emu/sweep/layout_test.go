@@ -32,7 +32,7 @@ func doSweep(t *testing.T) string {
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: (&sweeptest.Runner{}).Run}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Finish(dir); err != nil {
+	if _, err := Finish(dir, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

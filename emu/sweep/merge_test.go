@@ -30,7 +30,7 @@ func TestShardsMergeToTheWholeSweep(t *testing.T) {
 		return out
 	}
 	run(whole, Shard{})
-	if _, err := Finish(whole); err != nil {
+	if _, err := Finish(whole, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := t.TempDir(), t.TempDir()
@@ -46,7 +46,7 @@ func TestShardsMergeToTheWholeSweep(t *testing.T) {
 	if res.Copied != 12 || len(res.Missing) != 0 || len(res.Duplicates) != 0 {
 		t.Errorf("merge: %+v", res)
 	}
-	if _, err := Finish(merged); err != nil {
+	if _, err := Finish(merged, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(filepath.Join(whole, results.CSVFile))

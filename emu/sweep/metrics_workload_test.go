@@ -12,7 +12,6 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
-	"github.com/dc-emu/emu/emu/units"
 )
 
 func TestWorkloadMetrics(t *testing.T) {
@@ -75,7 +74,7 @@ func TestWorkloadSweepTableAndFigures(t *testing.T) {
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: workRunner}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Finish(dir); err != nil {
+	if _, err := Finish(dir, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	csv, err := os.ReadFile(filepath.Join(dir, results.CSVFile))
@@ -99,50 +98,6 @@ func mustSettings(t *testing.T, kv ...string) []config.Setting {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func TestWorkloadPresets(t *testing.T) {
-	p := namedPresetPlan(t, "rrul")
-	for _, pt := range p.Points {
-		var kinds []string
-		for _, f := range pointConfig(t, p, pt.ID).Flows {
-			kinds = append(kinds, f.Kind+"/"+f.Direction)
-		}
-		if strings.Join(kinds, " ") != "bulk/down bulk/up rr/down cbr/down" {
-			t.Errorf("rrul %s: flows %v", pt.ID, kinds)
-		}
-	}
-	// Satellite: one object of the point's size per run on a new
-	// connection, or (ngtcp2) one download of that size.
-	p = namedPresetPlan(t, "satellite")
-	for _, pt := range p.Points {
-		f := pointConfig(t, p, pt.ID).Flows[0]
-		size := units.FormatSize(f.Size)
-		switch {
-		case pt.Labels["stack"] == "ngtcp2-bbr":
-			if f.Kind != "bulk" || size != pt.Labels["size"] || f.ServerImpl != "ngtcp2" || f.CC != "bbr" {
-				t.Errorf("satellite %s: %+v", pt.ID, f)
-			}
-		case f.Kind != "objects" || f.Objects.String() != pt.Labels["size"] || f.Reuse || (f.Resume != "off" && f.Resume != "0rtt" && f.Resume != "bdp"):
-			t.Errorf("satellite %s: %+v", pt.ID, f.Workload)
-		}
-	}
-	steered := 0
-	p = namedPresetPlan(t, "steering")
-	for _, pt := range p.Points {
-		if pointConfig(t, p, pt.ID).Flows[1].Kind != "rr" {
-			t.Errorf("steering %s: flow 1 is %s", pt.ID, pointConfig(t, p, pt.ID).Flows[1].Kind)
-		}
-		if pointConfig(t, p, pt.ID).Flows[1].Steered() {
-			steered++
-		}
-	}
-	if steered != 4 {
-		t.Errorf("steering: %d points steer the probe, want 4", steered)
-	}
-	if p := namedPresetPlan(t, "cca-5g"); len(p.Points) != 20 {
-		t.Errorf("cca-5g: %d points", len(p.Points))
-	}
 }
 
 func TestUtilizationCountsUploads(t *testing.T) {

@@ -48,7 +48,7 @@ func TestSweepDirBelongsToInvoker(t *testing.T) {
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: run}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Finish(dir); err != nil {
+	if _, err := Finish(dir, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

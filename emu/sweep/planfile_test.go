@@ -57,7 +57,7 @@ func FuzzParsePlan(f *testing.F) {
 		if err := results.WriteSweepCSV(&sb, tab); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Figures(tab); err != nil {
+		if _, err := Figures(tab, nil); err != nil {
 			return
 		}
 	})

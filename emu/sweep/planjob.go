@@ -89,12 +89,12 @@ func (j *PlanJob) Execute(ctx context.Context, dir string, o Options) (Ending, e
 	return e, nil
 }
 
-// Report aggregates dir (FinishWith) and writes the summary table and
-// where the results are.
+// Report aggregates dir (Finish) and writes the summary table and where
+// the results are.
 func (j *PlanJob) Report(w io.Writer, dir string) error {
-	t, err := FinishWith(dir, j.Aggregate)
+	t, err := Finish(dir, j.Aggregate)
 	if t != nil {
-		WriteSummary(w, t)
+		WriteSummary(w, t, j.Aggregate.Studies)
 		fmt.Fprintf(w, "\nresults: %s, %s, %s/\n", filepath.Join(dir, results.CSVFile), filepath.Join(dir, results.ReportFile), filepath.Join(dir, results.FiguresDir))
 	}
 	if err != nil {

@@ -13,10 +13,10 @@ import (
 // data, styles inline, no external resources), with the run counts, the
 // figures, the table of sweep.csv, the failed runs, the plan and the base
 // configuration.
-func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
+func WriteReport(t *results.SweepTable, figs []Figure, studies Catalog) ([]byte, error) {
 	ok, failed, missing := t.Counts()
 	d := reportData{
-		Title:        reportTitle(t.Plan),
+		Title:        reportTitle(t.Plan, studies),
 		Plan:         t.Plan,
 		OK:           ok,
 		Failed:       failed,
@@ -83,10 +83,10 @@ func WriteReport(t *results.SweepTable, figs []Figure) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func reportTitle(p *results.Plan) string {
+func reportTitle(p *results.Plan, studies Catalog) string {
 	switch {
 	case p.Preset != "":
-		if pr, ok := LookupPreset(p.Preset); ok {
+		if pr, ok := studies.Preset(p.Preset); ok {
 			return fmt.Sprintf("Sweep %s: %s (%s)", p.Preset, pr.Title, pr.Figure)
 		}
 		return "Sweep " + p.Preset

@@ -31,7 +31,9 @@ func TestReportAndFigures(t *testing.T) {
 	if err := os.WriteFile(stale, []byte("<svg/>"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Finish(dir); err != nil {
+	// The catalog names the preset in the report's title.
+	studies := Catalog{PresetsOnly{{Name: "batch-fairness", Title: "DC batch size", Figure: "Fig. 5a (fairness)"}}}
+	if _, err := Finish(dir, AggregateOptions{Studies: studies}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); err == nil {
@@ -89,7 +91,7 @@ func TestReportShowsDegradedRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, keep := range []bool{false, true} {
-			tab, err := FinishWith(dir, AggregateOptions{KeepDegraded: keep})
+			tab, err := Finish(dir, AggregateOptions{KeepDegraded: keep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +115,7 @@ func TestReportShowsDegradedRuns(t *testing.T) {
 				}
 			}
 			var text strings.Builder
-			WriteSummary(&text, tab)
+			WriteSummary(&text, tab, nil)
 			if !strings.Contains(text.String(), "DEGRADED") || !strings.Contains(text.String(), "1 run whose emulation was degraded") {
 				t.Errorf("summary:\n%s", text.String())
 			}

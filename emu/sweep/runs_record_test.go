@@ -47,7 +47,7 @@ func TestRecordStandsForLostRunDirectories(t *testing.T) {
 		if _, err := Execute(context.Background(), dir, p, Options{Runner: r.run, Reruns: new(1)}); err != nil {
 			t.Fatal(err)
 		}
-		before, err := Finish(dir)
+		before, err := Finish(dir, AggregateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +99,7 @@ func TestRecordStandsForLostRunDirectories(t *testing.T) {
 		if calls := again.f.Calls(); !slices.Equal(calls, []string{"p01-r2"}) || out.Skipped != 5 {
 			t.Fatalf("resumed from the record: ran %v, skipped %d; want p01-r2 alone, 5", calls, out.Skipped)
 		}
-		done, err := Finish(dir)
+		done, err := Finish(dir, AggregateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestRecordReplacedOrBroken(t *testing.T) {
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: (&sweeptest.Runner{}).Run}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Finish(dir); err != nil {
+	if _, err := Finish(dir, AggregateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, results.RunsFile)

@@ -11,9 +11,9 @@ import (
 
 // WriteSummary prints the gist of sweep.csv, as emu sweep and emu sweep
 // merge end with it: per point the total goodput (and JFI when points have
-// several flows) as mean ± 95 % CI; for a plan with a stack axis, the
-// transfer time each stack saves against its base (savings.go).
-func WriteSummary(w io.Writer, t *results.SweepTable) {
+// several flows) as mean ± 95 % CI; then the studies' own tables
+// (Study.Tables).
+func WriteSummary(w io.Writer, t *results.SweepTable, studies Catalog) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "POINT")
 	for _, a := range t.Plan.Vary {
@@ -53,7 +53,7 @@ func WriteSummary(w io.Writer, t *results.SweepTable) {
 		}
 		fmt.Fprintf(w, "%s whose emulation was degraded: %s\n", plural(t.DegradedRuns(), "run"), what)
 	}
-	WriteTransferSavings(w, t)
+	studies.tables(w, t)
 }
 
 func meanCI(s results.Stat, format string) string {
@@ -106,10 +106,10 @@ func joinSorted(m map[string]string) string {
 	return results.JoinSorted(m)
 }
 
-// WritePresets prints the preset table (--list-presets): name, figure, what is varied and
-// set, and why the sizes are what they are.
-func WritePresets(w io.Writer) error {
-	for i, pr := range Presets() {
+// WritePresets prints the catalog's presets (--list-presets): name,
+// figure, what is varied and set, and why the sizes are what they are.
+func WritePresets(w io.Writer, c Catalog) error {
+	for i, pr := range c.Presets() {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}

@@ -12,8 +12,8 @@ import (
 
 const fixtureSweep = "../../analysis/testdata/sweep"
 
-// TestTextGolden pins what emu sweep, emu sweep --dry-run, --list-presets
-// and emu analyze SWEEP print.
+// TestTextGolden pins what emu sweep and emu analyze SWEEP print (the
+// studies' tests pin --dry-run and --list-presets).
 func TestTextGolden(t *testing.T) {
 	p, err := results.ReadPlan(fixtureSweep)
 	if err != nil {
@@ -24,7 +24,7 @@ func TestTextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	WriteSummary(&b, plain)
+	WriteSummary(&b, plain, nil)
 	emutest.Golden(t, "summary.golden", b.Bytes())
 
 	withQlog, err := Aggregate(fixtureSweep, p, AggregateOptions{Extra: func(dir string, _ *results.Summary) (map[string]float64, error) {
@@ -40,22 +40,4 @@ func TestTextGolden(t *testing.T) {
 	b.Reset()
 	WriteAnalysis(&b, withQlog)
 	emutest.Golden(t, "analysis.golden", b.Bytes())
-
-	spec := namedPresetSpec(t, "batch")
-	spec.Repeat = 2
-	plan, err := NewPlan(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Reset()
-	if err := WritePlan(&b, plan, Shard{I: 1, N: 2}); err != nil {
-		t.Fatal(err)
-	}
-	emutest.Golden(t, "plan.golden", b.Bytes())
-
-	b.Reset()
-	if err := WritePresets(&b); err != nil {
-		t.Fatal(err)
-	}
-	emutest.Golden(t, "presets.golden", b.Bytes())
 }

@@ -98,7 +98,9 @@ func TestPurePackages(t *testing.T) {
 // module (links, delay lines, proxies, endpoints, capture, replay,
 // results, analysis, …) takes what it needs as its own types, so it can
 // be tested, and reused, without a configuration.
-var knowsConfig = []string{"emu/config", "emu", "emu/network", "emu/sweep", "emu/sweep/sweeptest", "emu/reproduce", "cmd/emu", "cmd/emu/cli"}
+var knowsConfig = []string{"emu/config", "emu", "emu/network", "emu/sweep", "emu/sweep/sweeptest",
+	"emu/study", "emu/study/paper", "emu/study/latency", "emu/study/satellite", "emu/study/cc", "emu/study/multipath", "emu/study/studytest",
+	"emu/reproduce", "cmd/emu", "cmd/emu/cli"}
 
 // TestComponentsDoNotKnowTheConfiguration checks, with `go list`, that no
 // package outside knowsConfig depends on emu/config, not even through

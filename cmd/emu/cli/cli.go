@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dc-emu/emu/emu/study"
+	"github.com/dc-emu/emu/emu/sweep"
 )
 
 // env is what every subcommand needs from its caller: where to write and
@@ -18,6 +21,17 @@ type env struct {
 	ctx    context.Context
 	stdout io.Writer
 	stderr io.Writer
+	// studies are the presets' studies (nil: emu's own, study.All); a
+	// test adds its own to see one run through the commands.
+	studies sweep.Catalog
+}
+
+// catalog is the studies the sweep commands offer.
+func (e *env) catalog() sweep.Catalog {
+	if e.studies == nil {
+		return study.All()
+	}
+	return e.studies
 }
 
 // usageError marks errors in how emu was called (exit status 2), as opposed

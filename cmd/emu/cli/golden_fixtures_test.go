@@ -11,6 +11,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/study"
 	"github.com/dc-emu/emu/emu/sweep"
 	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
@@ -49,7 +50,7 @@ var fixtureSweeps = []sweepFixture{
 // plan is the fixture's plan: its preset with the axes cut down.
 func (fx sweepFixture) plan(t *testing.T) *results.Plan {
 	t.Helper()
-	pr, ok := sweep.LookupPreset(fx.name)
+	pr, ok := study.All().Preset(fx.name)
 	if !ok {
 		t.Fatalf("no preset %s", fx.name)
 	}
@@ -103,7 +104,7 @@ func TestMakeSweepFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Finish writes runs.csv; what else it derives is the goldens'.
-		if _, err := sweep.Finish(dir); err != nil {
+		if _, err := sweep.Finish(dir, sweep.AggregateOptions{Studies: study.All()}); err != nil {
 			t.Fatal(err)
 		}
 		for _, derived := range []string{results.CSVFile, results.ReportFile, results.FiguresDir} {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dc-emu/emu/emu/sweep"
+	"github.com/dc-emu/emu/emu/study"
 	"github.com/dc-emu/emu/internal/emutest"
 )
 
@@ -73,7 +73,7 @@ func TestGoldenPresetConfigs(t *testing.T) {
 	}
 	scenarios := map[string]table{}
 	var b bytes.Buffer
-	for i, pr := range sweep.Presets() {
+	for i, pr := range study.All().Presets() {
 		base, ok := scenarios[pr.Scenario]
 		if !ok {
 			base.keys, base.vals = values("config", "--json", "--scenario", pr.Scenario)
@@ -118,7 +118,7 @@ var freeSpace = regexp.MustCompile(`(?m)^(expected disk use: .*\)); .* free.*$`)
 
 func TestGoldenDryRuns(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
-	for _, name := range sweep.PresetNames() {
+	for _, name := range study.All().PresetNames() {
 		code, out, errs := runSweepWith(context.Background(), newFakeRun("").Run, "--preset", name, "--dry-run", "--out", dir)
 		if code != 0 {
 			t.Fatalf("emu sweep --preset %s --dry-run: exit %d: %s", name, code, errs)

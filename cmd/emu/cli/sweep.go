@@ -28,10 +28,11 @@ type sweepFlags struct {
 	verbose     bool
 	keepDeg     bool
 	exec        execFlags
+	studies     sweep.Catalog // where --preset is looked up
 }
 
 func sweepCommand(e *env, newRunner sweepRunner) *cobra.Command {
-	var f sweepFlags
+	f := sweepFlags{studies: e.catalog()}
 	c := &cobra.Command{
 		Use:         "sweep",
 		Annotations: needsRoot("dry-run", "list-presets"),
@@ -81,7 +82,7 @@ recorded and left out of the statistics.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.listPresets {
-				return sweep.WritePresets(e.stdout)
+				return sweep.WritePresets(e.stdout, e.catalog())
 			}
 			plan, err := f.plan(cmd)
 			if err != nil {
@@ -105,7 +106,7 @@ recorded and left out of the statistics.`,
 			if o.Only, err = sweep.ParseSelection(plan, f.only); err != nil {
 				return usageError{err}
 			}
-			job := &sweep.PlanJob{Plan: plan, Force: f.force, Aggregate: sweep.AggregateOptions{KeepDegraded: f.keepDeg}}
+			job := &sweep.PlanJob{Plan: plan, Force: f.force, Aggregate: sweep.AggregateOptions{KeepDegraded: f.keepDeg, Studies: e.catalog()}}
 			return drive(e, sweep.Session{Name: "sweep", Dir: out, Options: o}, job, f.dryRun, newRunner, f.verbose)
 		},
 	}
@@ -133,9 +134,9 @@ recorded and left out of the statistics.`,
 func (f *sweepFlags) plan(cmd *cobra.Command) (*results.Plan, error) {
 	spec := sweep.Spec{Scenario: f.sf.scenario, Repeat: f.repeat}
 	if f.preset != "" {
-		pr, ok := sweep.LookupPreset(f.preset)
+		pr, ok := f.studies.Preset(f.preset)
 		if !ok {
-			return nil, usagef("--preset %q: no such preset (one of %s)", f.preset, strings.Join(sweep.PresetNames(), ", "))
+			return nil, usagef("--preset %q: no such preset (one of %s)", f.preset, strings.Join(f.studies.PresetNames(), ", "))
 		}
 		var err error
 		if spec, err = pr.Spec(); err != nil {

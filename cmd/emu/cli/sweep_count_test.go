@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/study"
 	"github.com/dc-emu/emu/emu/sweep"
 	"github.com/dc-emu/emu/emu/sweep/sweeptest"
 )
@@ -27,7 +28,7 @@ func TestSweepCSVAndAnalyzeCountTheSameRuns(t *testing.T) {
 	if err := results.WriteJSON(filepath.Join(dir, "runs", "p01-r2", "summary.json"), sum); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sweep.Finish(dir); err != nil {
+	if _, err := sweep.Finish(dir, sweep.AggregateOptions{Studies: study.All()}); err != nil {
 		t.Fatal(err)
 	}
 	recs := sweeptest.ReadCSV(t, dir)

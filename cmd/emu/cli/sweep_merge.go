@@ -39,11 +39,11 @@ they are. Fails if any run failed.`,
 			for _, l := range res.Lines(out) {
 				fmt.Fprintf(e.stderr, "merge: %s\n", l)
 			}
-			t, err := sweep.FinishWith(out, sweep.AggregateOptions{KeepDegraded: keepDegraded})
+			t, err := sweep.Finish(out, sweep.AggregateOptions{KeepDegraded: keepDegraded, Studies: e.catalog()})
 			if err != nil {
 				return fmt.Errorf("aggregate %s: %w", out, err)
 			}
-			sweep.WriteSummary(e.stdout, t)
+			sweep.WriteSummary(e.stdout, t, e.catalog())
 			fmt.Fprintf(e.stdout, "\nresults: %s, %s\n", filepath.Join(out, results.CSVFile), filepath.Join(out, results.ReportFile))
 			return res.Err()
 		},

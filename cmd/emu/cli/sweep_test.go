@@ -36,8 +36,14 @@ func runWithRunner(ctx context.Context, newCmd func(*env, sweepRunner) *cobra.Co
 
 // runCommandWith runs one command built by newCmd, the way Run would.
 func runCommandWith(ctx context.Context, newCmd func(e *env) *cobra.Command, args ...string) (code int, stdout, stderr string) {
+	return runCommandIn(&env{ctx: ctx}, newCmd, args...)
+}
+
+// runCommandIn is runCommandWith in e, whose output it takes.
+func runCommandIn(e *env, newCmd func(e *env) *cobra.Command, args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
-	e := &env{ctx: ctx, stdout: &out, stderr: &errb}
+	ctx := e.ctx
+	e.stdout, e.stderr = &out, &errb
 	root := &cobra.Command{Use: "emu", SilenceUsage: true, SilenceErrors: true}
 	root.SetOut(&out)
 	root.SetErr(&errb)

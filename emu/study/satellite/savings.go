@@ -1,4 +1,4 @@
-package sweep
+package satellite
 
 import (
 	"fmt"
@@ -28,12 +28,12 @@ func savingPairs() []savingPair {
 	}
 }
 
-// WriteTransferSavings prints, for a plan with a stack axis, the transfer
+// writeSavings prints, for a plan with a stack axis, the transfer
 // time each variant stack saves against its base stack at the same other
 // labels (results.MetricTransferTime: 1 − variant ÷ base of the points'
 // means), per object size and over all, beside the report's figure.
 // Nothing for other plans.
-func WriteTransferSavings(w io.Writer, t *results.SweepTable) {
+func writeSavings(w io.Writer, t *results.SweepTable) {
 	stack := slices.IndexFunc(t.Plan.Vary, func(a results.Axis) bool { return a.Key == axisStack })
 	if stack < 0 {
 		return

@@ -1,13 +1,13 @@
-package sweep
+package satellite
 
 import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/sweep"
 )
 
 // Axes the used-bandwidth heat maps look for: a grid over the transfer's
@@ -24,7 +24,7 @@ const (
 // study's used-bandwidth maps: mean goodput over the bottleneck capacity
 // per size × RTT, a panel per stack, a figure per combination of the
 // other axes' values that has runs. Nil for any other plan.
-func usedBandwidthFigures(t *results.SweepTable) ([]Figure, error) {
+func usedBandwidthFigures(t *results.SweepTable) ([]sweep.Figure, error) {
 	p := t.Plan
 	ax, ay, stack, ok := transferAxes(p)
 	if !p.Grid || !ok || !hasMetric(t, results.MetricTransferUtilization) {
@@ -39,7 +39,7 @@ func usedBandwidthFigures(t *results.SweepTable) ([]Figure, error) {
 	cm := moreland.SmoothBlueRed() // blue: little of the link used, red: all of it
 	cm.SetMin(0)
 	cm.SetMax(1)
-	var figs []Figure
+	var figs []sweep.Figure
 	for _, combo := range combinations(others) {
 		match := func(r *results.SweepRow) bool {
 			for i, a := range others {
@@ -49,31 +49,22 @@ func usedBandwidthFigures(t *results.SweepTable) ([]Figure, error) {
 			}
 			return true
 		}
-		var panels []*plot.Plot
-		filled := 0
+		var panels []sweep.HeatPanel
 		for _, s := range stack.Values {
-			g, cells := fillGrid(t, ax, ay, results.MetricTransferUtilization, func(r *results.SweepRow) bool {
-				return match(r) && r.Labels[axisStack] == s
-			})
-			filled += len(cells.XYs)
-			pl, err := heatPanel(s, ax, ay, g, cells, cm, 1)
-			if err != nil {
-				return nil, err
-			}
-			panels = append(panels, pl)
+			panels = append(panels, sweep.HeatPanel{Title: s, Match: func(r *results.SweepRow) bool { return match(r) && r.Labels[axisStack] == s }})
+		}
+		svg, png, filled, err := sweep.HeatMap(t, ax, ay, results.MetricTransferUtilization, panels, cm, 1, "used bandwidth")
+		if err != nil {
+			return nil, err
 		}
 		if filled == 0 {
 			continue // a slice of the grid (--only) that did not run here
 		}
 		where := describe(others, combo)
-		f := Figure{Name: "used-bandwidth" + slugOf(combo), Title: "Used bandwidth over size × RTT per stack" + where,
+		figs = append(figs, sweep.Figure{Name: "used-bandwidth" + slugOf(combo), Title: "Used bandwidth over size × RTT per stack" + where,
 			Caption: "Mean goodput ÷ bottleneck capacity of each point's transfers (" + results.MetricTransferUtilization +
-				"), per object size (x) and RTT (y), one panel per stack" + where + ". Blue: little of the link used; red: all of it. Grey: no runs."}
-		var err error
-		if f.SVG, f.PNG, err = renderHeatPanels(panels, cm, "used bandwidth"); err != nil {
-			return nil, err
-		}
-		figs = append(figs, f)
+				"), per object size (x) and RTT (y), one panel per stack" + where + ". Blue: little of the link used; red: all of it. Grey: no runs.",
+			SVG: svg, PNG: png})
 	}
 	return figs, nil
 }

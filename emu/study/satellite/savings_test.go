@@ -1,4 +1,4 @@
-package sweep
+package satellite
 
 import (
 	"strings"
@@ -27,7 +27,7 @@ func TestTransferSavings(t *testing.T) {
 		row("500ms", "tcp-pep", 1.0), // no tcp point at 500 ms
 	}}
 	var b strings.Builder
-	WriteTransferSavings(&b, tab)
+	writeSavings(&b, tab)
 	out := b.String()
 	for _, want := range []string{
 		"0-RTT  quic-go-0rtt vs quic-go  1MB   2  17.5 %  14 %",
@@ -42,7 +42,7 @@ func TestTransferSavings(t *testing.T) {
 		t.Errorf("a comparison without its stacks:\n%s", out)
 	}
 	b.Reset()
-	WriteTransferSavings(&b, &results.SweepTable{Plan: &results.Plan{Vary: p.Vary[:2]}})
+	writeSavings(&b, &results.SweepTable{Plan: &results.Plan{Vary: p.Vary[:2]}})
 	if b.Len() != 0 {
 		t.Errorf("a plan without a stack axis: %q", b.String())
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -15,87 +14,41 @@ import (
 	"github.com/dc-emu/emu/internal/stats"
 )
 
-// multipathPoints is the multipath-grid preset's number of points: MPTCP
-// and DC at each of 4 × 4 grid points, and the single path once.
-const multipathPoints = 4*4*2 + 1
-
-func multipathPlan(t *testing.T, repeat int) *results.Plan {
+// baselineGridPlan is a grid in the multipath study's shape, smaller:
+// link2's capacity and delay, and a mode axis whose baseline, the single
+// path, resets link2 to link1's values, so its points are one.
+func baselineGridPlan(t *testing.T, repeat int) *results.Plan {
 	t.Helper()
-	spec := namedPresetSpec(t, "multipath-grid")
-	spec.Repeat = repeat
+	mode := Labeled("multipath",
+		Value{"single", []string{"flow.path=link1", "flows.0.name=single", "link2.rate=20mbit", "link2.delay=10ms"}},
+		Value{"mptcp", []string{"flow.path=mptcp", "flows.0.name=mptcp"}},
+		Value{"dc", []string{"flow.path=dc", "flows.0.name=dc"}})
+	mode.Baseline = "single"
+	spec, err := Preset{Name: "baseline-grid", Scenario: "throughput",
+		Settings: []string{"link.trace=none", "link.rate=20mbit", "link.delay=10ms", "flow.proto=tcp", "flow.cc=cubic", "flow.size=20MB"},
+		Axes: []results.Axis{
+			Labeled("capacity_ratio", Value{"1:1", []string{"link2.rate=20mbit"}}, Value{"2:1", []string{"link2.rate=10mbit"}}),
+			Labeled("delay_ratio", Value{"1:1", []string{"link2.delay=10ms"}}, Value{"2:1", []string{"link2.delay=20ms"}}),
+			mode},
+		Grid: true, Repeat: repeat}.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
 	p, err := NewPlan(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(p.Points) != 2*2*2+1 {
+		t.Fatalf("%d points, want the single path once and MPTCP and DC at 2 × 2", len(p.Points))
+	}
 	return p
-}
-
-// TestMultipathGridPlan: every MPTCP and DC point of the grid is compared
-// to the one single-path point, whose labels on the link2 axes are *;
-// link2 and the DC split follow the grid, link1 stays.
-func TestMultipathGridPlan(t *testing.T) {
-	p := multipathPlan(t, 1)
-	if len(p.Points) != multipathPoints {
-		t.Fatalf("%d points, want %d", len(p.Points), multipathPoints)
-	}
-	var single *results.Point
-	for i := range p.Points {
-		if p.Points[i].Labels[MultipathAxis] == "single" {
-			if single != nil {
-				t.Fatalf("two single-path points: %s and %s", single.ID, p.Points[i].ID)
-			}
-			single = &p.Points[i]
-		}
-	}
-	if single == nil || single.Baseline != single.ID || single.Labels["capacity_ratio"] != AnyLabel || single.Labels["delay_ratio"] != AnyLabel {
-		t.Fatalf("single-path point %+v", single)
-	}
-	if c := pointConfig(t, p, single.ID); c.Flows[0].Path != config.PathLink1 || c.Links[1].Down.Rate != 20e6 {
-		t.Errorf("single path: path %s, link2 %v bit/s", c.Flows[0].Path, c.Links[1].Down.Rate)
-	}
-	for _, pt := range p.Points {
-		c := pointConfig(t, p, pt.ID)
-		if c.Links[0].Down.Rate != 20e6 || c.Links[0].Down.Delay.Milliseconds() != 10 || c.Flows[0].Proto != "tcp" || c.Flows[0].CC != "cubic" {
-			t.Errorf("%s: link1 %v bit/s %v, flow %+v", pt.ID, c.Links[0].Down.Rate, c.Links[0].Down.Delay, c.Flows[0])
-		}
-		if pt.ID == single.ID {
-			continue
-		}
-		if pt.Baseline != single.ID {
-			t.Errorf("%s (%v): baseline %q, want %s", pt.ID, pt.Labels, pt.Baseline, single.ID)
-		}
-		r, d := ratioOf(t, pt.Labels["capacity_ratio"]), ratioOf(t, pt.Labels["delay_ratio"])
-		if got := c.Links[1].Down.Rate; math.Abs(got-20e6/r) > 1 {
-			t.Errorf("%s: link2 rate %v, want %v", pt.ID, got, 20e6/r)
-		}
-		if got := c.Links[1].Up.Delay.Milliseconds(); got != int64(10*d) {
-			t.Errorf("%s: link2 delay %d ms, want %v", pt.ID, got, 10*d)
-		}
-		if c.Flows[0].Path != pt.Labels[MultipathAxis] || c.Flows[0].Name != pt.Labels[MultipathAxis] {
-			t.Errorf("%s: flow %s on %s", pt.ID, c.Flows[0].Name, c.Flows[0].Path)
-		}
-		if c.Flows[0].Path == config.PathDC && c.DC.Sched.Split.String() != pt.Labels["capacity_ratio"] {
-			t.Errorf("%s: DC split %s, want the capacity ratio %s", pt.ID, c.DC.Sched.Split.String(), pt.Labels["capacity_ratio"])
-		}
-	}
-}
-
-// ratioOf is a of a label "a:1".
-func ratioOf(t *testing.T, label string) float64 {
-	t.Helper()
-	a, one, ok := strings.Cut(label, ":")
-	v, err := strconv.ParseFloat(a, 64)
-	if !ok || one != "1" || err != nil {
-		t.Fatalf("label %q is not a:1", label)
-	}
-	return v
 }
 
 // TestRelativeGoodput: each counted run's relative goodput is its goodput
 // over the mean goodput of its baseline point's runs, in sweep.csv, and
 // the heat map is drawn with a panel per multipath mode.
 func TestRelativeGoodput(t *testing.T) {
-	p := multipathPlan(t, 2)
+	p := baselineGridPlan(t, 2)
 	dir := prepared(t, p)
 	f := &sweeptest.Runner{}
 	if _, err := Execute(context.Background(), dir, p, Options{Runner: f.Run}); err != nil {
@@ -134,7 +87,7 @@ func TestRelativeGoodput(t *testing.T) {
 	if !strings.Contains(strings.SplitN(csv.String(), "\n", 2)[0], "relative_goodput_mean") {
 		t.Error("sweep.csv has no relative_goodput column")
 	}
-	figs, err := Figures(tab)
+	figs, err := Figures(tab, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-package sweep
+package paper
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -9,68 +10,18 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/study/studytest"
+	"github.com/dc-emu/emu/emu/sweep"
 	"github.com/dc-emu/emu/emu/units"
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
-// Every point of every preset resolves, so a preset never fails after
-// hours of runs; and the presets say what they reproduce.
-func TestPresetsResolve(t *testing.T) {
-	names := map[string]bool{}
-	for _, pr := range Presets() {
-		if names[pr.Name] {
-			t.Errorf("preset %s twice", pr.Name)
-		}
-		names[pr.Name] = true
-		if pr.Title == "" || pr.Figure == "" || pr.Notes == "" || pr.Repeat < 1 || len(pr.Axes) == 0 {
-			t.Errorf("preset %s is missing its title, figure, notes, repeats or axes", pr.Name)
-		}
-		spec, err := pr.Spec()
-		if err != nil {
-			t.Fatalf("%s: %v", pr.Name, err)
-		}
-		p, err := NewPlan(spec)
-		if err != nil {
-			t.Errorf("preset %s: %v", pr.Name, err)
-			continue
-		}
-		wantPoints := 1
-		if pr.Grid {
-			for _, a := range pr.Axes {
-				wantPoints *= len(a.Values)
-			}
-		} else {
-			wantPoints = len(pr.Axes[0].Values)
-		}
-		if pr.Name == "multipath-grid" {
-			wantPoints = multipathPoints // its single-path points are one (multipath_test.go)
-		}
-		if len(p.Points) != wantPoints {
-			t.Errorf("preset %s: %d points, want %d", pr.Name, len(p.Points), wantPoints)
-		}
-		trace := p.Base["link1.trace"]
-		traced := strings.HasPrefix(pr.Name, "lte-") || strings.HasSuffix(pr.Name, "leo")
-		if traced != (trace != "none") {
-			t.Errorf("preset %s: link1.trace=%s (only the lte and leo presets replay a trace in their base)", pr.Name, trace)
-		}
-		for _, pt := range p.Points {
-			c := pointConfig(t, p, pt.ID)
-			if err := c.Validate(); err != nil {
-				t.Errorf("preset %s point %s: %v", pr.Name, pt.ID, err)
-			}
-		}
-	}
-	for _, want := range []string{"batch", "batch-fairness", "split", "bw-ratio", "bw-ratio-matched", "delay-ratio-low",
-		"delay-ratio-high", "loss", "duplication", "lte-batch", "satellite", "lfn", "sc-pairs", "queue-fairness",
-		"ngtcp2-batch", "ngtcp2-batch-fairness", "lte-ngtcp2-duplication-fairness"} {
-		if !names[want] {
-			t.Errorf("no preset %s", want)
-		}
-	}
-}
+// lookup finds one of the study's presets by name.
+func lookup(name string) (sweep.Preset, bool) { return sweep.Catalog{Study()}.Preset(name) }
 
 func TestPresetContents(t *testing.T) {
 	// The batch preset: the paper's batch sizes at the paper's defaults.
-	b := namedPresetPlan(t, "batch")
+	b := studytest.Named(t, Study(), "batch")
 	if !slices.Equal(b.Vary[0].Values, []string{"25", "50", "100", "150", "300", "500"}) || b.Repeat != 10 {
 		t.Errorf("batch preset %v × %d", b.Vary[0].Values, b.Repeat)
 	}
@@ -78,70 +29,16 @@ func TestPresetContents(t *testing.T) {
 		t.Errorf("batch preset base %s %s %s", b.Base["link1.down.rate"], b.Base["dc.t_reordering"], b.Base["dc.split"])
 	}
 	// Matching split: each point's split equals its bandwidth ratio.
-	p := namedPresetPlan(t, "bw-ratio-matched")
+	p := studytest.Named(t, Study(), "bw-ratio-matched")
 	for _, pt := range p.Points {
-		r1, r2 := pointConfig(t, p, pt.ID).Links[0].Down.Rate, pointConfig(t, p, pt.ID).Links[1].Down.Rate
-		sp := pointConfig(t, p, pt.ID).DC.Sched.Split
+		r1, r2 := studytest.Config(t, p, pt.ID).Links[0].Down.Rate, studytest.Config(t, p, pt.ID).Links[1].Down.Rate
+		sp := studytest.Config(t, p, pt.ID).DC.Sched.Split
 		a, c := sp[0], sp[1]
 		if (r1/r2)-(a/c) > 1e-9 || (a/c)-(r1/r2) > 1e-9 {
-			t.Errorf("point %s: rates %v:%v, split %s", pt.ID, r1, r2, pointConfig(t, p, pt.ID).DC.Sched.Split.String())
+			t.Errorf("point %s: rates %v:%v, split %s", pt.ID, r1, r2, studytest.Config(t, p, pt.ID).DC.Sched.Split.String())
 		}
 		if r1+r2 != 40e6 {
 			t.Errorf("point %s: rates %v + %v, want a mean of 20 Mbit/s", pt.ID, r1, r2)
-		}
-	}
-	// Satellite: one path, DC off, the report's rate pairs, RTT = 2 ×
-	// one-way delay, the PEP only in its stack.
-	pairs := map[string][2]float64{"1M/100k": {1e6, 1e5}, "10M/2M": {10e6, 2e6}, "50M/25M": {50e6, 25e6}, "200M/100M": {200e6, 100e6}}
-	sat := namedPresetPlan(t, "satellite")
-	if len(sat.Points) != 4*5*4*6 {
-		t.Errorf("satellite: %d points, want 4 pairs × 5 RTTs × 4 sizes × 6 stacks", len(sat.Points))
-	}
-	for _, pt := range sat.Points {
-		c := pointConfig(t, sat, pt.ID)
-		want := pairs[pt.Labels["pair"]]
-		if c.DC.Enabled || c.Flows[0].Path != "link1" || c.Links[0].Down.Rate != want[0] || c.Links[0].Up.Rate != want[1] {
-			t.Errorf("satellite %s: %+v", pt.ID, c)
-		}
-		if c.PEP.Enabled != (pt.Labels["stack"] == "tcp-pep") {
-			t.Errorf("satellite %s: stack %s with pep.enabled=%v", pt.ID, pt.Labels["stack"], c.PEP.Enabled)
-		}
-		if got := 2 * c.Links[0].Down.Delay; got.String() != pt.Labels["rtt"] {
-			t.Errorf("satellite %s: RTT %v, label %s", pt.ID, got, pt.Labels["rtt"])
-		}
-	}
-	// LFN: the flow mixes have the named QUIC and TCP flows.
-	p = namedPresetPlan(t, "lfn")
-	for _, pt := range p.Points {
-		var q, tc int
-		for _, f := range pointConfig(t, p, pt.ID).Flows {
-			switch {
-			case f.Proto == "quic" && strings.HasPrefix(f.Name, "quic"):
-				q++
-			case f.Proto == "tcp" && strings.HasPrefix(f.Name, "tcp"):
-				tc++
-			default:
-				t.Errorf("lfn %s: flow %s proto %s", pt.ID, f.Name, f.Proto)
-			}
-			if f.Proto == "tcp" && f.CC != "cubic" {
-				t.Errorf("lfn %s: TCP flow %s with cc %q, want cubic", pt.ID, f.Name, f.CC)
-			}
-			if f.Path != "link1" || f.Duration == 0 || f.Size != 0 {
-				t.Errorf("lfn %s: flow %+v", pt.ID, f)
-			}
-		}
-		label := pt.Labels["flows"]
-		wantQ, wantT := 0, 0
-		for part := range strings.SplitSeq(label, "+") {
-			n := int(part[0] - '0')
-			if strings.HasSuffix(part, "q") {
-				wantQ = n
-			} else {
-				wantT = n
-			}
-		}
-		if q != wantQ || tc != wantT {
-			t.Errorf("lfn %s (%s): %d QUIC and %d TCP flows", pt.ID, label, q, tc)
 		}
 	}
 }
@@ -152,7 +49,7 @@ func TestPresetOverride(t *testing.T) {
 	spec := namedPresetSpec(t, "batch-fairness")
 	spec.Settings = append(spec.Settings, config.Setting{Key: "flow.duration", Value: "5s"})
 	spec.Repeat = 2
-	p, err := NewPlan(spec)
+	p, err := sweep.NewPlan(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,9 +59,9 @@ func TestPresetOverride(t *testing.T) {
 }
 
 // namedPresetSpec is the spec of the preset of that name.
-func namedPresetSpec(t *testing.T, name string) Spec {
+func namedPresetSpec(t *testing.T, name string) sweep.Spec {
 	t.Helper()
-	pr, ok := LookupPreset(name)
+	pr, ok := lookup(name)
 	if !ok {
 		t.Fatalf("no preset %s", name)
 	}
@@ -173,30 +70,6 @@ func namedPresetSpec(t *testing.T, name string) Spec {
 		t.Fatal(err)
 	}
 	return spec
-}
-
-// namedPresetPlan resolves the preset of that name.
-func namedPresetPlan(t *testing.T, name string) *results.Plan {
-	t.Helper()
-	pr, ok := LookupPreset(name)
-	if !ok {
-		t.Fatalf("no preset %s", name)
-	}
-	return presetPlan(t, pr)
-}
-
-// presetPlan resolves a preset.
-func presetPlan(t *testing.T, pr Preset) *results.Plan {
-	t.Helper()
-	spec, err := pr.Spec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(spec)
-	if err != nil {
-		t.Fatalf("preset %s: %v", pr.Name, err)
-	}
-	return p
 }
 
 // The paper presets follow the paper's method: every fairness flow with
@@ -219,11 +92,11 @@ func TestPaperMethod(t *testing.T) {
 		return ""
 	}
 	seen := map[string]int{}
-	for _, pr := range Presets() {
+	for _, pr := range Study().Presets() {
 		if pr.Part == "" || pr.Name == "sc-pairs" {
 			continue
 		}
-		p := presetPlan(t, pr)
+		p := studytest.Plan(t, pr)
 		fam := family(pr.Name)
 		study := pr.Part == PartQueue || pr.Part == PartJitter
 		if !study {
@@ -233,7 +106,7 @@ func TestPaperMethod(t *testing.T) {
 			t.Errorf("%s: the notes must name the figure, the queue and the implementation's difference from the paper's", pr.Name)
 		}
 		for _, pt := range p.Points {
-			c := pointConfig(t, p, pt.ID)
+			c := studytest.Config(t, p, pt.ID)
 			for _, l := range c.Links {
 				if got := l.Down.Queue.String(); got != "100ms" && pt.Labels["link.queue"] == "" {
 					t.Errorf("%s %s: queue %s, want the presets' 100ms", pr.Name, pt.ID, got)
@@ -284,13 +157,13 @@ func TestPaperMethod(t *testing.T) {
 }
 
 func TestQueuePreset(t *testing.T) {
-	pr, _ := LookupPreset("queue-fairness")
-	p := presetPlan(t, pr)
+	pr, _ := lookup("queue-fairness")
+	p := studytest.Plan(t, pr)
 	if len(p.Points) != 20 || !slices.Equal(p.Vary[1].Values, []string{"50ms", "100ms", "200ms", "500ms", "1000p"}) {
 		t.Fatalf("queue-fairness: %d points, queues %v", len(p.Points), p.Vary[1].Values)
 	}
 	for _, pt := range p.Points {
-		c := pointConfig(t, p, pt.ID)
+		c := studytest.Config(t, p, pt.ID)
 		if got := c.Links[1].Down.Queue.String(); got != pt.Labels["link.queue"] {
 			t.Errorf("%s: queue %s, label %s", pt.ID, got, pt.Labels["link.queue"])
 		}
@@ -311,20 +184,20 @@ func TestQueuePreset(t *testing.T) {
 
 func TestJitterPresets(t *testing.T) {
 	for name, points := range map[string]int{"jitter": 18, "jitter-fairness": 6} {
-		pr, _ := LookupPreset(name)
-		p := presetPlan(t, pr)
+		pr, _ := lookup(name)
+		p := studytest.Plan(t, pr)
 		if len(p.Points) != points || pr.Part != PartJitter || !slices.Equal(p.Vary[0].Values, []string{"ordered", "independent", "none"}) {
 			t.Fatalf("%s: %d points, part %q, axes %v", name, len(p.Points), pr.Part, p.Vary)
 		}
 		for _, pt := range p.Points {
-			for _, l := range pointConfig(t, p, pt.ID).Links {
+			for _, l := range studytest.Config(t, p, pt.ID).Links {
 				d := l.Down
 				jittered := d.Jitter.StdDev(d.Delay) > 0
 				if d.Reorder != (pt.Labels["jitter"] == "independent") || jittered != (pt.Labels["jitter"] != "none") {
 					t.Errorf("%s %s: reorder %v, jitter %v", name, pt.ID, d.Reorder, d.Jitter.StdDev(d.Delay))
 				}
 			}
-			if sum := pointConfig(t, p, pt.ID).Links[0].Down.Delay + pointConfig(t, p, pt.ID).Links[1].Down.Delay; sum < 200*time.Millisecond-time.Microsecond || sum > 200*time.Millisecond {
+			if sum := studytest.Config(t, p, pt.ID).Links[0].Down.Delay + studytest.Config(t, p, pt.ID).Links[1].Down.Delay; sum < 200*time.Millisecond-time.Microsecond || sum > 200*time.Millisecond {
 				t.Errorf("%s %s: delays sum to %v, want the high-delay scenario's 200 ms", name, pt.ID, sum)
 			}
 		}
@@ -342,14 +215,14 @@ func TestReproducePresets(t *testing.T) {
 		parts := map[string]int{}
 		for _, pr := range ps {
 			parts[pr.Part]++
-			p := presetPlan(t, pr)
+			p := studytest.Plan(t, pr)
 			if p.Repeat != sc.Repeat {
 				t.Errorf("%s %s: %d repeats", sc.Name, pr.Name, p.Repeat)
 			}
 			dur, _ := time.ParseDuration(sc.Duration)
 			size, _ := units.ParseSize(sc.Size)
 			for _, pt := range p.Points {
-				for _, f := range pointConfig(t, p, pt.ID).Flows {
+				for _, f := range studytest.Config(t, p, pt.ID).Flows {
 					if pr.Scenario == "fairness" && f.Duration != dur || pr.Scenario == "throughput" && f.Size != size {
 						t.Errorf("%s %s %s: flow %s size %d duration %v", sc.Name, pr.Name, pt.ID, f.Name, f.Size, f.Duration)
 					}
@@ -373,7 +246,7 @@ func TestReproducePresets(t *testing.T) {
 	}
 	// The group's presets are copies: changing one leaves the table alone.
 	core[0].Settings[0] = "changed"
-	if pr, _ := LookupPreset(core[0].Name); pr.Settings[0] == "changed" {
+	if pr, _ := lookup(core[0].Name); pr.Settings[0] == "changed" {
 		t.Error("ReproducePresets shares the preset table's settings")
 	}
 }
@@ -388,7 +261,7 @@ func TestFindingsResolveInPresets(t *testing.T) {
 	}
 	res := findings.Results{}
 	for _, pr := range ps {
-		p := presetPlan(t, pr)
+		p := studytest.Plan(t, pr)
 		sw := &findings.Sweep{Preset: pr.Name}
 		for _, a := range p.Vary {
 			sw.Axes = append(sw.Axes, findings.Axis{Key: a.Key, Values: a.Values})
@@ -428,4 +301,20 @@ func TestFindingsResolveInPresets(t *testing.T) {
 			t.Errorf("finding %s: %s: %s", r.ID, r.Verdict, r.Reason)
 		}
 	}
+}
+
+// TestPlanGolden pins what emu sweep --dry-run prints of a paper preset,
+// one shard of it.
+func TestPlanGolden(t *testing.T) {
+	spec := namedPresetSpec(t, "batch")
+	spec.Repeat = 2
+	plan, err := sweep.NewPlan(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := sweep.WritePlan(&b, plan, sweep.Shard{I: 1, N: 2}); err != nil {
+		t.Fatal(err)
+	}
+	emutest.Golden(t, "plan.golden", b.Bytes())
 }
