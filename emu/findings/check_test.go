@@ -32,9 +32,9 @@ func line1(values []string, cols ...col) Results {
 
 var xs = []string{"a", "b", "c", "d"}
 
-func px(v string) At                  { return at("p", "x", v) }
-func sx(metric string) Series         { return series(metric, along("p", "x")) }
-func tx(metric string, v string) Term { return term(metric, px(v)) }
+func px(v string) At                  { return PointAt("p", "x", v) }
+func sx(metric string) Series         { return SeriesAlong(metric, LineAlong("p", "x")) }
+func tx(metric string, v string) Term { return TermAt(metric, px(v)) }
 func pair2(a, b Stat) []Stat          { return []Stat{a, b, st(0, 0), st(0, 0)} }
 func four(a, b, c, d float64, ci float64) []Stat {
 	return []Stat{st(a, ci), st(b, ci), st(c, ci), st(d, ci)}
@@ -155,7 +155,7 @@ func TestDupRelation(t *testing.T) {
 		}
 		return res
 	}
-	rel := DupRelation(along("p", "link.loss"), Rel(0.10))
+	rel := DupRelation(LineAlong("p", "link.loss"), Rel(0.10))
 	// B counted before the loss: X = B(1−p²)/2; headers cost ≈ 5 %.
 	b := []Stat{st(40, 0.2), st(40, 0.2), st(40, 0.2)}
 	pred := func(p float64) float64 { return 40 * (1 - p*p) / 2 }
@@ -165,7 +165,7 @@ func TestDupRelation(t *testing.T) {
 		{"relation within CI", rel, r([]Stat{st(0.95*pred(0), 0.2), st(0.88*pred(0.02), 1), st(0.95*pred(0.05), 0.2)}, b), Inconclusive},
 	})
 	bad := line1([]string{"none"}, col{results.MetricGoodput, []Stat{st(1, 0)}}, col{results.MetricLinksDown, []Stat{st(1, 0)}})
-	if got := DupRelation(along("p", "x"), Rel(0.1)).eval(bad); got.Verdict != NotJudged || !strings.Contains(got.Detail, "rule error") {
+	if got := DupRelation(LineAlong("p", "x"), Rel(0.1)).eval(bad); got.Verdict != NotJudged || !strings.Contains(got.Detail, "rule error") {
 		t.Errorf("a non-percentage loss label: %s %s", got.Verdict, got.Detail)
 	}
 }
@@ -179,7 +179,7 @@ func TestMissingAndUnknownCI(t *testing.T) {
 		{"unknown CI", Greater(tx("m", "a"), tx("m", "b")), r, Inconclusive},
 		{"no such metric", Greater(tx("other", "a"), tx("m", "b")), r, NotJudged},
 		{"metric without runs", Above(tx("m", "d"), 0), r, NotJudged},
-		{"no such preset", Above(term("m", at("q", "x", "a")), 0), r, NotJudged},
+		{"no such preset", Above(TermAt("m", PointAt("q", "x", "a")), 0), r, NotJudged},
 		{"a line with a gap", Decreasing(sx("m")), r, NotJudged},
 		{"near with unknown CI, inside", Near(tx("m", "a"), 10.2, Abs(0.5)), r, Holds},
 		{"near with unknown CI, outside", Near(tx("m", "a"), 12, Abs(0.5)), r, Inconclusive},

@@ -1,9 +1,11 @@
-// Package findings holds the findings of "QUIC Throughput and Fairness over
-// Dual Connectivity" (Computer Networks) as data and judges them against
-// emu's aggregated sweeps: one Finding per figure (or group of figures) of
-// the paper, with the paper's finding paraphrased with its numbers, the
-// presets that produce emu's data for it and a rule, written as Checks whose
-// words are generated from the same values the code evaluates.
+// Package findings judges a paper's findings against emu's aggregated
+// sweeps: one Finding per figure (or group of figures) of the paper, with
+// the paper's finding paraphrased with its numbers, the presets that
+// produce emu's data for it and a rule, written as Checks whose words are
+// generated from the same values the code evaluates. The findings of "QUIC
+// Throughput and Fairness over Dual Connectivity" (Computer Networks) are
+// its study's (emu/study/paper's Findings), written with PointAt,
+// LineAlong, TermAt and SeriesAlong over the study's presets.
 //
 // Stages: the caller adapts each sweep's aggregated table to a Sweep
 // (axes, and per point its labels and each metric's mean, standard
@@ -22,6 +24,6 @@
 // with the paper's numbers within a stated tolerance.
 //
 // The package is pure: it reads no files, runs nothing and does not import
-// the emu root package or emu/sweep (the sweep presets' test imports it to
-// check that every finding's points exist in the presets' plans).
+// the emu root package or emu/sweep (the paper's study imports it, and its
+// tests check that every finding's points exist in the presets' plans).
 package findings

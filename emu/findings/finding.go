@@ -105,7 +105,7 @@ func (f Finding) axes() map[string][]string {
 		}
 		keys := slices.Sorted(maps.Keys(u.at.Labels))
 		if len(keys) > 1 {
-			keys = slices.DeleteFunc(keys, func(k string) bool { return k == stackAxis })
+			keys = slices.DeleteFunc(keys, func(k string) bool { return k == LineAxis })
 		}
 		for _, k := range keys {
 			add(u.at.Preset, k)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/study/paper"
 	"github.com/dc-emu/emu/emu/sweep"
 )
 
@@ -144,8 +145,8 @@ func TestWriteReport(t *testing.T) {
 			t.Errorf("finding %s: %s", r.ID, r.Reason)
 		}
 	}
-	if len(rep.Findings) == 0 || len(rep.Findings) == len(findings.Findings()) {
-		t.Errorf("%d of %d findings reported (%v); want those reading batch-fairness or sc-pairs", len(rep.Findings), len(findings.Findings()), ids)
+	if len(rep.Findings) == 0 || len(rep.Findings) == len(paper.Findings()) {
+		t.Errorf("%d of %d findings reported (%v); want those reading batch-fairness or sc-pairs", len(rep.Findings), len(paper.Findings()), ids)
 	}
 	if rep.Scale != "quick" || rep.Repeat != 3 || strings.Join(rep.Parts, ",") != "core" || rep.WallTimeS != 90 {
 		t.Errorf("report: scale %s, repeat %d, parts %v, wall %v s", rep.Scale, rep.Repeat, rep.Parts, rep.WallTimeS)

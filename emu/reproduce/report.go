@@ -12,6 +12,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/study/paper"
 	"github.com/dc-emu/emu/emu/sweep"
 	"github.com/dc-emu/emu/internal/invoker"
 )
@@ -103,7 +104,7 @@ func readReport(root string) (*findings.Report, error) {
 func (p *Plan) Findings() []findings.Finding {
 	in := p.Presets()
 	var out []findings.Finding
-	for _, f := range findings.Findings() {
+	for _, f := range paper.Findings() {
 		if slices.ContainsFunc(f.Presets(), func(name string) bool { return slices.Contains(in, name) }) {
 			out = append(out, f)
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dc-emu/emu/emu/findings"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/sweep"
 )
@@ -47,15 +48,27 @@ const (
 // queue-fairness preset shows how much the fairness figures depend on it.
 const Queue = "link.queue=100ms"
 
-var (
-	batchSizes = "dc.batch=25,50,100,150,300,500"
-	splits     = "dc.split=1:1,6:4,7:3,8:2,9:1"
-	bwRatios   = "link.bw_ratio=1:1,2:1,3:1,4:1,5:1"
-	bwMatched  = "link.bw_ratio+dc.split=1:1,2:1,3:1,4:1,5:1"
-	delayRatio = "link.delay_ratio=1:1,2:1,3:1,4:1,5:1"
-	losses     = "link.loss=0%,0.08%,0.5%,1%,2%,5%"
-	dupLosses  = "link.loss=0%,0.5%,1%,2%,5%"
-	queues     = "link.queue=50ms,100ms,200ms,500ms,1000p"
+// The keys of the axes the paper's presets vary; the findings read the
+// axes by them.
+const (
+	axBatch      = "dc.batch"
+	axSplit      = "dc.split"
+	axBWRatio    = "link.bw_ratio"
+	axBWMatched  = "link.bw_ratio+dc.split"
+	axDelayRatio = "link.delay_ratio"
+	axLoss       = "link.loss"
+	axQueue      = "link.queue"
+)
+
+const (
+	batchSizes = axBatch + "=25,50,100,150,300,500"
+	splits     = axSplit + "=1:1,6:4,7:3,8:2,9:1"
+	bwRatios   = axBWRatio + "=1:1,2:1,3:1,4:1,5:1"
+	bwMatched  = axBWMatched + "=1:1,2:1,3:1,4:1,5:1"
+	delayRatio = axDelayRatio + "=1:1,2:1,3:1,4:1,5:1"
+	losses     = axLoss + "=0%,0.08%,0.5%,1%,2%,5%"
+	dupLosses  = axLoss + "=0%,0.5%,1%,2%,5%"
+	queues     = axQueue + "=50ms,100ms,200ms,500ms,1000p"
 )
 
 // jitterModels is the axis of the jitter-model study: emu's default
@@ -73,18 +86,29 @@ const notesJitter = "The paper's jitter came from tc, most likely netem, whose i
 
 // The protocol stacks the paper plots, as labelled values of the "stack"
 // axis. Fairness presets set one of them (or vary two) for all three flows.
+// The stacks' labels, which the findings name.
+const (
+	stackQuicDefault = "quic-default"
+	stackQuicLarge   = "quic-large"
+	stackTCPReno     = "tcp-reno"
+	stackTCPCubic    = "tcp-cubic"
+	stackNgtcp2Reno  = "ngtcp2-reno"
+	stackNgtcp2Cubic = "ngtcp2-cubic"
+)
+
 var (
-	quicDefault = sweep.Value{Label: "quic-default", Set: []string{"flow.rcvbuf=default"}}
-	quicLarge   = sweep.Value{Label: "quic-large", Set: []string{"flow.rcvbuf=large"}}
-	tcpReno     = sweep.Value{Label: "tcp-reno", Set: []string{"flow.proto=tcp", "flow.cc=reno"}}
-	tcpCubic    = sweep.Value{Label: "tcp-cubic", Set: []string{"flow.proto=tcp", "flow.cc=cubic"}}
-	ngtcp2Reno  = sweep.Value{Label: "ngtcp2-reno", Set: []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=reno", "flow.rcvbuf=large"}}
-	ngtcp2Cubic = sweep.Value{Label: "ngtcp2-cubic", Set: []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=cubic", "flow.rcvbuf=large"}}
+	quicDefault = sweep.Value{Label: stackQuicDefault, Set: []string{"flow.rcvbuf=default"}}
+	quicLarge   = sweep.Value{Label: stackQuicLarge, Set: []string{"flow.rcvbuf=large"}}
+	tcpReno     = sweep.Value{Label: stackTCPReno, Set: []string{"flow.proto=tcp", "flow.cc=reno"}}
+	tcpCubic    = sweep.Value{Label: stackTCPCubic, Set: []string{"flow.proto=tcp", "flow.cc=cubic"}}
+	ngtcp2Reno  = sweep.Value{Label: stackNgtcp2Reno, Set: []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=reno", "flow.rcvbuf=large"}}
+	ngtcp2Cubic = sweep.Value{Label: stackNgtcp2Cubic, Set: []string{"flow.server_impl=ngtcp2", "flow.client_impl=ngtcp2", "flow.cc=cubic", "flow.rcvbuf=large"}}
 )
 
 // StackAxis is the key of the labelled axis that gives a throughput preset
-// the paper's lines (and an ngtcp2 fairness preset its two controllers).
-const StackAxis = "stack"
+// the paper's lines (and an ngtcp2 fairness preset its two controllers):
+// the findings' line axis, never a figure's x axis.
+const StackAxis = findings.LineAxis
 
 // family is one set of the paper's repeats: an implementation and a kind
 // of link.
@@ -105,17 +129,48 @@ const (
 	notesTrace    = "Both downlinks replay the Raca et al. LTE trace StaticA shipped with emu (the paper's trace, 4.5 Mbit/s mean over its first 200 s) in 10 ms windows, looping; the uplinks stay at 20 Mbit/s. "
 )
 
-var families = []family{
-	{prefix: "", part: PartCore, settings: []string{"link.trace=none"},
-		lines: []sweep.Value{quicDefault, quicLarge, tcpReno}, fair: []sweep.Value{quicLarge}, notes: notesQuicGo},
-	{prefix: "ngtcp2-", part: PartNgtcp2, settings: []string{"link.trace=none"},
+// The families of the paper's repeats; each names its pair of presets of
+// a parameter (throughput, fairness).
+var (
+	famCore = family{prefix: "", part: PartCore, settings: []string{"link.trace=none"},
+		lines: []sweep.Value{quicDefault, quicLarge, tcpReno}, fair: []sweep.Value{quicLarge}, notes: notesQuicGo}
+	famNgtcp2 = family{prefix: "ngtcp2-", part: PartNgtcp2, settings: []string{"link.trace=none"},
 		lines: []sweep.Value{ngtcp2Reno, ngtcp2Cubic, tcpCubic}, fair: []sweep.Value{ngtcp2Reno, ngtcp2Cubic},
-		notes: notesNgtcp2 + "The lines: ngtcp2 with NewReno and CUBIC and kernel TCP CUBIC; TCP NewReno is the tcp-reno line of the quic-go preset of the same name without the prefix (the same configuration, not run twice). "},
-	{prefix: "lte-", part: PartTrace, settings: []string{"link.trace=StaticA"},
-		lines: []sweep.Value{quicDefault, quicLarge, tcpReno}, fair: []sweep.Value{quicLarge}, notes: notesTrace + notesQuicGo},
-	{prefix: "lte-ngtcp2-", part: PartTrace, settings: []string{"link.trace=StaticA"},
-		lines: []sweep.Value{ngtcp2Cubic, tcpCubic}, fair: []sweep.Value{ngtcp2Cubic}, notes: notesTrace + notesNgtcp2},
-}
+		notes: notesNgtcp2 + "The lines: ngtcp2 with NewReno and CUBIC and kernel TCP CUBIC; TCP NewReno is the tcp-reno line of the quic-go preset of the same name without the prefix (the same configuration, not run twice). "}
+	famLTE = family{prefix: "lte-", part: PartTrace, settings: []string{"link.trace=StaticA"},
+		lines: []sweep.Value{quicDefault, quicLarge, tcpReno}, fair: []sweep.Value{quicLarge}, notes: notesTrace + notesQuicGo}
+	famLTENgtcp2 = family{prefix: "lte-ngtcp2-", part: PartTrace, settings: []string{"link.trace=StaticA"},
+		lines: []sweep.Value{ngtcp2Cubic, tcpCubic}, fair: []sweep.Value{ngtcp2Cubic}, notes: notesTrace + notesNgtcp2}
+
+	families = []family{famCore, famNgtcp2, famLTE, famLTENgtcp2}
+)
+
+// throughput is the name of the family's throughput preset of param.
+func (f family) throughput(param string) string { return f.prefix + param }
+
+// fairness is the name of the family's fairness preset of param.
+func (f family) fairness(param string) string { return f.throughput(param) + "-fairness" }
+
+// The parameters the paper varies, each a pair of presets per family.
+const (
+	pBatch          = "batch"
+	pSplit          = "split"
+	pBWRatio        = "bw-ratio"
+	pBWRatioMatched = "bw-ratio-matched"
+	pDelayRatioLow  = "delay-ratio-low"
+	pDelayRatioHigh = "delay-ratio-high"
+	pLoss           = "loss"
+	pDuplication    = "duplication"
+)
+
+// The presets beside the paper's pairs.
+const (
+	presetSCPairs             = "sc-pairs"
+	presetQueueFairness       = "queue-fairness"
+	presetNgtcp2QueueFairness = "ngtcp2-queue-fairness"
+	presetJitter              = "jitter"
+	presetJitterFairness      = "jitter-fairness"
+)
 
 // paperParam is one parameter the paper varies, with its figures in each
 // family (throughput, fairness); a family without figures skips it.
@@ -127,24 +182,24 @@ type paperParam struct {
 }
 
 var paperParams = []paperParam{
-	{name: "batch", title: "DC batch size", axis: batchSizes,
+	{name: pBatch, title: "DC batch size", axis: batchSizes,
 		figs:  [4][2]string{{"Fig. 4a", "Fig. 5a"}, {"Fig. 12a", "Fig. 12b (NewReno), 12c (CUBIC)"}, {"Fig. 20a", "Fig. 20a"}, {"Fig. 20d", "Fig. 20d"}},
 		notes: "Figs. 4b/4c (link use over time at batch 50 and 500) and 5b (the three clients over time at batch 100) are the time series of this preset's runs. "},
-	{name: "split", title: "DC split ratio (packets on link1:link2)", axis: splits,
+	{name: pSplit, title: "DC split ratio (packets on link1:link2)", axis: splits,
 		figs:  [4][2]string{{"Fig. 7a", "Fig. 8a"}, {"Fig. 13a", "Fig. 14a (NewReno), 15a (CUBIC)"}, {"Fig. 21", "Fig. 21"}, {"Fig. 21", "Fig. 21"}},
 		notes: "The paper's axis runs from 10 % to 90 % on eno1; the links are identical, so emu runs 50–90 % and the other half is its mirror image. Fig. 6 (link use at 9:1) is the time series of the 9:1 runs. "},
-	{name: "bw-ratio", title: "bandwidth ratio link1:link2 at a 50/50 split (mean rate 20 Mbit/s)", axis: bwRatios,
+	{name: pBWRatio, title: "bandwidth ratio link1:link2 at a 50/50 split (mean rate 20 Mbit/s)", axis: bwRatios,
 		figs: [4][2]string{{"Fig. 7b", "Fig. 8b"}, {"Fig. 16", "Fig. 16"}}},
-	{name: "bw-ratio-matched", title: "bandwidth ratio link1:link2 with the split following it", axis: bwMatched,
+	{name: pBWRatioMatched, title: "bandwidth ratio link1:link2 with the split following it", axis: bwMatched,
 		figs: [4][2]string{{"Fig. 7c", "Fig. 8c"}, {"Fig. 17", "Fig. 17"}}},
-	{name: "delay-ratio-low", title: "delay ratio link1:link2, low delay (one-way delays sum to 20 ms)", axis: delayRatio,
+	{name: pDelayRatioLow, title: "delay ratio link1:link2, low delay (one-way delays sum to 20 ms)", axis: delayRatio,
 		figs: [4][2]string{{"Fig. 9a", "Fig. 10a"}, {"Fig. 18", "Fig. 18"}, {"Fig. 21–22", "Fig. 21–22"}, {"Fig. 21–22", "Fig. 21–22"}}},
-	{name: "delay-ratio-high", title: "delay ratio link1:link2, high delay (one-way delays sum to 200 ms)", axis: delayRatio, extra: []string{"link.delay=100ms"},
+	{name: pDelayRatioHigh, title: "delay ratio link1:link2, high delay (one-way delays sum to 200 ms)", axis: delayRatio, extra: []string{"link.delay=100ms"},
 		figs: [4][2]string{{"Fig. 9b", "Fig. 10b"}, {"Fig. 13b", "Fig. 14b (NewReno), 15b (CUBIC)"}, {"Fig. 20b", "Fig. 20b"}, {"Fig. 20e", "Fig. 20e"}}},
-	{name: "loss", title: "random loss on both links, both directions", axis: losses,
+	{name: pLoss, title: "random loss on both links, both directions", axis: losses,
 		figs:  [4][2]string{{"Fig. 9c", "Fig. 10c"}, {"Fig. 13c", "Fig. 14c (NewReno), 15c (CUBIC)"}, {"Fig. 20c", "Fig. 20c"}, {"Fig. 20f", "Fig. 20f"}},
 		notes: "0.08 % is the loss rate the paper names; 0.5 %, 1 %, 2 %, 5 % are shared with the duplication presets, whose batch-splitting counterpart this is. "},
-	{name: "duplication", title: "PDCP duplication (every packet on both links) under random loss", axis: dupLosses, extra: []string{"dc.scheduler=duplicate"},
+	{name: pDuplication, title: "PDCP duplication (every packet on both links) under random loss", axis: dupLosses, extra: []string{"dc.scheduler=duplicate"},
 		figs:  [4][2]string{{"Fig. 11a", "Fig. 11b"}, {"Fig. 19", "Fig. 19"}, {"Fig. 21–22", "Fig. 21–22"}, {"Fig. 21–22", "Fig. 21–22"}},
 		notes: "Batch splitting at the same loss rates is the loss preset. Report both the combined interface throughput B (the links' downlink throughput summed, link.down.throughput_mbps) and the goodput X (total.goodput_mbps): the paper relates them as X = B(1+p)/2, B counted after the loss; emu counts link throughput before its loss, so there B(1−p) is the paper's B. "},
 }
@@ -177,13 +232,13 @@ func paperPair(fam family, pp paperParam, figs [2]string) []sweep.Preset {
 		return "The paper's " + fig + ". " + notesDefaults + changed + notesQueue + notesDelay + fam.notes + pp.notes
 	}
 	thr := sweep.Preset{
-		Name: fam.prefix + pp.name, Title: pp.title, Figure: figs[0] + " (throughput)", Scenario: "throughput", Part: fam.part,
+		Name: fam.throughput(pp.name), Title: pp.title, Figure: figs[0] + " (throughput)", Scenario: "throughput", Part: fam.part,
 		Settings: append(slices.Clone(base), paperSize),
 		Axes:     []results.Axis{sweep.MustVary(pp.axis), sweep.Labeled(StackAxis, fam.lines...)}, Grid: true, Repeat: sweep.DefaultRepeat,
 		Notes: notes(figs[0]) + "One DC download per run, 50 MB (the paper: 100 MB); a grid of the parameter and the stack axis, one line per stack as the paper plots them: " + stackNames(fam.lines) + ".",
 	}
 	fair := sweep.Preset{
-		Name: thr.Name + "-fairness", Title: pp.title, Figure: figs[1] + " (fairness)", Scenario: "fairness", Part: fam.part,
+		Name: fam.fairness(pp.name), Title: pp.title, Figure: figs[1] + " (fairness)", Scenario: "fairness", Part: fam.part,
 		Settings: append(slices.Clone(base), paperDuration),
 		Axes:     []results.Axis{sweep.MustVary(pp.axis)}, Repeat: sweep.DefaultRepeat,
 		Notes: notes(figs[1]) + "A DC client and one single-link client on each link, all " + stackNames(fam.fair) +
@@ -210,7 +265,7 @@ func stackNames(vs []sweep.Value) string {
 // reference and sensitivity presets.
 var presets = slices.Concat(paperPresets(), []sweep.Preset{
 	{
-		Name: "sc-pairs", Title: "two single-link clients sharing link1: QUIC–QUIC, QUIC–TCP, TCP–TCP", Figure: "App. A (fairness)",
+		Name: presetSCPairs, Title: "two single-link clients sharing link1: QUIC–QUIC, QUIC–TCP, TCP–TCP", Figure: "App. A (fairness)",
 		Scenario: "fairness", Part: PartCore,
 		Settings: []string{"link.trace=none", Queue, "dc.enabled=false", "flows.count=2", "flow.path=link1", "flow.rcvbuf=large", paperDuration},
 		Axes: []results.Axis{sweep.Labeled("pair",
@@ -219,7 +274,7 @@ var presets = slices.Concat(paperPresets(), []sweep.Preset{
 		Notes:  notesDefaults + notesQueue + notesQuicGo + "DC off; two clients on link1 (flows quic1, quic2, tcp1, tcp2 by protocol) download for 60 s: the paper's reference traces of competing single-path flows.",
 	},
 	{
-		Name: "queue-fairness", Title: "fairness against the rate limiter's queue: 5:1 bandwidth ratio (50/50 and matched split) and duplication",
+		Name: presetQueueFairness, Title: "fairness against the rate limiter's queue: 5:1 bandwidth ratio (50/50 and matched split) and duplication",
 		Figure: "queue-length sensitivity of Figs. 8b, 8c and 11b", Scenario: "fairness", Part: PartQueue,
 		Settings: slices.Concat([]string{"link.trace=none"}, quicLarge.Set, []string{Queue, paperDuration}),
 		Axes: []results.Axis{
@@ -235,7 +290,7 @@ var presets = slices.Concat(paperPresets(), []sweep.Preset{
 			"from 50 ms at the link's rate to 1000 packets (emu's default; 0.6 s at 20 Mbit/s, 1.8 s at 6.7 Mbit/s). The paper does not state its queue: this shows how far its fairness figures depend on it.",
 	},
 	{
-		Name: "ngtcp2-queue-fairness", Title: "ngtcp2 fairness at high delay (delays sum to 200 ms, ratio 1:1) against the rate limiter's queue, NewReno and CUBIC",
+		Name: presetNgtcp2QueueFairness, Title: "ngtcp2 fairness at high delay (delays sum to 200 ms, ratio 1:1) against the rate limiter's queue, NewReno and CUBIC",
 		Figure: "queue-length sensitivity of Figs. 14b and 15b", Scenario: "fairness", Part: PartQueue,
 		Settings: []string{"link.trace=none", "link.delay=100ms", paperDuration},
 		Axes:     []results.Axis{sweep.MustVary(queues), sweep.Labeled(StackAxis, ngtcp2Reno, ngtcp2Cubic)},
@@ -245,7 +300,7 @@ var presets = slices.Concat(paperPresets(), []sweep.Preset{
 			"With 100 ms queues, half of each link's bandwidth-delay product at 200 ms, the single-link CUBIC clients overflow the queues every second or two and the DC client, whose packets sit in both, takes most of the losses: this shows how far the CUBIC starvation depends on the queue.",
 	},
 	{
-		Name: "jitter", Title: "throughput against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",
+		Name: presetJitter, Title: "throughput against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",
 		Figure: "jitter-model sensitivity of Figs. 9b and 13b", Scenario: "throughput", Part: PartJitter,
 		Settings: []string{"link.trace=none", Queue, "link.delay=100ms", paperSize},
 		Axes:     []results.Axis{jitterModels, sweep.MustVary("link.delay_ratio=1:1,5:1"), sweep.Labeled(StackAxis, quicLarge, ngtcp2Reno, tcpReno)},
@@ -254,7 +309,7 @@ var presets = slices.Concat(paperPresets(), []sweep.Preset{
 			"A grid of the jitter model, two of Fig. 9b's delay ratios and three stacks (quic-go, ngtcp2 and TCP, all NewReno), one 50 MB download per run.",
 	},
 	{
-		Name: "jitter-fairness", Title: "fairness against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",
+		Name: presetJitterFairness, Title: "fairness against the jitter model at high delay (delays sum to 200 ms), delay ratio 1:1 and 5:1",
 		Figure: "jitter-model sensitivity of Fig. 10b", Scenario: "fairness", Part: PartJitter,
 		Settings: slices.Concat([]string{"link.trace=none"}, quicLarge.Set, []string{Queue, "link.delay=100ms", paperDuration}),
 		Axes:     []results.Axis{jitterModels, sweep.MustVary("link.delay_ratio=1:1,5:1")},

@@ -278,14 +278,14 @@ func TestFindingsResolveInPresets(t *testing.T) {
 		}
 		res[pr.Name] = sw
 	}
-	if err := findings.Validate(findings.Findings(), res); err != nil {
+	if err := findings.Validate(Findings(), res); err != nil {
 		t.Error(err)
 	}
 	// With every metric at every point, every finding with a rule is
 	// judged: no set that fails to split an axis, no label a rule cannot
 	// read.
 	var metrics []string
-	for _, f := range findings.Findings() {
+	for _, f := range Findings() {
 		metrics = append(metrics, f.Metrics()...)
 	}
 	for _, sw := range res {
@@ -296,7 +296,7 @@ func TestFindingsResolveInPresets(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range findings.Evaluate(findings.Findings(), res) {
+	for _, r := range findings.Evaluate(Findings(), res) {
 		if (r.Verdict == findings.NotJudged) != (len(r.Checks) == 0) {
 			t.Errorf("finding %s: %s: %s", r.ID, r.Verdict, r.Reason)
 		}

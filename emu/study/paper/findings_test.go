@@ -1,4 +1,4 @@
-package findings
+package paper
 
 import (
 	"slices"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/dc-emu/emu/emu/results"
+
+	"github.com/dc-emu/emu/emu/findings"
 )
 
 func TestFindingsTable(t *testing.T) {
@@ -40,7 +42,7 @@ func TestFindingsTable(t *testing.T) {
 		"fig8bc": {"0.7 ", "0.59"}, "fig9b10b": {"0.9903", "0.8758"}, "fig9a10a": {"0.9996", "0.9986"},
 		"fig11b": {"0.39–0.48", "< 0.5"}, "fig12bc": {"0.02"},
 	} {
-		i := slices.IndexFunc(fs, func(f Finding) bool { return f.ID == id })
+		i := slices.IndexFunc(fs, func(f findings.Finding) bool { return f.ID == id })
 		if i < 0 {
 			t.Errorf("no finding %s", id)
 			continue
@@ -54,10 +56,10 @@ func TestFindingsTable(t *testing.T) {
 }
 
 // oneAxis is a sweep along one axis whose metrics come from f(value index).
-func oneAxis(preset, axis string, values []string, f func(i int) map[string]Stat) *Sweep {
-	sw := &Sweep{Preset: preset, Axes: []Axis{{Key: axis, Values: values}}}
+func oneAxis(preset, axis string, values []string, f func(i int) map[string]findings.Stat) *findings.Sweep {
+	sw := &findings.Sweep{Preset: preset, Axes: []findings.Axis{{Key: axis, Values: values}}}
 	for i, v := range values {
-		sw.Points = append(sw.Points, Point{Labels: map[string]string{axis: v}, Metrics: f(i)})
+		sw.Points = append(sw.Points, findings.Point{Labels: map[string]string{axis: v}, Metrics: f(i)})
 	}
 	return sw
 }
@@ -66,14 +68,14 @@ var ratios = []string{"1:1", "2:1", "3:1", "4:1", "5:1"}
 
 // fairnessByRatio is a bandwidth-ratio fairness sweep whose JFI falls
 // linearly from 1 to jfi5 at 5:1, the fast link's client on top.
-func fairnessByRatio(preset, axis string, jfi5, ci float64) *Sweep {
-	return oneAxis(preset, axis, ratios, func(i int) map[string]Stat {
+func fairnessByRatio(preset, axis string, jfi5, ci float64) *findings.Sweep {
+	return oneAxis(preset, axis, ratios, func(i int) map[string]findings.Stat {
 		j := 1 - (1-jfi5)*float64(i)/4
-		return map[string]Stat{results.MetricJFI: st(j, ci), dc: st(5, 0.3), link1: st(20+float64(i), 0.3), link2: st(5-float64(i)/2, 0.3)}
+		return map[string]findings.Stat{results.MetricJFI: st(j, ci), dc: st(5, 0.3), link1: st(20+float64(i), 0.3), link2: st(5-float64(i)/2, 0.3)}
 	})
 }
 
-func find(t *testing.T, id string) Finding {
+func find(t *testing.T, id string) findings.Finding {
 	t.Helper()
 	for _, f := range Findings() {
 		if f.ID == id {
@@ -81,7 +83,7 @@ func find(t *testing.T, id string) Finding {
 		}
 	}
 	t.Fatalf("no finding %s", id)
-	return Finding{}
+	return findings.Finding{}
 }
 
 // A finding's verdict from synthetic sweeps: the paper's numbers hold; the
@@ -93,59 +95,61 @@ func TestFindingVerdicts(t *testing.T) {
 		name           string
 		matched, even  float64
 		ci             float64
-		want           Verdict
+		want           findings.Verdict
 		reasonContains string
 	}{
-		{"paper's numbers", 0.70, 0.59, 0.005, Holds, "every check holds"},
-		{"order only", 0.52, 0.48, 0.005, ShapeOnly, "≈ the paper's 0.7"},
-		{"wrong order", 0.55, 0.62, 0.005, Fails, "bw-ratio-matched-fairness"},
-		{"within the CI", 0.69, 0.62, 0.08, Inconclusive, "within the CI"},
+		{"paper's numbers", 0.70, 0.59, 0.005, findings.Holds, "every check holds"},
+		{"order only", 0.52, 0.48, 0.005, findings.ShapeOnly, "≈ the paper's 0.7"},
+		{"wrong order", 0.55, 0.62, 0.005, findings.Fails, "bw-ratio-matched-fairness"},
+		{"within the CI", 0.69, 0.62, 0.08, findings.Inconclusive, "within the CI"},
 	}
 	for _, c := range cases {
-		r := Results{
+		r := findings.Results{
 			"bw-ratio-matched-fairness": fairnessByRatio("bw-ratio-matched-fairness", "link.bw_ratio+dc.split", c.matched, c.ci),
 			"bw-ratio-fairness":         fairnessByRatio("bw-ratio-fairness", "link.bw_ratio", c.even, c.ci),
 		}
-		if err := Validate([]Finding{f}, r); err != nil {
+		if err := findings.Validate([]findings.Finding{f}, r); err != nil {
 			t.Fatal(err)
 		}
-		res := Evaluate([]Finding{f}, r)[0]
+		res := findings.Evaluate([]findings.Finding{f}, r)[0]
 		if res.Verdict != c.want || !strings.Contains(res.Reason, c.reasonContains) {
 			t.Errorf("%s: %s (%s), want %s with %q", c.name, res.Verdict, res.Reason, c.want, c.reasonContains)
 		}
 	}
 	// Without the sweeps nothing is judged.
-	if res := Evaluate([]Finding{f}, Results{}); res[0].Verdict != NotJudged {
+	if res := findings.Evaluate([]findings.Finding{f}, findings.Results{}); res[0].Verdict != findings.NotJudged {
 		t.Errorf("no results: %s", res[0].Verdict)
 	}
-	if res := Evaluate([]Finding{find(t, "appA")}, Results{}); res[0].Verdict != NotJudged || len(res[0].Checks) != 0 {
+	if res := findings.Evaluate([]findings.Finding{find(t, "appA")}, findings.Results{}); res[0].Verdict != findings.NotJudged || len(res[0].Checks) != 0 {
 		t.Errorf("a reference: %+v", res[0])
 	}
 }
 
 func TestValidate(t *testing.T) {
 	f := find(t, "fig8bc")
-	good := Results{
+	good := findings.Results{
 		"bw-ratio-matched-fairness": fairnessByRatio("bw-ratio-matched-fairness", "link.bw_ratio+dc.split", 0.7, 0.01),
 		"bw-ratio-fairness":         fairnessByRatio("bw-ratio-fairness", "link.bw_ratio", 0.6, 0.01),
 	}
-	if err := Validate([]Finding{f}, good); err != nil {
+	if err := findings.Validate([]findings.Finding{f}, good); err != nil {
 		t.Errorf("valid: %v", err)
 	}
 	// The other preset lacks 5:1: the rule can never be judged.
-	short := oneAxis("bw-ratio-fairness", "link.bw_ratio", ratios[:4], func(int) map[string]Stat { return nil })
-	err := Validate([]Finding{f}, Results{"bw-ratio-matched-fairness": good["bw-ratio-matched-fairness"], "bw-ratio-fairness": short})
+	short := oneAxis("bw-ratio-fairness", "link.bw_ratio", ratios[:4], func(int) map[string]findings.Stat { return nil })
+	err := findings.Validate([]findings.Finding{f}, findings.Results{"bw-ratio-matched-fairness": good["bw-ratio-matched-fairness"], "bw-ratio-fairness": short})
 	if err == nil || !strings.Contains(err.Error(), "no value 5:1") {
 		t.Errorf("missing axis value: %v", err)
 	}
 	// Two points with the same labels: ambiguous.
 	dup := fairnessByRatio("bw-ratio-fairness", "link.bw_ratio", 0.6, 0.01)
 	dup.Points = append(dup.Points, dup.Points[4])
-	err = Validate([]Finding{f}, Results{"bw-ratio-matched-fairness": good["bw-ratio-matched-fairness"], "bw-ratio-fairness": dup})
+	err = findings.Validate([]findings.Finding{f}, findings.Results{"bw-ratio-matched-fairness": good["bw-ratio-matched-fairness"], "bw-ratio-fairness": dup})
 	if err == nil || !strings.Contains(err.Error(), "several points") {
 		t.Errorf("ambiguous point: %v", err)
 	}
-	if err := Validate([]Finding{f}, Results{}); err == nil || !strings.Contains(err.Error(), "no preset bw-ratio-fairness") {
+	if err := findings.Validate([]findings.Finding{f}, findings.Results{}); err == nil || !strings.Contains(err.Error(), "no preset bw-ratio-fairness") {
 		t.Errorf("missing preset: %v", err)
 	}
 }
+
+func st(mean, ci float64) findings.Stat { return findings.Stat{Mean: mean, SD: ci, CI95: ci, N: 5} }

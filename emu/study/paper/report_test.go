@@ -1,4 +1,4 @@
-package findings
+package paper
 
 import (
 	"bytes"
@@ -12,31 +12,33 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/results"
+
+	"github.com/dc-emu/emu/emu/findings"
 )
 
-func testResults() Results {
-	return Results{
+func testResults() findings.Results {
+	return findings.Results{
 		"bw-ratio-matched-fairness": fairnessByRatio("bw-ratio-matched-fairness", "link.bw_ratio+dc.split", 0.71, 0.01),
 		"bw-ratio-fairness":         fairnessByRatio("bw-ratio-fairness", "link.bw_ratio", 0.52, 0.01),
-		"sc-pairs": oneAxis("sc-pairs", "pair", []string{"quic-quic", "quic-tcp"}, func(i int) map[string]Stat {
-			return map[string]Stat{results.MetricJFI: st(0.99, 0.01), results.FlowGoodput("quic1"): {Mean: 10, SD: math.NaN(), CI95: math.NaN(), N: 1}}
+		"sc-pairs": oneAxis("sc-pairs", "pair", []string{"quic-quic", "quic-tcp"}, func(i int) map[string]findings.Stat {
+			return map[string]findings.Stat{results.MetricJFI: st(0.99, 0.01), results.FlowGoodput("quic1"): {Mean: 10, SD: math.NaN(), CI95: math.NaN(), N: 1}}
 		}),
 	}
 }
 
-func testFigures() []Figure {
+func testFigures() []findings.Figure {
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`)
-	return []Figure{
+	return []findings.Figure{
 		{Preset: "bw-ratio-fairness", Name: "jfi-link.bw_ratio", Title: "Jain's fairness index vs link.bw_ratio", SVG: svg},
 		{Preset: "bw-ratio-fairness", Name: "flows-link.bw_ratio", Title: "Per-flow goodput vs link.bw_ratio", SVG: svg},
 		{Preset: "bw-ratio-fairness", Name: "utilization-link.bw_ratio", Title: "not a metric of the finding", SVG: svg},
-		{Preset: "bw-ratio-matched-fairness", Name: FigureStem("jfi", "link.bw_ratio+dc.split"), Title: "JFI matched", SVG: svg},
+		{Preset: "bw-ratio-matched-fairness", Name: findings.FigureStem("jfi", "link.bw_ratio+dc.split"), Title: "JFI matched", SVG: svg},
 		{Preset: "sc-pairs", Name: "jfi-pair", Title: "JFI of the pairs", SVG: svg},
 	}
 }
 
-func testReport() *Report {
-	return NewReport(Meta{Scale: "quick", Repeat: 3, WallTime: 3*time.Hour + 25*time.Minute, EmuVersion: "v0.9.0-test",
+func testReport() *findings.Report {
+	return findings.NewReport(findings.Meta{Scale: "quick", Repeat: 3, WallTime: 3*time.Hour + 25*time.Minute, EmuVersion: "v0.9.0-test",
 		Made: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}, Findings(), testResults())
 }
 
@@ -64,7 +66,7 @@ func wellFormed(t *testing.T, page []byte) {
 
 func TestHTML(t *testing.T) {
 	rep := testReport()
-	page, err := HTML(rep, testResults(), testFigures())
+	page, err := findings.HTML(rep, testResults(), testFigures())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestHTML(t *testing.T) {
 		t.Error("a figure of a metric no check reads is shown")
 	}
 	// Without any results the page is still complete.
-	empty, err := HTML(NewReport(Meta{Scale: "paper", Repeat: 10}, Findings(), Results{}), Results{}, nil)
+	empty, err := findings.HTML(findings.NewReport(findings.Meta{Scale: "paper", Repeat: 10}, Findings(), findings.Results{}), findings.Results{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +126,7 @@ func TestJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadReport(b)
+	back, err := findings.ReadReport(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,27 +134,27 @@ func TestJSON(t *testing.T) {
 		t.Errorf("round trip: %+v", back)
 	}
 	total := 0
-	for _, v := range Verdicts() {
+	for _, v := range findings.Verdicts() {
 		total += back.Counts[v]
 	}
-	if total != len(Findings()) || back.Counts[ShapeOnly] != 1 {
+	if total != len(Findings()) || back.Counts[findings.ShapeOnly] != 1 {
 		t.Errorf("counts %v over %d findings", back.Counts, len(Findings()))
 	}
-	var f8 *Result
+	var f8 *findings.Result
 	for i := range back.Findings {
 		if back.Findings[i].ID == "fig8bc" {
 			f8 = &back.Findings[i]
 		}
 	}
-	if f8 == nil || f8.Verdict != ShapeOnly || len(f8.Checks) != 10 || f8.Checks[0].Numbers[0].Mean != Float(0.71) {
+	if f8 == nil || f8.Verdict != findings.ShapeOnly || len(f8.Checks) != 10 || f8.Checks[0].Numbers[0].Mean != findings.Float(0.71) {
 		t.Errorf("fig8bc in the JSON: %+v", f8)
 	}
-	if _, err := ReadReport([]byte(`{"version": 99}`)); err == nil {
+	if _, err := findings.ReadReport([]byte(`{"version": 99}`)); err == nil {
 		t.Error("a future version is read")
 	}
 	// An unknown SD or CI (one run) is null in the JSON.
-	nan, _ := Float(math.NaN()).MarshalJSON()
-	var f Float
+	nan, _ := findings.Float(math.NaN()).MarshalJSON()
+	var f findings.Float
 	if string(nan) != "null" || f.UnmarshalJSON(nan) != nil || !math.IsNaN(float64(f)) {
 		t.Errorf("NaN: %s, back %v", nan, f)
 	}
