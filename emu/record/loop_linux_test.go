@@ -371,11 +371,11 @@ func TestRecordTwoPaths(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Exclusive(t)
 	dir := t.TempDir()
-	// Half the one-path test's rates each: the emulation's delay lines
-	// take one of this machine's two cores at these rates, and with four
-	// streams at 40 and 30 Mbit/s the far end's sender fell behind its
-	// pace in 44 % of the steps (its warning) and recorded the downlinks
-	// 5-10 % low: the sender measured, not the path.
+	// Half the one-path test's rates each: with four streams at 40 and
+	// 30 Mbit/s through four delay lines, this 2-core VM was 80 % busy
+	// (/proc/stat), the far end's sender fell behind its pace in 44 % of
+	// the steps (its warning) and the downlinks were recorded 5-10 % low:
+	// the sender measured, not the path.
 	p1, shared := original(t, dir, "orig1.csv", 3, 20, nil)
 	p2, _ := original(t, dir, "orig2.csv", 4, 15, shared)
 	em := start(t, "link1.trace="+p1, "link2.trace="+p2, "dc.enabled=false", "flows.0.path=mptcp", "flow.proto=tcp")
