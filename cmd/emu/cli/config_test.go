@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -100,12 +102,21 @@ func TestRecordUsage(t *testing.T) {
 		{[]string{"record", "--to", "127.0.0.1", "--duration", "1s"}, "--out"},
 		{[]string{"record", "--duration", "1s", "--out", "x"}, "--to"},
 		{[]string{"record", "--to", "127.0.0.1", "--out", "x"}, "--duration"},
-		{[]string{"record", "--to", "127.0.0.1", "--duration", "1s", "--out", "/nonexistent-dir/x"}, "does not exist"},
 		{[]string{"record", "--to", "127.0.0.1", "--duration", "1s", "--out", "x", "--max-rate", "fast"}, "--max-rate"},
 	} {
 		code, _, errOut := runEmu(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("emu %s: exit %d, %q; want 2 naming %s", strings.Join(c.args, " "), code, errOut, c.want)
 		}
+	}
+	// --out's directory is made before the recording; one that cannot be
+	// fails at once, naming it.
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(file, "sub", "x")
+	if code, _, errOut := runEmu(t, "record", "--to", "127.0.0.1", "--duration", "1s", "--out", out); code != 1 || !strings.Contains(errOut, out) || !strings.Contains(errOut, "not a directory") {
+		t.Errorf("emu record --out %s: exit %d, %q; want 1 naming it", out, code, errOut)
 	}
 }

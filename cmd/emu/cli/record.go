@@ -56,10 +56,10 @@ was recorded, marked interrupted.`, record.ProbeEvery, record.Step),
 			if err != nil {
 				return usagef("record: --max-rate: %v", err)
 			}
-			if dir := filepath.Dir(out); dir != "." {
-				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-					return usagef("record: --out %s: directory %s does not exist", out, dir)
-				}
+			// The directory first, as emu run makes its --out: a path that
+			// cannot be written fails now, not after the recording.
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return fmt.Errorf("record: --out %s: %w", out, err)
 			}
 			fmt.Fprintf(e.stderr, "record: %v to %s, %d path(s); Ctrl-C stops and keeps what was recorded\n", duration, to, max(len(via), 1))
 			rec, err := record.Record(e.ctx, record.Options{To: to, Via: via, Duration: duration, Packet: packet, MaxRate: rate, Progress: e.stderr})
