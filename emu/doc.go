@@ -5,11 +5,13 @@
 // starts servers and clients as processes and decides when the run is
 // over (run_linux.go, process_linux.go, with package runloop's decisions),
 // measure while it runs (measure_linux.go: the rate limiters, the PDCP
-// buffers, the threads' and processes' CPU), then summarize the flows,
-// links and workloads, judge fidelity and write every file of the run
-// directory (results_linux.go, links_linux.go, workload_linux.go,
-// subflows_linux.go, fidelity_linux.go). Calibrate and CalibrateJobs
-// measure the emulator itself with runs.
+// buffers, the threads' and processes' CPU), then gather what the run
+// recorded, reading each endpoint log once and judging fidelity
+// (record_linux.go, fidelity_linux.go), summarize it and lay out
+// timeseries.csv as pure functions of that record (summary.go, series.go,
+// tested without root), and write every file of the run directory
+// (results_linux.go). Calibrate and CalibrateJobs measure the emulator
+// itself with runs.
 //
 // Threads: the run loop is one goroutine that starts the clients, samples
 // the rate limiters and decides when the run is over; each endpoint is a

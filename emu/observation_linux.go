@@ -12,22 +12,14 @@ import (
 )
 
 // observation is what a run records about its flows besides their
-// results: packet captures while it runs, and the flows' delay series,
-// read once from their logs when it is over.
+// results: packet captures while it runs.
 type observation struct {
 	captures []*runCapture
-	delays   []flowDelays // by flow; nil until read
 }
 
 type runCapture struct {
 	res results.CaptureResult
 	c   *capture.Capture
-}
-
-// flowDelays are a flow's RTT and one-way delay series, times since the
-// epoch.
-type flowDelays struct {
-	rtt, owd analysis.DelaySeries
 }
 
 // readQlog analyses a qlog file; a file cut short still gives its

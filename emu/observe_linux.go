@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 
 	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/capture"
-	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/results"
 )
 
@@ -85,20 +83,10 @@ func (r *runner) captureMap() map[string]results.CaptureResult {
 	return m
 }
 
-// flowDelays reads the delay series of flow i once: RTT from its
-// server's TCP_INFO log (TCP) or the sender's qlog (QUIC, sampled at
+// readFlowDelays reads the delay series of flow i: RTT from its server's
+// TCP_INFO log (TCP) or the sender's qlog (QUIC, sampled at
 // run.tcpinfo_interval), one-way delay from its client's log. A log that
-// is missing or unreadable gives an empty series and a warning.
-func (r *runner) flowDelays(i int) flowDelays {
-	if r.obs.delays == nil {
-		r.obs.delays = make([]flowDelays, len(r.cfg.Flows))
-		for k := range r.cfg.Flows {
-			r.obs.delays[k] = r.readFlowDelays(k)
-		}
-	}
-	return r.obs.delays[i]
-}
-
+// is missing gives an empty series; one that is unreadable, a warning too.
 func (r *runner) readFlowDelays(i int) flowDelays {
 	f := r.cfg.Flows[i]
 	var d flowDelays
@@ -141,38 +129,4 @@ func (r *runner) readFlowDelays(i int) flowDelays {
 		d.owd = analysis.OWDSeries(rows)
 	}
 	return d
-}
-
-// delayStats are flow i's rtt_ms and owd_ms; the client's done line gives
-// the one-way delays when its log has none.
-func (r *runner) delayStats(i int, done *endpoint.Event) (rtt, owd *results.DelayStats) {
-	d := r.flowDelays(i)
-	rtt, owd = d.rtt.StatsPtr(), d.owd.StatsPtr()
-	if owd == nil && done != nil && done.OWD != nil && done.OWD.N > 0 {
-		owd = done.OWD
-	}
-	return rtt, owd
-}
-
-// addDelayColumns appends flow.<name>.rtt_ms and flow.<name>.owd_ms
-// (per-bin means, empty where a bin has no sample) to timeseries.csv.
-func (r *runner) addDelayColumns(t *results.SeriesTable) {
-	bins := len(t.Rows)
-	for i, f := range r.cfg.Flows {
-		d := r.flowDelays(i)
-		for _, c := range []struct {
-			name string
-			s    analysis.DelaySeries
-		}{{results.SeriesRTT, d.rtt}, {results.SeriesOWD, d.owd}} {
-			t.Header = append(t.Header, results.FlowSeries(f.Name, c.name))
-			means := c.s.BinMeans(results.BinWidth, bins)
-			for k := range t.Rows {
-				v := means[k]
-				if !math.IsNaN(v) {
-					v = results.Round3(v)
-				}
-				t.Rows[k] = append(t.Rows[k], v)
-			}
-		}
-	}
 }

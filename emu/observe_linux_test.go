@@ -11,6 +11,7 @@ import (
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/emu/runloop"
 )
 
 // TestDelaysFromTheLogs: what a run makes of its flows' logs, without
@@ -27,7 +28,7 @@ func TestDelaysFromTheLogs(t *testing.T) {
 	if cfg.Flows[0].Name != "dc" || cfg.Flows[1].Name != "link1" {
 		t.Fatalf("flows %s, %s", cfg.Flows[0].Name, cfg.Flows[1].Name)
 	}
-	rtt, owd := r.delayStats(1, nil)
+	rtt, owd := delaysOf(r, 1, nil)
 	sum, err := results.ReadSummary("../analysis/testdata/run-latency")
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestDelaysFromTheLogs(t *testing.T) {
 		t.Errorf("TCP flow: rtt %+v owd %+v, the run wrote %+v %+v", rtt, owd, sum.Flows[1].RTTMs, sum.Flows[1].OWDMs)
 	}
 	// The QUIC flow's qlog is not there: no RTT, and no warning for that.
-	if rtt, owd := r.delayStats(0, nil); rtt != nil || owd == nil {
+	if rtt, owd := delaysOf(r, 0, nil); rtt != nil || owd == nil {
 		t.Errorf("QUIC flow without qlog: rtt %+v owd %+v", rtt, owd)
 	}
 	if len(r.em.Warnings) != 0 {
@@ -46,7 +47,8 @@ func TestDelaysFromTheLogs(t *testing.T) {
 	for k := 1; k <= 40; k++ {
 		tab.Rows = append(tab.Rows, []float64{float64(k) / 10})
 	}
-	r.addDelayColumns(tab)
+	rec := &record{cfg: cfg, flows: []flowRecord{{delays: r.readFlowDelays(0)}, {delays: r.readFlowDelays(1)}}}
+	addDelayColumns(tab, rec)
 	want := "t_s,flow.dc.rtt_ms,flow.dc.owd_ms,flow.link1.rtt_ms,flow.link1.owd_ms"
 	if got := strings.Join(tab.Header, ","); got != want {
 		t.Fatalf("header %s, want %s", got, want)
@@ -74,13 +76,25 @@ func TestDelaysFromTheLogs(t *testing.T) {
 	}
 	r = &runner{em: &network.Emulation{Epoch: time.Now()}, cfg: cfg, o: RunOptions{Out: out}}
 	done := &results.DelayStats{P50: 1, P95: 2, P99: 3, Max: 4, Mean: 1.5, N: 7}
-	_, owd = r.delayStats(1, doneWith(done))
+	_, owd = delaysOf(r, 1, doneWith(done))
 	if owd == nil || *owd != *done {
 		t.Errorf("owd %+v, want the done line's %+v", owd, done)
 	}
 	if len(r.em.Warnings) != 1 || !strings.Contains(r.em.Warnings[0], "link1.owd.csv:2") {
 		t.Errorf("warnings %q", r.em.Warnings)
 	}
+}
+
+// delaysOf is flow i's rtt_ms and owd_ms in the summary of a run whose
+// logs r reads, with done as its client's done line (nil: none).
+func delaysOf(r *runner, i int, done *endpoint.Event) (rtt, owd *results.DelayStats) {
+	rec := &record{cfg: r.cfg, flows: make([]flowRecord, len(r.cfg.Flows))}
+	rec.flows[i].delays = r.readFlowDelays(i)
+	if done != nil {
+		rec.flows[i].state.Done = &runloop.Done{Result: *done}
+	}
+	fr, _ := flowResult(rec, i)
+	return fr.RTTMs, fr.OWDMs
 }
 
 func doneWith(owd *results.DelayStats) *endpoint.Event {

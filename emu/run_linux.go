@@ -116,8 +116,9 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	r.stopMeasuring() // when the run ended before its outcome was decided
 	outcome, runErr := r.state.End()
 	runErr = errors.Join(runErr, r.stopCaptures())
-	sum := r.summarize(outcome, runErr)
-	if err := r.writeResults(sum); err != nil {
+	rec := r.record(outcome, runErr)
+	sum := summarize(rec)
+	if err := r.writeResults(sum, rec); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	return sum, runErr
