@@ -108,10 +108,11 @@ func TestUpKill9ThenClean(t *testing.T) {
 	}
 	var up struct{ Run string }
 	json.Unmarshal(line, &up)
-	if msg, code := runEmu(t, "exec", "cli", "--", "true"); code != 0 {
+	// By its id: a researcher's own emulation may be up beside the test's.
+	if msg, code := runEmu(t, "exec", "--run", up.Run, "cli", "--", "true"); code != 0 {
 		t.Fatalf("emu exec: exit %d: %s", code, msg)
 	}
-	if msg, code := runEmu(t, "down"); code != 0 || !strings.Contains(msg, up.Run) {
+	if msg, code := runEmu(t, "down", "--run", up.Run); code != 0 || !strings.Contains(msg, up.Run) {
 		t.Fatalf("emu down: exit %d: %s", code, msg)
 	}
 	cmd.Wait()
