@@ -53,36 +53,29 @@ func (r *runner) flowRecord(i int, f config.Flow) flowRecord {
 	path := kindLog(r.o.Out, f)
 	switch f.Kind {
 	case config.KindObjects:
-		rows, err := results.ReadObjectsFile(path)
-		switch {
-		case err == nil:
-			fl.objects = nonNil(rows)
-		case !errors.Is(err, os.ErrNotExist):
+		var err error
+		if fl.objects, err = readKindLog(path, results.ReadObjectsFile); err != nil {
 			r.em.Warnings = append(r.em.Warnings, fmt.Sprintf("flow %s: %v", f.Name, err))
 		}
 	case config.KindRR:
-		rows, err := results.ReadRRFile(path)
-		if err == nil {
-			fl.rr = nonNil(rows)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			fl.kindErr = err
-		}
+		fl.rr, fl.kindErr = readKindLog(path, results.ReadRRFile)
 	case config.KindCBR:
-		pkts, err := results.ReadCBRFile(path)
-		if err == nil {
-			fl.cbr = nonNil(pkts)
-		} else if !errors.Is(err, os.ErrNotExist) {
-			fl.kindErr = err
-		}
+		fl.cbr, fl.kindErr = readKindLog(path, results.ReadCBRFile)
 	}
 	return fl
 }
 
-// nonNil is s, or an empty slice for a log that was there but empty:
-// nil means no log.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
+// readKindLog reads a flow's per-kind log: nil without error when there is
+// none, an empty slice when it is there but empty.
+func readKindLog[T any](path string, read func(string) ([]T, error)) ([]T, error) {
+	rows, err := read(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case rows == nil:
+		return []T{}, nil
 	}
-	return s
+	return rows, nil
 }
