@@ -19,8 +19,7 @@ import (
 type measure struct {
 	sampler          *link.Sampler
 	started, stopped bool
-	series           [][]linkstats.Sample   // per direction of em.Dirs(), after stop
-	queue            []linkstats.QueueDelay // per direction, from series (linkResults)
+	series           [][]linkstats.Sample // per direction of em.Dirs(), after stop
 	sampling         link.SamplerStats
 	pdcp             []pdcpSample
 	probe            probe

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/host"
+	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
 )
@@ -20,9 +21,9 @@ import (
 // the fidelity verdict.
 func (r *runner) record(outcome runloop.Outcome, runErr error) *record {
 	rec := &record{
-		cfg: r.cfg, run: filepath.Base(r.o.Out), started: r.started, took: time.Since(r.started),
+		cfg: r.cfg, name: filepath.Base(r.o.Out), started: r.started, took: time.Since(r.started),
 		outcome: outcome, err: runErr, versions: host.CollectVersions(),
-		pdcp: r.em.PDCP(), pdcpDirs: r.em.PDCPDirs(), pdcpHeld: r.meas.pdcp,
+		pdcp: r.em.PDCP(), pdcpDirs: r.em.PDCPDirs(), pdcpHeld: r.meas.pdcp, sampled: link.SampleInterval,
 		captures: r.captureList(),
 	}
 	for i, d := range r.em.Dirs() {

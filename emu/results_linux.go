@@ -17,7 +17,7 @@ func (r *runner) writeResults(s *results.Summary, rec *record) error {
 	if err := dir.WriteSummary(s); err != nil {
 		errs = append(errs, err)
 	}
-	_, queue, _ := linkResults(rec.dirs, rec.cfg)
+	_, queue, _ := linkResults(rec.dirs, rec.cfg, rec.sampled)
 	if t, err := seriesTable(rec, queue); err != nil {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	} else if t != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/endpoint"
 	"github.com/dc-emu/emu/emu/fidelity"
-	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
@@ -29,7 +28,7 @@ import (
 // record is what a run recorded.
 type record struct {
 	cfg      config.Config
-	run      string // the run's name: its directory's
+	name     string // the run's name: its directory's
 	started  time.Time
 	took     time.Duration
 	outcome  runloop.Outcome
@@ -38,8 +37,9 @@ type record struct {
 	flows    []flowRecord // by cfg.Flows
 	dirs     []dirRecord  // the network's link directions, in its order
 	pdcp     map[string]results.PDCPCounters
-	pdcpDirs []string     // the PDCP directions in use, timeseries.csv's order
-	pdcpHeld []pdcpSample // what the receive proxies held over time
+	pdcpDirs []string      // the PDCP directions in use, timeseries.csv's order
+	pdcpHeld []pdcpSample  // what the receive proxies held over time
+	sampled  time.Duration // how often the rate limiters were read
 	captures []results.CaptureResult
 	fidelity *fidelity.Fidelity // nil: the run never reached its flows
 	warnings []string           // the network's, the measurements' and the logs'
@@ -87,10 +87,11 @@ type dirRecord struct {
 // and logged, the link readings and the fidelity verdict.
 func summarize(rec *record) *results.Summary {
 	s := &results.Summary{
-		Run: rec.run, Scenario: rec.cfg.Scenario, Status: results.StatusOK, Seed: rec.cfg.Seed,
+		Scenario: rec.cfg.Scenario, Status: results.StatusOK, Seed: rec.cfg.Seed,
 		Started: rec.started.UTC(), DurationS: results.Round3(rec.took.Seconds()),
 		Config: config.Values(&rec.cfg), Versions: rec.versions,
 	}
+	s.Run = rec.name
 	switch rec.outcome {
 	case runloop.Interrupted:
 		s.Status, s.Error = results.StatusInterrupted, rec.err.Error()
@@ -113,7 +114,7 @@ func summarize(rec *record) *results.Summary {
 		s.JFI = 0
 	}
 	var linkWarnings []string
-	s.Links, _, linkWarnings = linkResults(rec.dirs, rec.cfg)
+	s.Links, _, linkWarnings = linkResults(rec.dirs, rec.cfg, rec.sampled)
 	s.PDCP = rec.pdcp
 	s.Fidelity = rec.fidelity
 	s.Warnings = slices.Concat(rec.warnings, linkWarnings, warnings)
@@ -259,16 +260,14 @@ func addSubflows(fr *results.FlowResult, f config.Flow, fl *flowRecord, links in
 	return warn
 }
 
-// queueDelayMethod says in summary.json how queue_delay_ms was obtained.
-var queueDelayMethod = fmt.Sprintf("rate limiter counters, sampled every %v", link.SampleInterval)
-
 // linkResults is summary.json's links[], one per direction with readings:
 // capacity, throughput and utilization from the epoch to the last reading,
 // queue drops, and the queueing delay measured from the readings
-// (linkstats.QueueDelays) beside the derived backlog ÷ rate. It returns
-// each direction's queueing delay too, for timeseries.csv, and a warning
-// for each that the readings could not give.
-func linkResults(dirs []dirRecord, cfg config.Config) ([]results.LinkResult, []linkstats.QueueDelay, []string) {
+// (linkstats.QueueDelays, from readings every sampled) beside the derived
+// backlog ÷ rate. It returns each direction's queueing delay too, for
+// timeseries.csv, and a warning for each that the readings could not
+// give.
+func linkResults(dirs []dirRecord, cfg config.Config, sampled time.Duration) ([]results.LinkResult, []linkstats.QueueDelay, []string) {
 	queue := make([]linkstats.QueueDelay, len(dirs))
 	var out []results.LinkResult
 	var warn []string
@@ -304,7 +303,7 @@ func linkResults(dirs []dirRecord, cfg config.Config) ([]results.LinkResult, []l
 			n := len(linkstats.Usable(ser))
 			lr.QueueDelayMs, lr.QueueDelayDerivedMs = delayStats(q.Measured, n), delayStats(q.Derived, n)
 			if lr.QueueDelayMs != nil {
-				lr.QueueDelayMethod = queueDelayMethod
+				lr.QueueDelayMethod = fmt.Sprintf("rate limiter counters, sampled every %v", sampled)
 			}
 		}
 		out = append(out, lr)

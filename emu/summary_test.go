@@ -48,8 +48,8 @@ func testRecord(t *testing.T) *record {
 	cfg := testConfig(t, "flows.count=3", "flows.1.path=link1", "flows.1.proto=tcp", "flows.1.cc=cubic",
 		"flows.2.path=link2", "flows.2.kind=objects", "flows.2.objects=1MB", "flows.2.count=2",
 		"link.rate=20mbit", "flow.size=0", "flow.duration=3s")
-	rec := &record{cfg: cfg, run: "r1", started: time.Date(2026, 12, 7, 2, 0, 0, 0, time.UTC), took: 4200 * time.Millisecond,
-		outcome: runloop.OK, warnings: []string{"the network's"}}
+	rec := &record{cfg: cfg, name: "r1", started: time.Date(2026, 12, 7, 2, 0, 0, 0, time.UTC), took: 4200 * time.Millisecond,
+		outcome: runloop.OK, sampled: 10 * time.Millisecond, warnings: []string{"the network's"}}
 	for i, name := range []string{"link1.down", "link1.up", "link2.down", "link2.up"} {
 		rec.dirs = append(rec.dirs, constantDir(name, i/2, i%2 == 1, 20e6, 3))
 	}
@@ -95,7 +95,8 @@ func TestSummarize(t *testing.T) {
 		t.Fatalf("links %+v", s.Links)
 	}
 	for _, l := range s.Links {
-		if l.CapacityMbps != 20 || math.Abs(l.Utilization-1) > 0.01 || l.Drops != 3 || l.RateSource != "constant" {
+		if l.CapacityMbps != 20 || math.Abs(l.Utilization-1) > 0.01 || l.Drops != 3 || l.RateSource != "constant" ||
+			l.QueueDelayMs != nil && l.QueueDelayMethod != "rate limiter counters, sampled every 10ms" {
 			t.Errorf("%s %s: %+v", l.Name, l.Dir, l)
 		}
 	}
@@ -113,7 +114,7 @@ func TestSummarize(t *testing.T) {
 // throughput; nothing without readings; a log that did not read fails it.
 func TestSeriesTable(t *testing.T) {
 	rec := testRecord(t)
-	_, queue, _ := linkResults(rec.dirs, rec.cfg)
+	_, queue, _ := linkResults(rec.dirs, rec.cfg, rec.sampled)
 	tab, err := seriesTable(rec, queue)
 	if err != nil {
 		t.Fatal(err)
