@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
@@ -38,7 +39,7 @@ func (r *runner) record(outcome runloop.Outcome, runErr error) *record {
 		rec.flows = append(rec.flows, r.flowRecord(i, f))
 	}
 	rec.fidelity = r.judgeFidelity()
-	rec.warnings = append(append([]string(nil), r.em.Warnings...), r.meas.warnings...)
+	rec.warnings = slices.Concat(r.em.Warnings, r.meas.warnings)
 	return rec
 }
 

@@ -5,19 +5,20 @@ import (
 	"fmt"
 
 	"github.com/dc-emu/emu/emu/internal/rtsched"
+	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// writeResults writes summary.json, timeseries.csv (from rec) and
-// counters.json, and hands the run directory, with what the endpoints wrote into it, to the
-// user who ran emu through sudo.
-func (r *runner) writeResults(s *results.Summary, rec *record) error {
+// writeResults writes summary.json, timeseries.csv (from rec and the
+// links' queueing delays) and counters.json, and hands the run directory,
+// with what the endpoints wrote into it, to the user who ran emu through
+// sudo.
+func (r *runner) writeResults(s *results.Summary, rec *record, queue []linkstats.QueueDelay) error {
 	var errs []error
 	dir := results.RunDir(r.o.Out)
 	if err := dir.WriteSummary(s); err != nil {
 		errs = append(errs, err)
 	}
-	_, queue, _ := linkResults(rec.dirs, rec.cfg, rec.sampled)
 	if t, err := seriesTable(rec, queue); err != nil {
 		errs = append(errs, fmt.Errorf("timeseries: %w", err))
 	} else if t != nil {

@@ -117,8 +117,8 @@ func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	outcome, runErr := r.state.End()
 	runErr = errors.Join(runErr, r.stopCaptures())
 	rec := r.record(outcome, runErr)
-	sum := summarize(rec)
-	if err := r.writeResults(sum, rec); err != nil {
+	sum, queue := summarize(rec)
+	if err := r.writeResults(sum, rec, queue); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	return sum, runErr

@@ -84,8 +84,9 @@ type dirRecord struct {
 }
 
 // summarize is the run's summary: its outcome, what each flow reported
-// and logged, the link readings and the fidelity verdict.
-func summarize(rec *record) *results.Summary {
+// and logged, the link readings and the fidelity verdict; and each link
+// direction's queueing delay, which timeseries.csv shows per bin.
+func summarize(rec *record) (*results.Summary, []linkstats.QueueDelay) {
 	s := &results.Summary{
 		Scenario: rec.cfg.Scenario, Status: results.StatusOK, Seed: rec.cfg.Seed,
 		Started: rec.started.UTC(), DurationS: results.Round3(rec.took.Seconds()),
@@ -114,11 +115,12 @@ func summarize(rec *record) *results.Summary {
 		s.JFI = 0
 	}
 	var linkWarnings []string
-	s.Links, _, linkWarnings = linkResults(rec.dirs, rec.cfg, rec.sampled)
+	var queue []linkstats.QueueDelay
+	s.Links, queue, linkWarnings = linkResults(rec.dirs, rec.cfg, rec.sampled)
 	s.PDCP = rec.pdcp
 	s.Fidelity = rec.fidelity
 	s.Warnings = slices.Concat(rec.warnings, linkWarnings, warnings)
-	return s
+	return s, queue
 }
 
 // flowResult is flow i's entry of summary.json, and the warnings its logs

@@ -71,7 +71,7 @@ func testRecord(t *testing.T) *record {
 // drops, the warnings in order.
 func TestSummarize(t *testing.T) {
 	rec := testRecord(t)
-	s := summarize(rec)
+	s, _ := summarize(rec)
 	if s.Run != "r1" || s.Status != results.StatusOK || s.DurationS != 4.2 || len(s.Flows) != 3 {
 		t.Fatalf("summary %+v", s)
 	}
@@ -104,7 +104,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("warnings %q", s.Warnings)
 	}
 	rec.outcome, rec.err = runloop.Interrupted, errors.New("interrupted")
-	if s := summarize(rec); s.Status != results.StatusInterrupted || s.Error != "interrupted" {
+	if s, _ := summarize(rec); s.Status != results.StatusInterrupted || s.Error != "interrupted" {
 		t.Errorf("interrupted: %s %q", s.Status, s.Error)
 	}
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/dc-emu/emu/emu/results"
 )
@@ -12,12 +13,8 @@ import (
 // FlowSettings turns "k=v,k=v" into flow i's settings, flows.i.k=v.
 func FlowSettings(i int, kv string) []string {
 	var out []string
-	start := 0
-	for j := 0; j <= len(kv); j++ {
-		if j == len(kv) || kv[j] == ',' {
-			out = append(out, "flows."+strconv.Itoa(i)+"."+kv[start:j])
-			start = j + 1
-		}
+	for _, s := range strings.Split(kv, ",") {
+		out = append(out, "flows."+strconv.Itoa(i)+"."+s)
 	}
 	return out
 }
