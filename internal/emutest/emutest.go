@@ -87,6 +87,11 @@ func SkipUnderRace(tb testing.TB) {
 	}
 }
 
+// UnderRace says whether the test binary runs under the race detector: a
+// test that checks a function and a rate in one run judges the rate only
+// when it does not (SkipUnderRace says why).
+func UnderRace() bool { return raceEnabled }
+
 // WaitFor polls cond with a short backoff until it returns nil or timeout
 // passes, and fails the test with cond's last error.
 func WaitFor(tb testing.TB, timeout time.Duration, cond func() error) {
