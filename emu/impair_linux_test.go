@@ -237,9 +237,10 @@ func TestDelayJumpsInResults(t *testing.T) {
 		}
 		return "10"
 	})
+	bin := emuBinary(t) // before the start: the trace plays from it
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
 		"flow.size=0", "flow.duration=4500ms", "link1.delay="+spike, "trace.loop=true")
-	sum, err := RunFlows(context.Background(), em, RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
+	sum, err := RunFlows(context.Background(), em, RunOptions{Out: t.TempDir(), Binary: bin})
 	if err != nil {
 		t.Fatal(err)
 	}

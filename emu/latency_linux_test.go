@@ -71,6 +71,7 @@ func runWithPing(t *testing.T, cfg config.Config, after time.Duration, prepare .
 	t.Helper()
 	emutest.RequireRoot(t)
 	ctx := context.Background()
+	bin := emuBinary(t) // before the start: the flow and the ping keep time from it
 	em, err := network.Start(ctx, cfg, network.Options{Command: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func runWithPing(t *testing.T, cfg config.Config, after time.Duration, prepare .
 	}
 	done := make(chan result, 1)
 	go func() {
-		sum, err := RunFlows(ctx, em, RunOptions{Out: pr.out, Binary: emuBinary(t)})
+		sum, err := RunFlows(ctx, em, RunOptions{Out: pr.out, Binary: bin})
 		done <- result{sum, err}
 	}()
 	if after > 0 {
