@@ -3,6 +3,7 @@ package record
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/dc-emu/emu/tracefmt"
@@ -104,6 +105,45 @@ const (
 	baseSlack = 500 * time.Microsecond
 )
 
+// stepAt is the first step that takes the delay of the drained packet in
+// step j2 rather than that of the one in step j1 < j2 (j2 < 0: none). A
+// drained packet comes once a pause cycle, and a rise is believed only at
+// the second: the nearer one's delay put the steps of simulated links
+// 200 ms off at the median (TestRecordingPlacesDelaySteps). Every packet
+// between them says more: after a rise none is faster than the new
+// delay, before a fall none is faster than the old one. So a rise is
+// where the least delay per step stays at the new delay, within
+// stepSlack, through j2; a fall is at the first step whose least delay is
+// under the old one by stepSlack. Where the two differ by less than
+// stepSlack, or no packet between tells, the nearer one's.
+func stepAt(b Bins, j1, j2 int) int {
+	if j2 < 0 {
+		return math.MaxInt
+	}
+	d1, d2 := b.Bins[j1].Base, b.Bins[j2].Base
+	switch {
+	case d2 > d1+int64(stepSlack):
+		k := j2
+		for k > j1+1 && b.Bins[k-1].MinOWD >= d2-int64(stepSlack) {
+			k--
+		}
+		return k
+	case d2 < d1-int64(stepSlack):
+		for k := j1 + 1; k < j2; k++ {
+			if b.Bins[k].MinOWD < d1-int64(stepSlack) {
+				return k
+			}
+		}
+	}
+	return j1 + (j2-j1)/2 + 1
+}
+
+// stepSlack is how far a packet's delay may be from a drained packet's
+// and still be read as the same path delay: more than the queue a
+// drained packet may still have met (idleTolerance) and the stamps'
+// noise.
+const stepSlack = time.Millisecond
+
 // rateReach is how many steps on each side a step's pace is measured
 // over: 30 ms in all.
 const rateReach = 1
@@ -179,6 +219,9 @@ func series(b Bins, n int, offset int64) dirSeries {
 	var lastDelay time.Duration
 	lastLoss := 0.0
 	nb := 0 // the first base at or after i
+	// split is the first step that takes bases[nb]'s delay rather than
+	// bases[nb-1]'s, computed for nb == splitFor.
+	split, splitFor := 0, -1
 	for i := range n {
 		bin := b.Bins[i]
 		lost := max(int64(bin.Lost), 0)
@@ -210,7 +253,10 @@ func series(b Bins, n int, offset int64) dirSeries {
 		if nb < len(bases) {
 			j = bases[nb]
 		}
-		if nb > 0 && (j < 0 || i-bases[nb-1] < j-i) {
+		if nb > 0 && splitFor != nb {
+			splitFor, split = nb, stepAt(b, bases[nb-1], j)
+		}
+		if nb > 0 && i < split {
 			j = bases[nb-1]
 		}
 		switch {
