@@ -3,7 +3,8 @@
 // IFF_VNET_HDR and TCP/UDP segmentation offloads, so one read brings a TCP
 // super-packet of up to 64 KB that the library splits into wire segments;
 // the segments leave over UDP with UDP_SEGMENT, a batch per send; the
-// receiving side takes UDP_GRO batches and writes them back to its TUN
+// receiving side takes UDP_GRO batches (its own recvmmsg, udpReceiver:
+// the library's allocates per datagram) and writes them back to its TUN
 // coalesced into super-packets.
 //
 // It has two users of that machinery:

@@ -22,7 +22,7 @@ type ends struct {
 	ns    int // the namespace's descriptor
 	tun   tun.Device
 	bind  conn.Bind
-	recvs []conn.ReceiveFunc
+	udp   *udpReceiver // reads the bind's IPv4 socket
 	peers []conn.Endpoint
 }
 
@@ -53,27 +53,34 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 			return err
 		}
 		before := socketFDs()
-		if e.recvs, _, err = e.bind.Open(port); err != nil {
+		_, bound, err := e.bind.Open(port)
+		if err != nil {
 			e.tun.Close()
 			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
 		}
-		growReceiveBuffers(before, socketFDs(), port)
-		return nil
+		fd, err := boundUDP(before, socketFDs(), bound)
+		if err == nil {
+			growReceiveBuffer(fd)
+			e.udp, err = newUDPReceiver(fd, e.bind.BatchSize())
+		}
+		if err != nil {
+			e.bind.Close()
+			e.tun.Close()
+		}
+		return err
 	})
 	return e, err
 }
 
-// run runs fromTUN, fromUDP for each receive function and, when not nil,
+// run runs fromTUN, fromUDP and, when not nil,
 // timer until ctx ends or one of the first two fails; then it closes the
 // device and the socket (which ends them), stops timer and waits.
-func (e *ends) run(ctx context.Context, fromTUN func() error, fromUDP func(conn.ReceiveFunc) error, timer func(stop <-chan struct{})) error {
+func (e *ends) run(ctx context.Context, fromTUN, fromUDP func() error, timer func(stop <-chan struct{})) error {
 	var wg sync.WaitGroup
-	errs := make(chan error, 1+len(e.recvs))
+	errs := make(chan error, 2)
 	stop := make(chan struct{})
 	wg.Go(func() { errs <- fromTUN() })
-	for _, r := range e.recvs {
-		wg.Go(func() { errs <- fromUDP(r) })
-	}
+	wg.Go(func() { errs <- fromUDP() })
 	if timer != nil {
 		wg.Go(func() { timer(stop) })
 	}
@@ -94,5 +101,6 @@ func (e *ends) run(ctx context.Context, fromTUN func() error, fromUDP func(conn.
 // close closes the device and the socket.
 func (e *ends) close() {
 	e.tun.Close()
+	e.udp.Close()
 	e.bind.Close()
 }

@@ -7,8 +7,6 @@ import (
 	"net/netip"
 	"os"
 	"sync/atomic"
-
-	"golang.zx2c4.com/wireguard/conn"
 )
 
 // headroom is what the TUN library needs in front of each packet to write
@@ -73,20 +71,16 @@ func (f *Forwarder) tunToUDP() error {
 	}
 }
 
-// udpToTUN receives UDP_GRO batches, split into datagrams by the library,
-// and writes them to the TUN, which coalesces TCP segments back into
-// super-packets.
-func (f *Forwarder) udpToTUN(recv conn.ReceiveFunc) error {
+// udpToTUN receives UDP_GRO batches, split into datagrams, and writes
+// them to the TUN, which coalesces TCP segments back into super-packets.
+func (f *Forwarder) udpToTUN() error {
 	n := f.bind.BatchSize()
-	bufs, sizes := make([][]byte, n), make([]int, n)
-	eps := make([]conn.Endpoint, n)
-	in, out := make([][]byte, n), make([][]byte, n)
+	bufs, sizes, out := make([][]byte, n), make([]int, n), make([][]byte, n)
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
-		in[i] = bufs[i][headroom:]
 	}
 	for {
-		k, err := recv(in, sizes, eps)
+		k, err := f.udp.Read(bufs, sizes, headroom)
 		if err != nil {
 			return err
 		}

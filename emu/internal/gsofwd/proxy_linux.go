@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.zx2c4.com/wireguard/conn"
-
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -212,20 +210,17 @@ func (p *Proxy) tunToUDP() error {
 	}
 }
 
-// udpToTUN receives UDP_GRO batches, split into datagrams by the library,
-// puts their PDUs in order and writes what the receiver releases to the
-// TUN, which coalesces TCP segments back into super-packets.
-func (p *Proxy) udpToTUN(recv conn.ReceiveFunc) error {
+// udpToTUN receives UDP_GRO batches, split into datagrams, puts their
+// PDUs in order and writes what the receiver releases to the TUN, which
+// coalesces TCP segments back into super-packets.
+func (p *Proxy) udpToTUN() error {
 	n := p.bind.BatchSize()
 	bufs, sizes := make([][]byte, n), make([]int, n)
-	eps := make([]conn.Endpoint, n)
-	in := make([][]byte, n)
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
-		in[i] = bufs[i][headroom:]
 	}
 	for {
-		k, err := recv(in, sizes, eps)
+		k, err := p.udp.Read(bufs, sizes, headroom)
 		if err != nil {
 			return err
 		}

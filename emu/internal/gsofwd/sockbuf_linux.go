@@ -1,6 +1,7 @@
 package gsofwd
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 
@@ -35,12 +36,11 @@ func socketFDs() map[int]bool {
 	return out
 }
 
-// growReceiveBuffers gives the UDP sockets bound to port among the
-// descriptors that are in after but not in before a receive buffer of
-// receiveBuffer bytes. The library opens its sockets without a way to
-// reach them, so they are found by what opening them added. A failure
-// leaves the library's 7 MiB, which works at lower rates.
-func growReceiveBuffers(before, after map[int]bool, port uint16) {
+// boundUDP returns the IPv4 UDP socket bound to port among the
+// descriptors that are in after but not in before. The library opens its
+// sockets without a way to reach them, so they are found by what opening
+// them added.
+func boundUDP(before, after map[int]bool, port uint16) (int, error) {
 	for fd := range after {
 		if before[fd] {
 			continue
@@ -52,9 +52,15 @@ func growReceiveBuffers(before, after map[int]bool, port uint16) {
 		if err != nil {
 			continue
 		}
-		if a, ok := sa.(*unix.SockaddrInet4); !ok || a.Port != int(port) {
-			continue
+		if a, ok := sa.(*unix.SockaddrInet4); ok && a.Port == int(port) {
+			return fd, nil
 		}
-		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, receiveBuffer)
 	}
+	return -1, fmt.Errorf("gsofwd: no IPv4 UDP socket on port %d among the library's", port)
+}
+
+// growReceiveBuffer gives the socket fd a receive buffer of receiveBuffer
+// bytes. A failure leaves the library's 7 MiB, which works at lower rates.
+func growReceiveBuffer(fd int) {
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, receiveBuffer)
 }
