@@ -124,6 +124,12 @@ func TestBatchPathCarriesTCP(t *testing.T) {
 	if float64(c.Delivered) < 2*float64(b.TUNWrites) {
 		t.Errorf("%d SDUs in %d TUN writes: fewer than 2 a write", c.Delivered, b.TUNWrites)
 	}
+	// Three seconds of traffic: at least one whole second's wait in gwc's
+	// socket was estimated.
+	t.Logf("gwc's socket: %v ms waited, at most %d bytes queued", b.SocketWaitMs, b.SocketQueuedMax)
+	if b.SocketWaitMs["n"] < 1 || b.SocketQueuedMax == 0 {
+		t.Errorf("gwc's socket: %v ms waited, at most %d bytes queued: no second estimated", b.SocketWaitMs, b.SocketQueuedMax)
+	}
 	var missed []string
 	if b.SocketDrops != 0 || b.TUNRefused != 0 {
 		missed = append(missed, fmt.Sprintf("the batch path lost %d datagrams in gwc's socket and %d TUN writes, want 0", b.SocketDrops, b.TUNRefused))

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/fidelity"
+	"github.com/dc-emu/emu/emu/link"
+	"github.com/dc-emu/emu/emu/results"
 )
 
 // judgeFidelity judges whether the run's emulation kept up (package fidelity)
@@ -59,11 +61,27 @@ func (r *runner) judgeFidelity() *fidelity.Fidelity {
 	pdcpCounters := r.em.PDCP()
 	for _, dir := range r.em.PDCPDirs() {
 		if b := pdcpCounters[dir].Batch; b != nil {
-			fm.BatchPaths = append(fm.BatchPaths, fidelity.BatchPath{Direction: dir, SocketDrops: b.SocketDrops, TUNRefused: b.TUNRefused, TUNDropped: b.TUNDropped})
+			fm.BatchPaths = append(fm.BatchPaths, batchFigures(dir, b, r.em.Dirs()))
 		}
 	}
 	fm.HostSteal, fm.HostStealKnown = m.probe.steal, m.probe.stealOK
 	fm.SoftirqMeanWait, fm.SoftirqKnown = m.probe.softirqWait, m.probe.softirqOK
 	v := fidelity.Evaluate(fm, r.cfg.Fidelity)
 	return &v
+}
+
+// batchFigures are one direction of the batch path as fidelity judges it:
+// its losses, and its socket's wait against the shorter delay of the
+// direction's links.
+func batchFigures(dir string, b *results.BatchPath, dirs []*link.Dir) fidelity.BatchPath {
+	ms := func(k string) time.Duration { return time.Duration(b.SocketWaitMs[k] * 1e6) }
+	f := fidelity.BatchPath{Direction: dir, SocketDrops: b.SocketDrops, TUNRefused: b.TUNRefused, TUNDropped: b.TUNDropped,
+		Seconds: uint64(b.SocketWaitMs["n"]), WaitMean: ms("mean"), WaitMax: ms("max"), Delay: -1}
+	for _, d := range dirs {
+		if d.Up == (dir == "up") && (f.Delay < 0 || d.NominalDelay() < f.Delay) {
+			f.Delay = d.NominalDelay()
+		}
+	}
+	f.Delay = max(f.Delay, 0)
+	return f
 }

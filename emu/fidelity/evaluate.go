@@ -20,6 +20,7 @@ const (
 	CheckSoftirq        = "host.softirq_wait"
 	CheckSteal          = "host.steal"
 	CheckBatchLost      = "pdcp.batch_lost"
+	CheckSocketWait     = "pdcp.socket_wait"
 )
 
 // Units of Check.Value and Check.Threshold.
@@ -53,7 +54,7 @@ func Evaluate(m Measurements, th Thresholds) Fidelity {
 		cs = append(cs, endpointChecks(e, th)...)
 	}
 	for _, b := range m.BatchPaths {
-		cs = append(cs, batchCheck(b))
+		cs = append(cs, batchCheck(b), socketWaitCheck(b, th))
 	}
 	cs = append(cs, softirqCheck(m, th), stealCheck(m, th))
 	f := Fidelity{Status: OK, Checks: cs}
@@ -207,6 +208,27 @@ func batchCheck(b BatchPath) Check {
 		b.TUNDropped, b.SocketDrops, b.TUNRefused)
 	if !c.OK {
 		c.Detail += ": the proxy did not keep up (the host was busy or the rate beyond it), and those losses are the emulator's, not the network's"
+	}
+	return c
+}
+
+// socketWaitCheck judges how long the bytes read in the worst second
+// had waited in the receiving gateway's socket for the receive loop, as a
+// delay line's lateness on the shorter link would be judged: a PDU the
+// link released on time reaches PDCP that much later.
+func socketWaitCheck(b BatchPath, th Thresholds) Check {
+	limit := th.LateP99Limit(b.Delay)
+	c := Check{Name: CheckSocketWait, Subject: "pdcp " + b.Direction, Value: inMs(b.WaitMax), Threshold: inMs(limit), Unit: UnitMs}
+	if b.Seconds == 0 {
+		c.OK, c.Skipped, c.Detail = true, true, "no second with traffic through the receiving gateway's socket"
+		return c
+	}
+	if c.OK = b.WaitMax <= limit; c.OK {
+		c.Detail = fmt.Sprintf("the bytes read waited %.3f ms in the receiving gateway's socket in the worst of %d seconds (%.3f ms over the run)",
+			inMs(b.WaitMax), b.Seconds, inMs(b.WaitMean))
+	} else {
+		c.Detail = fmt.Sprintf("in the worst of %d seconds the bytes read had waited %.3f ms in the receiving gateway's socket (%.3f ms over the run), beyond %.3f ms (%s): the receiving proxy did not keep up (the host was busy or the rate beyond it), and PDCP got those PDUs that much later than the links released them",
+			b.Seconds, inMs(b.WaitMax), inMs(b.WaitMean), inMs(limit), lateRule(b.Delay, limit, th))
 	}
 	return c
 }

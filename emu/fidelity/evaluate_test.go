@@ -311,3 +311,32 @@ func TestBatchPathLosses(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchPathSocketWait: the worst second's wait in the receiving
+// gateway's socket is judged as a delay line's lateness on the shorter
+// link: up to 5 % of its delay, within 0.5 to 1 ms; no traffic is
+// skipped.
+func TestBatchPathSocketWait(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	for _, c := range []struct {
+		b        BatchPath
+		ok, skip bool
+		limitMs  float64
+		inDetail string
+	}{
+		{BatchPath{Direction: "down", Delay: ms(5)}, true, true, 0.5, "no second"},
+		{BatchPath{Direction: "down", Seconds: 60, WaitMax: ms(0.4), WaitMean: ms(0.1), Delay: ms(5)}, true, false, 0.5, "0.400 ms in the receiving gateway's socket in the worst of 60 seconds (0.100 ms"},
+		{BatchPath{Direction: "down", Seconds: 60, WaitMax: ms(0.6), Delay: ms(5)}, false, false, 0.5, "the floor"},
+		{BatchPath{Direction: "down", Seconds: 60, WaitMax: ms(0.6), Delay: ms(15)}, true, false, 0.75, "worst of 60"},
+		{BatchPath{Direction: "up", Seconds: 60, WaitMax: ms(13), WaitMean: ms(4), Delay: ms(30)}, false, false, 1, "the ceiling"},
+	} {
+		f := Evaluate(Measurements{BatchPaths: []BatchPath{c.b}}, Thresholds{})
+		got := find(t, f, CheckSocketWait, "pdcp "+c.b.Direction)
+		if got.OK != c.ok || got.Skipped != c.skip || math.Abs(got.Threshold-c.limitMs) > 1e-9 || (f.Status == OK) != c.ok {
+			t.Errorf("%+v: %+v, status %v", c.b, got, f.Status)
+		}
+		if !strings.Contains(got.Detail, c.inDetail) {
+			t.Errorf("%+v: detail %q lacks %q", c.b, got.Detail, c.inDetail)
+		}
+	}
+}

@@ -92,10 +92,19 @@ type Endpoint struct {
 
 // BatchPath is one direction of the PDCP batch path (dc.datapath=batch):
 // what it lost outside the links, which only a proxy that did not keep up
-// loses.
+// loses, and how long bytes waited for the receiving proxy.
 type BatchPath struct {
 	Direction   string `json:"direction"` // down or up
 	SocketDrops uint64 `json:"socket_drops"`
 	TUNRefused  uint64 `json:"tun_refused"`
 	TUNDropped  uint64 `json:"tun_dropped"` // by the transmitting gateway's TUN
+	// Seconds counts the seconds with traffic for which the receiving
+	// gateway's proxy estimated how long the bytes it read had waited in
+	// its socket; WaitMean is that wait over the run, WaitMax the
+	// worst second's.
+	Seconds           uint64        `json:"seconds"`
+	WaitMean, WaitMax time.Duration `json:"-"`
+	// Delay is the shorter of the direction's links' delays: the wait is
+	// judged as a delay line's lateness on that link would be.
+	Delay time.Duration `json:"-"`
 }

@@ -3,6 +3,7 @@ package network
 import (
 	"fmt"
 	"net/netip"
+	"time"
 
 	"github.com/vishvananda/netlink"
 
@@ -137,7 +138,8 @@ func (b *batchDir) buffered() int {
 }
 
 // threads is empty: the batch path's loops are goroutines, not threads
-// of their own.
+// of their own; the receiving socket's wait (SocketWaitMs) says whether
+// the receive loop kept up.
 func (b *batchDir) threads() []Thread { return nil }
 
 func (b *batchDir) counters() results.PDCPCounters {
@@ -155,6 +157,15 @@ func (b *batchDir) counters() results.PDCPCounters {
 	if err != nil {
 		tunDrops = 0
 	}
-	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops, TUNDropped: tunDrops}
+	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops, TUNDropped: tunDrops,
+		SocketWaitMs: socketWaitMs(rx), SocketQueuedMax: rx.SocketMax}
 	return c
+}
+
+// socketWaitMs summarises the receiving socket's wait in ms, for the
+// results.
+func socketWaitMs(c gsofwd.ProxyCounters) map[string]float64 {
+	ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
+	h := &c.SocketWait
+	return map[string]float64{"n": float64(h.Count), "mean": ms(c.SocketMeanWait), "p50": ms(h.Quantile(0.5)), "max": ms(h.Max)}
 }

@@ -41,4 +41,12 @@ type BatchPath struct {
 	// dropped with its queue full, before the proxy read them: SDUs lost
 	// before PDCP saw them, not by the link either.
 	TUNDropped uint64 `json:"tun_dropped"`
+	// SocketWaitMs is how long the bytes the receiving gateway's proxy
+	// read had waited in its socket, in ms, estimated for each second
+	// with traffic from looks every 10 ms (the bytes queued over the rate
+	// the loop read at): "n" seconds, "mean" over the run, "p50" and
+	// "max" of the seconds'. SocketQueuedMax is the most bytes of kernel
+	// memory the socket held at one look.
+	SocketWaitMs    map[string]float64 `json:"socket_wait_ms,omitempty"`
+	SocketQueuedMax int                `json:"socket_queued_max"`
 }

@@ -445,6 +445,7 @@ func TestProxyTCP(t *testing.T) {
 	if rx.Received > tx.PDUs || rx.Delivered+uint64(proxiesHeld(proxies[1])) != rx.Received-rx.DuplicatesDiscarded-rx.OldDiscarded {
 		t.Errorf("receiver received %d of %d PDUs sent, delivered %d: %+v", rx.Received, tx.PDUs, rx.Delivered, rx)
 	}
+	t.Logf("gwc's socket: wait %v a second (%v over the run), at most %d bytes", gwc.SocketWait, gwc.SocketMeanWait, gwc.SocketMax)
 }
 
 func proxiesHeld(p *Proxy) int {

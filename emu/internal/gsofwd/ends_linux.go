@@ -72,17 +72,17 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 	return e, err
 }
 
-// run runs fromTUN, fromUDP and, when not nil,
-// timer until ctx ends or one of the first two fails; then it closes the
-// device and the socket (which ends them), stops timer and waits.
-func (e *ends) run(ctx context.Context, fromTUN, fromUDP func() error, timer func(stop <-chan struct{})) error {
+// run runs fromTUN, fromUDP and the timers until ctx ends or one of the
+// first two fails; then it closes the device and the socket (which ends
+// them), stops the timers and waits.
+func (e *ends) run(ctx context.Context, fromTUN, fromUDP func() error, timers ...func(stop <-chan struct{})) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	stop := make(chan struct{})
 	wg.Go(func() { errs <- fromTUN() })
 	wg.Go(func() { errs <- fromUDP() })
-	if timer != nil {
-		wg.Go(func() { timer(stop) })
+	for _, t := range timers {
+		wg.Go(func() { t(stop) })
 	}
 	var err error
 	select {

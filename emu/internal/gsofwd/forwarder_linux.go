@@ -41,7 +41,7 @@ func Open(ns int, name string, mtu int, port uint16, peers []netip.AddrPort) (*F
 // Run forwards until ctx ends or a loop fails, then closes the device and
 // the socket.
 func (f *Forwarder) Run(ctx context.Context) error {
-	return f.run(ctx, f.tunToUDP, f.udpToTUN, nil)
+	return f.run(ctx, f.tunToUDP, f.udpToTUN)
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by

@@ -48,6 +48,13 @@ type Proxy struct {
 	// (under mu): PDUs per read and SDUs per write say how much each
 	// system call carries.
 	reads, writes uint64
+	// socket is watchSocket's account of the receiving socket, and
+	// socketWait its estimate, for each window, of how long the bytes
+	// read in it had waited there (both under mu).
+	socket     socketWatch
+	socketWait pdcp.Histogram
+	// received counts the bytes of the datagrams the receive loop read.
+	received atomic.Uint64
 	// scratch are roomy's buffers (under mu).
 	scratch [maxWrite][]byte
 	// sends counts the UDP sends (the TUN-to-UDP loop's).
@@ -105,7 +112,7 @@ func (p *Proxy) Snapshot() (ProxyCounters, int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
-		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes}, p.rx.Held()
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most}, p.rx.Held()
 }
 
 // publish copies the transmitting side's counters for Snapshot.
@@ -156,7 +163,7 @@ func (p *Proxy) now() time.Duration { return time.Since(p.start) }
 // Run moves packets until ctx ends or a loop fails, then closes the device
 // and the socket; what the receiver still holds is lost with them.
 func (p *Proxy) Run(ctx context.Context) error {
-	return p.run(ctx, p.tunToUDP, p.udpToTUN, p.expiries)
+	return p.run(ctx, p.tunToUDP, p.udpToTUN, p.expiries, p.watchSocket)
 }
 
 // ProxyCounters are a Proxy's counters.
@@ -169,6 +176,13 @@ type ProxyCounters struct {
 	// Sends, Reads and Writes count UDP sends, UDP receive batches and
 	// TUN writes: the batching each system call achieved.
 	Sends, Reads, Writes uint64
+	// SocketWait has, for each second with traffic, how long the bytes
+	// read in it had waited in the receiving socket for the receive loop
+	// (watchSocket's estimate); SocketMeanWait is that over the run, and
+	// SocketMax the most bytes of kernel memory found queued there.
+	SocketWait     pdcp.Histogram
+	SocketMeanWait time.Duration
+	SocketMax      int
 }
 
 // Counters returns the proxy's counters; call it after Run returned.
@@ -176,7 +190,7 @@ func (p *Proxy) Counters() ProxyCounters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
-		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes}
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most}
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by
@@ -224,6 +238,11 @@ func (p *Proxy) udpToTUN() error {
 		if err != nil {
 			return err
 		}
+		got := 0
+		for _, n := range sizes[:k] {
+			got += n
+		}
+		p.received.Add(uint64(got))
 		p.mu.Lock()
 		p.reads++
 		err = p.write(p.rx.Place(bufs[:k], sizes[:k], p.now()))
@@ -314,5 +333,38 @@ func (p *Proxy) expiries(stop <-chan struct{}) {
 		} else {
 			t.Reset(idle)
 		}
+	}
+}
+
+// socketPeriod is how often watchSocket looks at the receiving socket.
+const socketPeriod = 10 * time.Millisecond
+
+// watchSocket looks at the receiving socket every socketPeriod until
+// stop, and records socketWatch's estimate of each window's wait. A PDU
+// the links released on time reaches PDCP that much later, and nothing
+// else sees it: the kernel stamps a packet when it enters the gateway,
+// before the delay line there holds it, and the loops are not threads of
+// their own. It costs a system call per period.
+func (p *Proxy) watchSocket(stop <-chan struct{}) {
+	t := time.NewTicker(socketPeriod)
+	defer t.Stop()
+	p.mu.Lock()
+	p.socket.start(time.Now(), p.received.Load())
+	p.mu.Unlock()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		q, err := p.udp.Queued()
+		if err != nil {
+			return // closed
+		}
+		p.mu.Lock()
+		if w, ok := p.socket.look(time.Now(), q, p.received.Load()); ok {
+			p.socketWait.Add(w)
+		}
+		p.mu.Unlock()
 	}
 }

@@ -13,8 +13,8 @@ import (
 // TestReceiverSplitsGRO sends, inside a namespace of its own, three
 // UDP_SEGMENT batches (one with a short last datagram) and one lone
 // datagram to a socket with UDP_GRO and reads them with a udpReceiver:
-// every datagram comes out whole and in order, and a read allocates
-// nothing.
+// every datagram comes out whole and in order, the socket's queue counts
+// at least their bytes before the reads, and a read allocates nothing.
 func TestReceiverSplitsGRO(t *testing.T) {
 	n := emutest.NewNetNS(t)
 	var rfd, sfd int
@@ -73,6 +73,13 @@ func TestReceiverSplitsGRO(t *testing.T) {
 	send(7, 321)
 	send(1, 77)
 	send(20, seg)
+	sent := 0
+	for _, d := range want {
+		sent += len(d)
+	}
+	if q, err := r.Queued(); err != nil || q < sent {
+		t.Errorf("socket queue %d bytes (%v) with %d bytes of datagrams in it", q, err, sent)
+	}
 
 	bufs, sizes := make([][]byte, 128), make([]int, 128)
 	for i := range bufs {
