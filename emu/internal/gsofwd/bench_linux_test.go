@@ -511,6 +511,8 @@ func BenchmarkProxyDC(b *testing.B) {
 					msg += fmt.Sprintf("; downlink PDUs %d (links %v), received %d, duplicates %d, held at most %d, given up %d, hold %v; malformed %d, TUN refused %d, socket drops %d; PDUs per send %.1f, per receive batch %.1f, SDUs per TUN write %.1f",
 						gws.Tx.PDUs, gws.Tx.Link, rx.Received, rx.DuplicatesDiscarded, rx.MaxBuffered, rx.GivenUp, rx.HoldTime, gwc.Malformed, gwc.Refused, drops,
 						float64(gws.Tx.Link[0]+gws.Tx.Link[1])/float64(max(gws.Sends, 1)), float64(rx.Received)/float64(max(gwc.Reads, 1)), float64(rx.Delivered)/float64(max(gwc.Writes, 1)))
+					b.ReportMetric(float64(gwc.SocketMeanWait.Microseconds())/1000, "socket_wait_ms")
+					msg += fmt.Sprintf("; gwc's socket: waited %v a second, %v over the run, at most %d bytes", gwc.SocketWait, gwc.SocketMeanWait, gwc.SocketMax)
 					up := gws.Rx
 					msg += fmt.Sprintf("; uplink PDUs %d, received %d, held at most %d, given up %d, hold %v", gwc.Tx.PDUs, up.Received, up.MaxBuffered, up.GivenUp, up.HoldTime)
 				}

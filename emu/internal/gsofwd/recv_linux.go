@@ -119,22 +119,6 @@ func (r *udpReceiver) Read(bufs [][]byte, sizes []int, offset int) (int, error) 
 	return n, nil
 }
 
-// Queued returns the bytes of kernel memory the socket's queued datagrams
-// hold (SO_MEMINFO's rmem_alloc: their data and the buffers' overhead).
-// Any goroutine may call it; after Close it returns an error.
-func (r *udpReceiver) Queued() (int, error) {
-	var v int
-	var err error
-	if cerr := r.rc.Control(func(fd uintptr) {
-		// The kernel copies as much of its meminfo array as asked for:
-		// the first word is rmem_alloc.
-		v, err = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_MEMINFO)
-	}); cerr != nil {
-		return 0, cerr
-	}
-	return v, err
-}
-
 // Close releases the receiver's descriptor; a Read waiting returns.
 func (r *udpReceiver) Close() error { return r.f.Close() }
 
