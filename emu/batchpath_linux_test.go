@@ -127,8 +127,8 @@ func TestBatchPathCarriesTCP(t *testing.T) {
 	// Three seconds of traffic: at least one whole second's wait in gwc's
 	// socket was estimated.
 	t.Logf("gwc's socket: %v ms waited, at most %d bytes queued", b.SocketWaitMs, b.SocketQueuedMax)
-	if b.SocketWaitMs["n"] < 1 || b.SocketQueuedMax == 0 {
-		t.Errorf("gwc's socket: %v ms waited, at most %d bytes queued: no second estimated", b.SocketWaitMs, b.SocketQueuedMax)
+	if b.SocketWaitMs["n"] < 1 {
+		t.Errorf("gwc's socket: %v ms waited: no second estimated", b.SocketWaitMs)
 	}
 	var missed []string
 	if b.SocketDrops != 0 || b.TUNRefused != 0 {
