@@ -264,8 +264,8 @@ func TestRecordOnePath(t *testing.T) {
 
 // TestRecordingDownloadsLikeTheOriginal records link1 replaying a known
 // trace and runs a TCP and a quic-go download over the original, from
-// where the recording began, and over the recording: goodput and RTT p95
-// within 5 % (quic-go's RTT p95 within 20 %). The trace is the loop
+// where the recording began, and over the recording: goodput within 5 %,
+// RTT p95 within 10 % (quic-go's within 20 %). The trace is the loop
 // tests' with two changes, each for what one download over one stretch
 // of trace can show:
 //   - no loss: with random loss two downloads over one trace differ by
@@ -305,8 +305,9 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 		t.Fatal(err)
 	}
 	em := start(t, "link1.trace="+path, "dc.enabled=false", "flow.path=link1")
-	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, downloadAt+downloadFor+time.Second)
+	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, downloadAt+delayEvery+downloadFor+time.Second)
 	at := rec.Started.Sub(em.Epoch)
+	from := downloadStart(at)
 	em.Close()
 	if _, err := record.WriteFiles(rec, filepath.Join(dir, "rec"), []string{"test"}); err != nil {
 		t.Fatal(err)
@@ -327,7 +328,7 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 			{"link1.trace=" + path, fmt.Sprintf("trace.offset=%dms", at.Milliseconds())},
 			{"link1.trace=" + filepath.Join(dir, "rec.csv")},
 		} {
-			got[i] = download(t, proto, kv...)
+			got[i] = download(t, proto, from, kv...)
 		}
 		for _, m := range []struct {
 			name string
@@ -339,11 +340,19 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 			a, b, r := m.v(got[0]), m.v(got[1]), m.v(got[2])
 			mean := (a + b) / 2
 			tol := max(0.05, math.Abs(a-b)/mean)
-			if proto == "quic" && m.name == "RTT p95" {
+			switch {
+			case proto == "quic" && m.name == "RTT p95":
 				// quic-go's RTT p95 over the original itself read
 				// 113.8-119.5 ms in six downloads, 97.6-109.9 in six
 				// over the same trace with lower delay steps.
 				tol = max(tol, 0.2)
+			case m.name == "RTT p95":
+				// CUBIC's, 110.2-128.3 ms in ten downloads over the
+				// original (five pairs, each from one offset and
+				// start); a pair differed by up to 6.7 %, so a third
+				// download missed 5 % with no fault of the recording's
+				// (+5.9 % against a pair 5.9 % apart).
+				tol = max(tol, 0.1)
 			}
 			t.Logf("%s %s: %.2f and %.2f over the original, %.2f over the recording (%+.1f %%, tolerance %.1f %%)", proto, m.name, a, b, r, 100*(r/mean-1), 100*tol)
 			if math.Abs(r/mean-1) > tol {
@@ -357,11 +366,29 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 // downloadFor is how long each downstream download runs.
 const downloadFor = 10 * time.Second
 
-// downloadAt is when each download starts, after its emulation's: the
-// trace plays from the emulation's start, and a download that began when
-// its server was ready would begin as late as its processes took to
+// downloadAt is the earliest a download starts, after its emulation's:
+// the trace plays from the emulation's start, and a download that began
+// when its server was ready would begin as late as its processes took to
 // start, on another stretch of the trace than the others.
 const downloadAt = 2 * time.Second
+
+// delayEvery is how often the original's delay steps (a row of its every
+// 4 s).
+const delayEvery = 4 * time.Second
+
+// downloadStart is when the downloads start, after their emulation's,
+// given that the recording began at into the original: the first time
+// from downloadAt on that falls midway between two of the original's
+// delay steps. A slow start that meets a step hinges on where it falls
+// to tens of milliseconds: with a 20-to-32 ms step 19 ms after the start
+// (the original) quic-go carried 36.6-36.8 Mbit/s, with the recording's
+// 40 ms after it 22.1 (its hybrid slow start, HyStart, ended slow start
+// on the jump in the RTT and the window grew linearly from 9 Mbit/s; three
+// runs of the recording made 1.98 s into the original).
+func downloadStart(at time.Duration) time.Duration {
+	phase := (at + downloadAt) % delayEvery
+	return downloadAt + (delayEvery/2-phase+delayEvery)%delayEvery
+}
 
 // downloadQueue is the links' queue in the downstream downloads: 200
 // packets (60 ms at 40 Mbit/s), so that the RTT is the recorded delay's
@@ -370,7 +397,7 @@ const downloadQueue = "200p"
 
 // download runs one download of proto (TCP CUBIC, quic-go NewReno) over link1 configured by kv
 // and returns its result.
-func download(t *testing.T, proto string, kv ...string) results.FlowResult {
+func download(t *testing.T, proto string, from time.Duration, kv ...string) results.FlowResult {
 	t.Helper()
 	cc := "cubic"
 	if proto == "quic" {
@@ -381,7 +408,7 @@ func download(t *testing.T, proto string, kv ...string) results.FlowResult {
 	// clone) would cross another stretch of it.
 	bin := emuBin.Path(t)
 	em := start(t, append([]string{"dc.enabled=false", "flow.path=link1", "flow.proto=" + proto, "flow.cc=" + cc,
-		"flow.size=10GB", "flow.start=" + downloadAt.String(), "flow.duration=" + downloadFor.String(), "link.queue=" + downloadQueue}, kv...)...)
+		"flow.size=10GB", "flow.start=" + from.String(), "flow.duration=" + downloadFor.String(), "link.queue=" + downloadQueue}, kv...)...)
 	sum, err := emu.RunFlows(context.Background(), em, emu.RunOptions{Out: t.TempDir(), Binary: bin})
 	em.Close()
 	if err != nil {
