@@ -91,5 +91,9 @@ func WritePDCP(w io.Writer, pdcp map[string]PDCPCounters) {
 		c := pdcp[d]
 		fmt.Fprintf(w, "\nPDCP %s: %d PDUs on link1, %d on link2; %d reordered and repaired, %d held (max %d at once, hold p95 %.1f ms), %d delivered past a gap on expiry, %d duplicates and %d late/out-of-window discarded\n",
 			d, c.TxLink1, c.TxLink2, c.Reordered, c.Held, c.MaxBuffer, c.HoldMs["p95"], c.ExpiredDeliveries, c.DuplicatesDiscarded, c.OutOfWindow)
+		if b := c.Batch; b != nil && b.SocketWaitMs["n"] > 0 {
+			fmt.Fprintf(w, "  batch path: PDUs waited %.2f ms in the receiving gateway's socket over the run, %.2f ms in the worst second\n",
+				b.SocketWaitMs["mean"], b.SocketWaitMs["max"])
+		}
 	}
 }

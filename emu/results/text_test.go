@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,4 +77,21 @@ func TestWriteReportWorkloadsGolden(t *testing.T) {
 	var b bytes.Buffer
 	WriteReport(&b, s, "")
 	emutest.Golden(t, "report-workloads.golden", b.Bytes())
+}
+
+// TestWritePDCPBatchWait: a direction on the batch path gets a line with
+// its receiving socket's wait; one without an estimate, or on the NFQUEUE
+// path, does not.
+func TestWritePDCPBatchWait(t *testing.T) {
+	var b strings.Builder
+	WritePDCP(&b, map[string]PDCPCounters{
+		"down": {Batch: &BatchPath{SocketWaitMs: map[string]float64{"n": 59, "mean": 3.889, "max": 7.749}}},
+		"up":   {Batch: &BatchPath{SocketWaitMs: map[string]float64{"n": 0}}},
+	})
+	WritePDCP(&b, map[string]PDCPCounters{"down": {}})
+	got := b.String()
+	want := "  batch path: PDUs waited 3.89 ms in the receiving gateway's socket over the run, 7.75 ms in the worst second\n"
+	if strings.Count(got, "batch path:") != 1 || !strings.Contains(got, "PDCP down:") || !strings.Contains(got, "\nPDCP down: 0 PDUs on link1, 0 on link2; 0 reordered and repaired, 0 held (max 0 at once, hold p95 0.0 ms), 0 delivered past a gap on expiry, 0 duplicates and 0 late/out-of-window discarded\n"+want) {
+		t.Errorf("got:\n%s\nwant one line after down's:\n%s", got, want)
+	}
 }

@@ -38,7 +38,7 @@ type Proxy struct {
 
 	tx *Tx // the TUN-to-UDP loop's
 
-	mu   sync.Mutex // the receive stage: both receive loops and the timer
+	mu   sync.Mutex // the receive stage: the receive loop, the timer and watchSocket
 	rx   *Rx
 	kick chan struct{}
 	// armed is the deadline the timer goroutine sleeps until, or
