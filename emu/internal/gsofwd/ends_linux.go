@@ -23,7 +23,7 @@ type ends struct {
 	tun   tun.Device
 	bind  conn.Bind
 	udp   *udpReceiver // reads the bind's IPv4 socket
-	queue *socketQueue // says how much waits in it
+	port  uint16       // the socket's
 	peers []conn.Endpoint
 }
 
@@ -64,11 +64,7 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 			growReceiveBuffer(fd)
 			e.udp, err = newUDPReceiver(fd, e.bind.BatchSize())
 		}
-		if err == nil {
-			if e.queue, err = openSocketQueue(ns, bound); err != nil {
-				e.udp.Close()
-			}
-		}
+		e.port = bound
 		if err != nil {
 			e.bind.Close()
 			e.tun.Close()
@@ -98,17 +94,10 @@ func (e *ends) run(ctx context.Context, fromTUN, fromUDP func() error, timers ..
 	close(stop)
 	e.close()
 	wg.Wait()
-	e.queue.Close() // the timers, which may use it, have ended
 	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	return err
-}
-
-// release closes what run would have: for ends that never ran.
-func (e *ends) release() {
-	e.close()
-	e.queue.Close()
 }
 
 // close closes the device and the socket.

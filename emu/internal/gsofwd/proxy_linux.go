@@ -60,8 +60,8 @@ type Proxy struct {
 	// read in it had waited there (both under mu).
 	socket     socketWatch
 	socketWait pdcp.Histogram
-	// received counts the bytes of the datagrams the receive loop read.
-	received atomic.Uint64
+	// queue says how much waits in the receiving socket (watchSocket's).
+	queue *socketQueue
 	// scratch are roomy's buffers (under mu).
 	scratch [maxWrite][]byte
 	// sends counts the UDP sends (the TUN-to-UDP loop's).
@@ -154,6 +154,10 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if p.ends, err = openEnds(ns, name, mtu, port, peers[:]); err != nil {
 		return nil, err
 	}
+	if p.queue, err = openSocketQueue(ns, p.port); err != nil {
+		p.close()
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -163,14 +167,19 @@ func (p *Proxy) Batched() bool { return p.tun.BatchSize() > 1 }
 
 // Close releases the device and the socket of a proxy that will not Run
 // (Run releases them itself).
-func (p *Proxy) Close() { p.release() }
+func (p *Proxy) Close() {
+	p.close()
+	p.queue.Close()
+}
 
 func (p *Proxy) now() time.Duration { return time.Since(p.start) }
 
 // Run moves packets until ctx ends or a loop fails, then closes the device
 // and the socket; what the receiver still holds is lost with them.
 func (p *Proxy) Run(ctx context.Context) error {
-	return p.run(ctx, p.tunToUDP, p.udpToTUN, p.expiries, p.watchSocket)
+	err := p.run(ctx, p.tunToUDP, p.udpToTUN, p.expiries, p.watchSocket)
+	p.queue.Close() // watchSocket, its user, has ended
+	return err
 }
 
 // ProxyCounters are a Proxy's counters.
@@ -245,11 +254,6 @@ func (p *Proxy) udpToTUN() error {
 		if err != nil {
 			return err
 		}
-		got := 0
-		for _, n := range sizes[:k] {
-			got += n
-		}
-		p.received.Add(uint64(got))
 		p.mu.Lock()
 		p.reads++
 		err = p.write(p.rx.Place(bufs[:k], sizes[:k], p.now()))
@@ -368,7 +372,7 @@ func (p *Proxy) watchSocket(stop <-chan struct{}) {
 	t := time.NewTicker(socketPeriod)
 	defer t.Stop()
 	p.mu.Lock()
-	p.socket.start(time.Now(), p.received.Load())
+	p.socket.start(time.Now(), p.udp.Received())
 	p.mu.Unlock()
 	for {
 		select {
@@ -381,7 +385,7 @@ func (p *Proxy) watchSocket(stop <-chan struct{}) {
 			return // closed
 		}
 		p.mu.Lock()
-		if w, ok := p.socket.look(time.Now(), q, p.received.Load()); ok {
+		if w, ok := p.socket.look(time.Now(), q, p.udp.Received()); ok {
 			p.socketWait.Add(w)
 		}
 		p.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -27,6 +28,8 @@ type udpReceiver struct {
 	got    int      // messages the last recvmmsg filled
 	errno  error    // the last recvmmsg's error
 	readFn func(fd uintptr) bool
+	// received counts the bytes of the datagrams read.
+	received atomic.Uint64
 }
 
 // mmsghdr is struct mmsghdr: the kernel pads it to the alignment of its
@@ -103,6 +106,7 @@ func (r *udpReceiver) Read(bufs [][]byte, sizes []int, offset int) (int, error) 
 			return 0, err
 		}
 		data := r.gro[i][:h.len]
+		r.received.Add(uint64(h.len))
 		if seg == 0 {
 			seg = len(data)
 		}
@@ -118,6 +122,10 @@ func (r *udpReceiver) Read(bufs [][]byte, sizes []int, offset int) (int, error) 
 	}
 	return n, nil
 }
+
+// Received returns the bytes of the datagrams read so far; any goroutine
+// may call it.
+func (r *udpReceiver) Received() uint64 { return r.received.Load() }
 
 // Close releases the receiver's descriptor; a Read waiting returns.
 func (r *udpReceiver) Close() error { return r.f.Close() }
