@@ -47,6 +47,9 @@ type Config struct {
 	// Grace is how long a run may last past its flows' planned end before it
 	// is stopped as hung.
 	Grace time.Duration
+	// RTCPUs are the CPUs the real-time packet threads and the Go runtime's
+	// monitor are kept on (cpus.go); none: any CPU.
+	RTCPUs []int
 	// Fidelity holds the thresholds of the run's fidelity verdict
 	// (fidelity.* keys, fidelity.go).
 	Fidelity fidelity.Thresholds
@@ -268,6 +271,7 @@ func (c *Config) Validate() error {
 		bad("trace.step", "must be positive")
 	}
 	c.validateDC(bad)
+	c.validateRTCPUs(bad)
 	errs = append(errs, c.Observe.validate()...)
 	if len(c.Flows) == 0 {
 		bad("flows", "a run needs at least one flow")

@@ -30,6 +30,8 @@ type compiled struct {
 	steered []steeredFlow
 	// pep is the split-TCP proxy's, when enabled.
 	pep *pepConfig
+	// rtCPUs are the real-time threads' CPUs (run.rt_cpus); none: any.
+	rtCPUs []int
 }
 
 // pepConfig is the split-TCP proxy's: its satellite side's congestion
@@ -55,6 +57,7 @@ func compile(cfg *config.Config) compiled {
 		pdcp: dcproxy.Config{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering},
 	}
 	s.batch = batchPath(cfg)
+	s.rtCPUs = cfg.RTCPUs
 	for i, l := range cfg.Links {
 		s.links[i] = [2]link.Shape{linkShape(l.Down), linkShape(l.Up)}
 		// The batch path's PDUs cross the links in UDP, which the air

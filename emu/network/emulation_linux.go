@@ -9,7 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/runstate"
@@ -27,6 +31,7 @@ type machinery struct {
 	nfqProxies []*proxyPair
 	pep        *pep // nil without pep.enabled
 	loopPs     int  // packet loops counted in GOMAXPROCS (reservePs)
+	pinned     bool // run.rt_cpus holds the real-time threads (keepRealtimeOn)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -103,6 +108,9 @@ func Start(ctx context.Context, cfg config.Config, o Options) (*Emulation, error
 func (e *Emulation) Nodes() []runstate.NodeInfo { return nodeInfos(e.Net.Spec) }
 
 func (e *Emulation) setup(ctx context.Context, scheds [2][2]replay.Schedule, o Options) error {
+	if err := e.keepRealtimeOn(e.set.rtCPUs); err != nil {
+		return err
+	}
 	gws, err := e.Net.Node("gws")
 	if err != nil {
 		return err
@@ -179,6 +187,9 @@ func (e *Emulation) Close() error {
 			e.pep.close()
 		}
 		e.closeDatapath()
+		if e.pinned {
+			rtsched.SetCPUs(unix.CPUSet{}, 0) // cannot fail: an empty set
+		}
 		var err error
 		if e.Net != nil {
 			err = e.Net.Close()
@@ -196,3 +207,23 @@ func (e *Emulation) Close() error {
 // Dirs are the emulated link directions, in the order link1.down,
 // link1.up, link2.down, link2.up: what a run samples, judges and reports.
 func (e *Emulation) Dirs() []*link.Dir { return e.dirs }
+
+// keepRealtimeOn keeps the delay lines' and proxies' real-time threads
+// (those at nfq.RealtimePriority and up, not the players or the sampler
+// below them) and the runtime's monitor on cpus, for the emulation's
+// life (run.rt_cpus; none: any CPU). It is the process's setting: of two
+// emulations at once, the later one's holds until either ends.
+func (e *Emulation) keepRealtimeOn(cpus []int) error {
+	if len(cpus) == 0 {
+		return nil
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := rtsched.SetCPUs(set, nfq.RealtimePriority); err != nil {
+		return fmt.Errorf("run.rt_cpus=%s: %w", config.FormatCPUs(cpus), err)
+	}
+	e.pinned = true
+	return nil
+}

@@ -31,6 +31,12 @@
 // real-time, sysmon is real-time too, one priority above them, with its
 // clones reset to normal (sysmon_linux.go).
 //
+// SetCPUs keeps the upper real-time threads and sysmon on CPUs of their
+// own (emu's run.rt_cpus), so that their wake-ups stop preempting the
+// normal threads elsewhere; the governor gives the threads sysmon clones
+// meanwhile, which inherit its CPU mask, the process's CPUs back
+// (cpus_linux.go).
+//
 // What it does not cover: collections the program starts itself
 // (runtime.GC, debug.FreeOSMemory) and the ones the runtime starts to keep
 // a memory limit (GOMEMLIMIT) run with the threads still real-time;

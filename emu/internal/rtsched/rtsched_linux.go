@@ -25,6 +25,7 @@ const pollEvery = 10 * time.Millisecond
 // before Enter.
 type thread struct {
 	rt, orig unix.SchedAttr
+	mask     *unix.CPUSet // its CPU mask before SetCPUs' CPUs; nil: not pinned
 }
 
 // governor is the process's: garbage collection and thread scheduling are
@@ -43,6 +44,17 @@ type governor struct {
 	sysmon     int
 	sysmonOrig unix.SchedAttr
 	sysmonPrio int
+
+	// cpus are SetCPUs' CPUs for the threads at priority cpusFrom and up
+	// (nil: anywhere), allCPUs the process's when it was called;
+	// sysmonMask is sysmon's mask while it is pinned (nil: it is not), and
+	// born the threads unpinBorn has looked at since (cpus_linux.go).
+	cpus       *unix.CPUSet
+	cpusFrom   int
+	allCPUs    unix.CPUSet
+	sysmonMask *unix.CPUSet
+	born       map[int]bool
+	unpinned   uint64
 
 	cycles atomic.Uint64 // collections run
 	errs   atomic.Uint64 // demotions or restorations the kernel refused
@@ -95,7 +107,7 @@ func Enter(prio int) (leave func() error, err error) {
 		gov.release()
 		return nil, fmt.Errorf("rtsched: thread %d to SCHED_FIFO %d: %w", tid, prio, err)
 	}
-	gov.threads[tid] = thread{rt: rt, orig: *orig}
+	gov.threads[tid] = thread{rt: rt, orig: *orig, mask: gov.pin(tid, prio)}
 	gov.raiseSysmon(prio)
 	return func() error { return gov.leave(tid) }, nil
 }
@@ -110,6 +122,9 @@ func (g *governor) leave(tid int) error {
 	}
 	delete(g.threads, tid)
 	err := unix.SchedSetAttr(tid, &th.orig, 0)
+	if th.mask != nil && unix.SchedSetaffinity(tid, th.mask) != nil {
+		g.errs.Add(1)
+	}
 	g.release()
 	if err != nil {
 		return fmt.Errorf("rtsched: restore scheduling of thread %d: %w", tid, err)
@@ -127,6 +142,7 @@ func (g *governor) release() {
 	g.stop = nil
 	debug.SetGCPercent(g.percent)
 	if g.sysmon != 0 {
+		g.unpinSysmon()
 		if unix.SchedSetAttr(g.sysmon, &g.sysmonOrig, 0) != nil {
 			g.errs.Add(1)
 		}
@@ -166,6 +182,9 @@ func (g *governor) raiseSysmon(prio int) {
 		return
 	}
 	g.sysmon, g.sysmonPrio = tid, want
+	if g.cpus != nil && prio >= g.cpusFrom {
+		g.pinSysmon()
+	}
 }
 
 // run polls the heap until stop is closed and collects when it has grown
@@ -180,6 +199,11 @@ func (g *governor) run(stop chan struct{}) {
 			return
 		case <-t.C:
 		}
+		g.mu.Lock()
+		if g.stop == stop {
+			g.unpinBorn()
+		}
+		g.mu.Unlock()
 		if !on || heapObjects() < target {
 			continue
 		}
@@ -248,6 +272,9 @@ type Stats struct {
 	// Refused counts demotions and restorations the kernel refused; a
 	// thread it refused to demote stayed real-time through a collection.
 	Refused uint64
+	// Unpinned counts the threads born on SetCPUs' CPUs (clones of the
+	// pinned sysmon) that were given the process's CPUs back.
+	Unpinned uint64
 }
 
 // Collections returns the governor's collections that started at or after
@@ -267,7 +294,7 @@ func Collections(since time.Time) []Collection {
 // Snapshot returns the governor's counters.
 func Snapshot() Stats {
 	gov.mu.Lock()
-	n, sysmon := len(gov.threads), gov.sysmon
+	n, sysmon, unpinned := len(gov.threads), gov.sysmon, gov.unpinned
 	gov.mu.Unlock()
-	return Stats{Threads: n, Sysmon: sysmon, Collections: gov.cycles.Load(), Refused: gov.errs.Load()}
+	return Stats{Threads: n, Sysmon: sysmon, Collections: gov.cycles.Load(), Refused: gov.errs.Load(), Unpinned: unpinned}
 }
