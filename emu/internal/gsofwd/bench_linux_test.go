@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/nft"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
@@ -461,7 +463,9 @@ func proxiesHeld(p *Proxy) int {
 // 2 × 6 Gbit/s at 1 ms each way with 1 and 4 flows; 2 × 3 Gbit/s with
 // 10 and 30 ms (the receiver holds about the 20 ms difference) against
 // 20 and 20 ms; and duplication on 2 × 3 Gbit/s at 1 ms; and, to tell
-// the shapers' cost from the delay lines', each alone.
+// the shapers' cost from the delay lines', each alone. The rtcpu case is
+// 2 × 6 Gbit/s at 1 ms with the delay lines' real-time threads and sysmon
+// kept on the last CPU (emu's run.rt_cpus).
 func BenchmarkProxyDC(b *testing.B) {
 	emutest.RequireRoot(b)
 	emutest.Exclusive(b)
@@ -477,21 +481,26 @@ func BenchmarkProxyDC(b *testing.B) {
 		through string
 		streams int
 		links   rigLinks
+		rtCPU   bool // the real-time threads on the last CPU
 	}{
 		// What each half costs: shapers alone, delay lines alone (with
 		// the plain forwarder and plain routing beside).
-		{"2x6gbit-0ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 6e9}},
-		{"unshaped-1ms/pdcp/P=1", "pdcp", 1, rigLinks{delay: [2]time.Duration{ms, ms}}},
-		{"unshaped-1ms/tun/P=1", "tun", 1, rigLinks{delay: [2]time.Duration{ms, ms}}},
-		{"unshaped-1ms/routed/P=1", "routed", 1, rigLinks{delay: [2]time.Duration{ms, ms}}},
-		{"2x6gbit-1ms/routed/P=1", "routed", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}},
-		{"2x6gbit-1ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}},
-		{"2x6gbit-1ms/pdcp/P=4", "pdcp", 4, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}},
-		{"2x3gbit-20ms-20ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{20 * ms, 20 * ms}}},
-		{"2x3gbit-10ms-30ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{10 * ms, 30 * ms}}},
-		{"2x3gbit-1ms/duplicate/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{ms, ms}, sched: pdcp.SchedulerConfig{Kind: pdcp.KindDuplicate}}},
+		{"2x6gbit-0ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 6e9}, false},
+		{"unshaped-1ms/pdcp/P=1", "pdcp", 1, rigLinks{delay: [2]time.Duration{ms, ms}}, false},
+		{"unshaped-1ms/tun/P=1", "tun", 1, rigLinks{delay: [2]time.Duration{ms, ms}}, false},
+		{"unshaped-1ms/routed/P=1", "routed", 1, rigLinks{delay: [2]time.Duration{ms, ms}}, false},
+		{"2x6gbit-1ms/routed/P=1", "routed", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}, false},
+		{"2x6gbit-1ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}, false},
+		{"2x6gbit-1ms/pdcp/P=4", "pdcp", 4, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}, false},
+		{"2x6gbit-1ms/pdcp-rtcpu/P=1", "pdcp", 1, rigLinks{rate: 6e9, delay: [2]time.Duration{ms, ms}}, true},
+		{"2x3gbit-20ms-20ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{20 * ms, 20 * ms}}, false},
+		{"2x3gbit-10ms-30ms/pdcp/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{10 * ms, 30 * ms}}, false},
+		{"2x3gbit-1ms/duplicate/P=1", "pdcp", 1, rigLinks{rate: 3e9, delay: [2]time.Duration{ms, ms}, sched: pdcp.SchedulerConfig{Kind: pdcp.KindDuplicate}}, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			if c.rtCPU {
+				keepRealtimeOnLast(b)
+			}
 			for range b.N {
 				r, proxies := newRigWith(b, c.through, c.links)
 				drops0 := emutest.SNMP(b, r.gwc.Do, "Udp", "RcvbufErrors")
@@ -520,4 +529,26 @@ func BenchmarkProxyDC(b *testing.B) {
 			}
 		})
 	}
+}
+
+// keepRealtimeOnLast keeps the delay lines' real-time threads and sysmon
+// on the process's last CPU until the benchmark ends (run.rt_cpus).
+func keepRealtimeOnLast(b *testing.B) {
+	var all, set unix.CPUSet
+	if err := unix.SchedGetaffinity(unix.Getpid(), &all); err != nil {
+		b.Fatal(err)
+	}
+	if all.Count() < 2 {
+		b.Skipf("the process may use %d CPU", all.Count())
+	}
+	for c := range len(all) * 64 {
+		if all.IsSet(c) {
+			set = unix.CPUSet{}
+			set.Set(c)
+		}
+	}
+	if err := rtsched.SetCPUs(set, nfq.RealtimePriority); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rtsched.SetCPUs(unix.CPUSet{}, 0) })
 }
