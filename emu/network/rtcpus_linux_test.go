@@ -10,6 +10,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/rtsched"
+	"github.com/dc-emu/emu/internal/emutest"
 )
 
 // TestRTCPUsHoldTheDelayLines: with run.rt_cpus, every delay line's
@@ -17,19 +18,7 @@ import (
 // emulation's life; after Close the monitor is back on the process's
 // CPUs. A CPU the process may not use is refused, naming the key.
 func TestRTCPUsHoldTheDelayLines(t *testing.T) {
-	var all unix.CPUSet
-	if err := unix.SchedGetaffinity(unix.Getpid(), &all); err != nil {
-		t.Fatal(err)
-	}
-	if all.Count() < 2 {
-		t.Skipf("the process may use %d CPU: run.rt_cpus needs one left over", all.Count())
-	}
-	last := -1
-	for c := range len(all) * 64 {
-		if all.IsSet(c) {
-			last = c
-		}
-	}
+	all, last := emutest.SpareCPU(t)
 	var want unix.CPUSet
 	want.Set(last)
 	em := startEmulation(t, "dc.enabled=false", "flows.0.path=link1", "link.delay=5ms", fmt.Sprintf("run.rt_cpus=%d", last))

@@ -534,19 +534,9 @@ func BenchmarkProxyDC(b *testing.B) {
 // keepRealtimeOnLast keeps the delay lines' real-time threads and sysmon
 // on the process's last CPU until the benchmark ends (run.rt_cpus).
 func keepRealtimeOnLast(b *testing.B) {
-	var all, set unix.CPUSet
-	if err := unix.SchedGetaffinity(unix.Getpid(), &all); err != nil {
-		b.Fatal(err)
-	}
-	if all.Count() < 2 {
-		b.Skipf("the process may use %d CPU", all.Count())
-	}
-	for c := range len(all) * 64 {
-		if all.IsSet(c) {
-			set = unix.CPUSet{}
-			set.Set(c)
-		}
-	}
+	_, last := emutest.SpareCPU(b)
+	var set unix.CPUSet
+	set.Set(last)
 	if err := rtsched.SetCPUs(set, nfq.RealtimePriority); err != nil {
 		b.Fatal(err)
 	}

@@ -18,19 +18,7 @@ import (
 func TestSetCPUsPinsTheUpperThreads(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	var all unix.CPUSet
-	if err := unix.SchedGetaffinity(unix.Getpid(), &all); err != nil {
-		t.Fatal(err)
-	}
-	if all.Count() < 2 {
-		t.Skipf("the process may use %d CPU: SetCPUs needs one left over", all.Count())
-	}
-	last := -1
-	for c := range len(all) * 64 {
-		if all.IsSet(c) {
-			last = c
-		}
-	}
+	all, last := emutest.SpareCPU(t)
 	var set unix.CPUSet
 	set.Set(last)
 	if err := SetCPUs(all, 10); err == nil {
