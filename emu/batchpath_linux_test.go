@@ -5,6 +5,7 @@ import (
 	"math"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,6 +59,53 @@ func TestDCLinksChargeThePDU(t *testing.T) {
 		t.Logf("%s: delivered %.3f Mbit/s of inner IP packets, want %.3f (%+.2f%%); %s", datapath, got/1e6, want/1e6, errPct, pathDrops(em))
 		if math.Abs(errPct) > 2 {
 			h.Errorf(t, "delivered %.3f Mbit/s, want %.3f ± 2%%", got/1e6, want/1e6)
+		}
+	})
+}
+
+// TestOtherClientsShareTheLinksExactly: beside a DC client, a client on
+// link1 and one on link2 each get their link's rate exactly, downlink and
+// (split) uplink, on both data paths. The batch path runs the links
+// faster by its UDP encapsulation, so a packet crossing bare would get
+// 1.8 % more than the rate: there the other clients' packets cross in the
+// same UDP, unnumbered, and are counted.
+func TestOtherClientsShareTheLinksExactly(t *testing.T) {
+	emutest.SkipUnderRace(t)
+	forEachDatapath(t, func(t *testing.T, datapath string) {
+		h := emutest.Exclusive(t)
+		const rate = 20e6
+		em := startEmulation(t, "link.jitter=0", "link.delay=2ms", "link.rate=20mbit", "link.queue=100p",
+			"dc.uplink=split", "flows.count=3", "flows.1.path=link1", "flows.2.path=link2", datapath)
+		srv, cli1, cli2 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1"), mustNode(t, em.Net, "cli2")
+		flows := []struct {
+			name string
+			f    *udpFlow
+		}{
+			{"link1 down", startUDPFlow(t, srv, cli1, topo.ClientAddr(topo.PathLink1), 1472)},
+			{"link2 down", startUDPFlow(t, srv, cli2, topo.ClientAddr(topo.PathLink2), 1472)},
+			{"link1 up", startUDPFlow(t, cli1, srv, topo.ServerAddr, 1472)},
+		}
+		start := time.Now()
+		const d = 4 * time.Second
+		var wg sync.WaitGroup
+		for _, f := range flows {
+			wg.Go(func() { f.f.pace(rate*1.3, d) })
+		}
+		wg.Wait()
+		for _, f := range flows {
+			got := f.f.ipRate(f.f.snapshot(), start.Add(time.Second), start.Add(d))
+			errPct := (got - rate) / rate * 100
+			t.Logf("%s: %s delivered %.3f Mbit/s of IP packets, want %.3f (%+.2f%%)", datapath, f.name, got/1e6, rate/1e6, errPct)
+			if math.Abs(errPct) > 1 {
+				h.Errorf(t, "%s: delivered %.3f Mbit/s, want %.3f ± 1%%; %s", f.name, got/1e6, rate/1e6, pathDrops(em))
+			}
+		}
+		if strings.HasSuffix(datapath, "batch") {
+			for dir, c := range em.PDCP() {
+				if b := c.Batch; b == nil || b.TunnelSent == 0 || b.TunnelDelivered == 0 {
+					t.Errorf("%s: the batch path tunnelled nothing (%+v)", dir, b)
+				}
+			}
 		}
 	})
 }

@@ -119,6 +119,35 @@ func ClientSubnet(path string) netip.Prefix {
 	return netip.Prefix{}
 }
 
+// LinkSubnet is a client subnet whose packets always cross one link
+// (0: link1, 1: link2).
+type LinkSubnet struct {
+	Path   string
+	Prefix netip.Prefix
+	Link   int
+}
+
+// LinkSubnets returns the subnets of paths' clients that are bound to one
+// link: a single-link client's, and each of the MPTCP client's two. The
+// DC client's subnet is not among them.
+func LinkSubnets(paths []string) []LinkSubnet {
+	var out []LinkSubnet
+	for _, c := range clientPlan {
+		if c.path == PathDC || !slices.Contains(paths, c.path) {
+			continue
+		}
+		link := 0
+		if c.path == PathLink2 {
+			link = 1
+		}
+		out = append(out, LinkSubnet{Path: c.path, Prefix: c.subnet, Link: link})
+		if c.link2Subnet.IsValid() {
+			out = append(out, LinkSubnet{Path: c.path, Prefix: c.link2Subnet, Link: 1})
+		}
+	}
+	return out
+}
+
 // DCOptions choose what the standard Dual Connectivity topology contains.
 type DCOptions struct {
 	// Paths lists the paths that need a client (dc, link1, link2).

@@ -40,7 +40,8 @@ const (
 	// DatapathBatch: the proxies read the DC client's packets from a TUN
 	// in 64 KB batches and send PDUs as UDP datagrams, as GTP-U carries
 	// them between the nodes; the links charge what the air would carry
-	// (the PDU) by running their shapers faster by the encapsulation.
+	// (the PDU) by running their shapers faster by the encapsulation, and
+	// the other clients' packets cross those links in it too, unnumbered.
 	DatapathBatch = "batch"
 )
 
@@ -76,7 +77,7 @@ func dcParams() []Param {
 			}},
 		stringParam("dc.uplink", "uplink of DC clients: link1, link2 or split (through the proxies too)",
 			func(c *Config) *string { return &c.DC.Uplink }),
-		stringParam("dc.datapath", "how PDUs cross between the proxies: nfqueue (a packet at a time) or batch (TUN and UDP in 64 KB batches; DC clients only)",
+		stringParam("dc.datapath", "how PDUs cross between the proxies: nfqueue (a packet at a time) or batch (TUN and UDP in 64 KB batches)",
 			func(c *Config) *string { return &c.DC.Datapath }),
 	}
 }
@@ -182,32 +183,9 @@ func (c *Config) validateDC(bad func(key, format string, args ...any)) {
 		bad("dc.uplink", "want link1, link2 or split (got %q)", c.DC.Uplink)
 	}
 	switch c.DC.Datapath {
-	case DatapathNFQueue:
-	case DatapathBatch:
-		c.validateBatchPath(bad)
+	case DatapathNFQueue, DatapathBatch:
 	default:
 		bad("dc.datapath", "want %s or %s (got %q)", DatapathNFQueue, DatapathBatch, c.DC.Datapath)
-	}
-}
-
-// validateBatchPath refuses what shares a link with the batch path's PDUs:
-// a link runs its shaper faster by the UDP encapsulation (28 bytes a
-// packet) so that a PDU is charged what the air carries, which would give
-// a packet without it, a single-link client's, 1.8 % more than the link's
-// rate.
-func (c *Config) validateBatchPath(bad func(key, format string, args ...any)) {
-	if !c.DC.Enabled {
-		return
-	}
-	if c.Scenario == "fairness" {
-		bad("dc.datapath", "batch carries DC clients only, and scenario fairness has single-link clients on the same links (use nfqueue)")
-		return
-	}
-	for i, f := range c.Flows {
-		if f.Path != PathDC {
-			bad("dc.datapath", "batch carries DC clients only, and flows.%d.path is %s, sharing a link with them (use nfqueue)", i, f.Path)
-			return
-		}
 	}
 }
 

@@ -5,10 +5,9 @@ import (
 	"testing"
 )
 
-// TestDatapathKey: dc.datapath takes nfqueue and batch; batch is refused
-// where a packet without its UDP encapsulation would share a link with
-// its PDUs (the link's rate would be charged wrong for it), and a typo is
-// refused with the values it takes.
+// TestDatapathKey: dc.datapath takes nfqueue and batch, the batch path
+// beside single-link and MPTCP clients too (their packets cross in the
+// same encapsulation), and a typo is refused with the values it takes.
 func TestDatapathKey(t *testing.T) {
 	for _, ok := range [][]string{
 		{"dc.datapath=nfqueue"},
@@ -16,6 +15,8 @@ func TestDatapathKey(t *testing.T) {
 		{"dc.datapath=batch", "dc.uplink=split"},
 		{"dc.datapath=batch", "flows.count=2"},
 		{"dc.datapath=batch", "dc.enabled=false", "flow.path=link1"},
+		{"dc.datapath=batch", "flow.path=link2"},
+		{"dc.datapath=batch", "flows.count=2", "flows.1.path=mptcp", "flows.1.proto=tcp"},
 	} {
 		c, err := Resolve("throughput", settings(t, ok...))
 		if err != nil {
@@ -32,14 +33,14 @@ func TestDatapathKey(t *testing.T) {
 		want     string
 	}{
 		{"throughput", []string{"dc.datapath=gso"}, `dc.datapath: want nfqueue or batch (got "gso")`},
-		{"fairness", []string{"dc.datapath=batch"}, "dc.datapath: batch carries DC clients only, and scenario fairness has single-link clients"},
-		{"throughput", []string{"dc.datapath=batch", "flow.path=link2"}, "dc.datapath: batch carries DC clients only, and flows.0.path is link2"},
-		{"throughput", []string{"dc.datapath=batch", "flows.count=2", "flows.1.path=mptcp", "flows.1.proto=tcp"}, "flows.1.path is mptcp"},
 	} {
 		_, err := Resolve(tc.scenario, settings(t, tc.set...))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: err = %v, want it to contain %q", tc.scenario, tc.set, err, tc.want)
 		}
+	}
+	if c, err := Resolve("fairness", settings(t, "dc.datapath=batch")); err != nil || c.DC.Datapath != DatapathBatch {
+		t.Errorf("fairness with dc.datapath=batch: %q, %v", c.DC.Datapath, err)
 	}
 	if c, err := Resolve("throughput", nil); err != nil || c.DC.Datapath != DatapathNFQueue {
 		t.Errorf("default dc.datapath = %q (%v), want %q", c.DC.Datapath, err, DatapathNFQueue)

@@ -19,7 +19,10 @@ import (
 // socket on batchPort. The proxy in gws numbers the downlink and puts it
 // back in order for the uplink; the one in gwc the other way round. A
 // link's PDUs go to the other gateway's address on that link, so plain
-// routing puts them on the link.
+// routing puts them on the link. The other clients' packets (single-link
+// and MPTCP clients) take the TUN too wherever a link carries PDUs, and
+// cross their own link in the same UDP, unnumbered (gsofwd.Tunnel): the
+// link charges every packet alike.
 const (
 	batchTUN  = "pdcp"
 	batchPort = 2152 // GTP-U's, which carries PDCP PDUs between 3GPP nodes
@@ -47,7 +50,12 @@ func (e *Emulation) startBatchPath() error {
 	if err != nil {
 		return err
 	}
-	cfg := gsofwd.ProxyConfig{SNBits: e.set.pdcp.SNBits, Scheduler: e.set.pdcp.Sched, TReordering: e.set.pdcp.TReordering, Steer: e.steerRules()}
+	bound := topo.LinkSubnets(clientPaths(e.Net.Spec))
+	var tunnels []gsofwd.Tunnel
+	for _, b := range bound {
+		tunnels = append(tunnels, gsofwd.Tunnel{Prefix: b.Prefix, Link: b.Link})
+	}
+	cfg := gsofwd.ProxyConfig{SNBits: e.set.pdcp.SNBits, Scheduler: e.set.pdcp.Sched, TReordering: e.set.pdcp.TReordering, Steer: e.steerRules(), Tunnels: tunnels}
 	open := func(n *topo.NodeNS) (*gsofwd.Proxy, error) {
 		var peers [2]netip.AddrPort
 		for i := range peers {
@@ -84,22 +92,44 @@ func (e *Emulation) startBatchPath() error {
 			return err
 		}
 	}
-	dcNet := topo.ClientSubnet(config.PathDC)
-	if err := batchRoute(gws, &netlink.Route{Dst: prefixNet(dcNet)}); err != nil {
-		return err
+	for _, dst := range append([]netip.Prefix{topo.ClientSubnet(config.PathDC)}, prefixesOf(bound)...) {
+		if err := batchRoute(gws, &netlink.Route{Dst: prefixNet(dst)}); err != nil {
+			return err
+		}
 	}
 	if e.Config.DC.Uplink == "split" {
 		if err := batchRoute(gwc, &netlink.Route{Dst: prefixNet(netip.MustParsePrefix("0.0.0.0/0")), Table: tablePDCP}); err != nil {
 			return err
 		}
-		r := netlink.NewRule()
-		r.Priority, r.IifName, r.Table = 150, topo.ClientNode(config.PathDC), tablePDCP
-		if err := gwc.Handle.RuleAdd(r); err != nil {
-			return fmt.Errorf("%s: ip rule add iif %s table %d: %w", gwc.NSName, r.IifName, tablePDCP, err)
+		for _, path := range clientPaths(e.Net.Spec) {
+			r := netlink.NewRule()
+			r.Priority, r.IifName, r.Table = 150, topo.ClientNode(path), tablePDCP
+			if err := gwc.Handle.RuleAdd(r); err != nil {
+				return fmt.Errorf("%s: ip rule add iif %s table %d: %w", gwc.NSName, r.IifName, tablePDCP, err)
+			}
 		}
 	}
 	e.Backends["pdcp"] = fmt.Sprintf("batch path: TUN and UDP with GSO/GRO (%d-bit SN, %s scheduler)", e.set.pdcp.SNBits, e.set.pdcp.Sched.Kind)
 	return nil
+}
+
+// clientPaths returns the paths of the topology's clients.
+func clientPaths(s topo.Spec) []string {
+	var paths []string
+	for _, n := range s.Nodes {
+		if n.Role == topo.RoleClient {
+			paths = append(paths, n.Path)
+		}
+	}
+	return paths
+}
+
+func prefixesOf(subnets []topo.LinkSubnet) []netip.Prefix {
+	out := make([]netip.Prefix, len(subnets))
+	for i, s := range subnets {
+		out[i] = s.Prefix
+	}
+	return out
 }
 
 // batchUp brings node's TUN up.
@@ -158,7 +188,7 @@ func (b *batchDir) counters() results.PDCPCounters {
 		tunDrops = 0
 	}
 	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops, TUNDropped: tunDrops,
-		SocketWaitMs: socketWaitMs(rx), SocketQueuedMax: rx.SocketMax}
+		SocketWaitMs: socketWaitMs(rx), SocketQueuedMax: rx.SocketMax, TunnelSent: tx.TunnelSent, TunnelDelivered: rx.TunnelDelivered}
 	return c
 }
 

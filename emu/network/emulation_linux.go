@@ -57,13 +57,6 @@ func Start(ctx context.Context, cfg config.Config, o Options) (*Emulation, error
 		cfg.Seed = rand.Uint64()>>1 | 1
 	}
 	set := compile(&cfg)
-	if set.batch {
-		for _, p := range o.ExtraClients {
-			if p != config.PathDC {
-				return nil, fmt.Errorf("dc.datapath=batch carries DC clients only: a %s client would share a link with its PDUs (use dc.datapath=nfqueue)", p)
-			}
-		}
-	}
 	scheds, err := config.SchedulesFrom(invoker.Disk{}, &cfg) // the user's traces, with the user's permissions
 	if err != nil {
 		return nil, err

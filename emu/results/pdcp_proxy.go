@@ -49,4 +49,10 @@ type BatchPath struct {
 	// memory the socket held at one look.
 	SocketWaitMs    map[string]float64 `json:"socket_wait_ms,omitempty"`
 	SocketQueuedMax int                `json:"socket_queued_max"`
+	// TunnelSent and TunnelDelivered count the other clients' packets
+	// (single-link, MPTCP) that crossed the links beside the PDUs in the
+	// same UDP, unnumbered: sent by the transmitting end, passed on by the
+	// receiving one.
+	TunnelSent      uint64 `json:"tunnel_sent,omitempty"`
+	TunnelDelivered uint64 `json:"tunnel_delivered,omitempty"`
 }

@@ -95,5 +95,8 @@ func WritePDCP(w io.Writer, pdcp map[string]PDCPCounters) {
 			fmt.Fprintf(w, "  batch path: PDUs waited %.2f ms in the receiving gateway's socket over the run, %.2f ms in the worst second\n",
 				b.SocketWaitMs["mean"], b.SocketWaitMs["max"])
 		}
+		if b := c.Batch; b != nil && b.TunnelSent > 0 {
+			fmt.Fprintf(w, "  batch path: %d packets of the other clients crossed in the same UDP, unnumbered; %d delivered\n", b.TunnelSent, b.TunnelDelivered)
+		}
 	}
 }

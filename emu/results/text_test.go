@@ -95,3 +95,18 @@ func TestWritePDCPBatchWait(t *testing.T) {
 		t.Errorf("got:\n%s\nwant one line after down's:\n%s", got, want)
 	}
 }
+
+// TestWritePDCPTunnelled: a direction that tunnelled other clients'
+// packets says how many; one that did not, nothing.
+func TestWritePDCPTunnelled(t *testing.T) {
+	var b strings.Builder
+	WritePDCP(&b, map[string]PDCPCounters{
+		"down": {Batch: &BatchPath{TunnelSent: 8123, TunnelDelivered: 8120}},
+		"up":   {Batch: &BatchPath{}},
+	})
+	got := b.String()
+	want := "  batch path: 8123 packets of the other clients crossed in the same UDP, unnumbered; 8120 delivered\n"
+	if strings.Count(got, "unnumbered") != 1 || !strings.Contains(got, want) {
+		t.Errorf("got:\n%s\nwant once:\n%s", got, want)
+	}
+}

@@ -22,6 +22,9 @@ type ProxyConfig struct {
 	// Steer gives flows entities of their own (pdcp.SteerRule); both
 	// proxies of a direction take the same rules.
 	Steer []pdcp.SteerRule
+	// Tunnels are the subnets whose packets cross one link bare, beside
+	// the PDUs (see Tunnel); both proxies take the same.
+	Tunnels []Tunnel
 	// Burst caps the bytes of one send on each link (0: a whole group,
 	// up to 64 segments) until SetLink gives the link's rate, from then
 	// on a millisecond of that rate.
@@ -72,8 +75,9 @@ type Proxy struct {
 	// tens of nanoseconds for up to 64 PDUs).
 	shared struct {
 		sync.Mutex
-		links [2]pdcp.LinkState
-		tx    pdcp.TxCounters
+		links     [2]pdcp.LinkState
+		tx        pdcp.TxCounters
+		tunnelled uint64
 	}
 	linksNew atomic.Bool
 }
@@ -114,11 +118,12 @@ func burstFor(rate float64) int {
 // the receiver holds.
 func (p *Proxy) Snapshot() (ProxyCounters, int) {
 	p.shared.Lock()
-	tx := p.shared.tx
+	tx, tunnelled := p.shared.tx, p.shared.tunnelled
 	p.shared.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
+		TunnelSent: tunnelled, TunnelDelivered: p.rx.Tunnelled,
 		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most}, p.rx.Held()
 }
 
@@ -126,7 +131,7 @@ func (p *Proxy) Snapshot() (ProxyCounters, int) {
 func (p *Proxy) publish() {
 	c := p.tx.Counters()
 	p.shared.Lock()
-	p.shared.tx = c
+	p.shared.tx, p.shared.tunnelled = c, p.tx.Tunnelled
 	p.shared.Unlock()
 }
 
@@ -149,6 +154,9 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 		return nil, err
 	}
 	if err := p.rx.Steer(cfg.Steer); err != nil {
+		return nil, err
+	}
+	if err := p.tx.Tunnel(cfg.Tunnels); err != nil {
 		return nil, err
 	}
 	if p.ends, err = openEnds(ns, name, mtu, port, peers[:]); err != nil {
@@ -189,6 +197,9 @@ type ProxyCounters struct {
 	// Malformed counts datagrams that carried no data PDU; Refused, TUN
 	// writes the kernel refused.
 	Malformed, Refused uint64
+	// TunnelSent and TunnelDelivered count the tunnelled packets (see
+	// Tunnel) the transmitting side sent and the receiving side delivered.
+	TunnelSent, TunnelDelivered uint64
 	// Sends, Reads and Writes count UDP sends, UDP receive batches and
 	// TUN writes: the batching each system call achieved.
 	Sends, Reads, Writes uint64
@@ -206,6 +217,7 @@ func (p *Proxy) Counters() ProxyCounters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
+		TunnelSent: p.tx.Tunnelled, TunnelDelivered: p.rx.Tunnelled,
 		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most}
 }
 

@@ -37,6 +37,9 @@ type Rx struct {
 	// Malformed counts datagrams too short for the header or carrying a
 	// control PDU: dropped.
 	Malformed uint64
+	// Tunnelled counts the bare IP packets passed on as they came (see
+	// Tunnel).
+	Tunnelled uint64
 }
 
 // NewRx returns a receive stage for SNs of bits bits and t-Reordering
@@ -62,12 +65,18 @@ func (r *Rx) Steer(rules []pdcp.SteerRule) error { return r.ents.Steer(rules) }
 
 // Place runs the datagrams bufs[i][offset:offset+sizes[i]] through the
 // receiver and returns the SDUs released, in COUNT order, each at [offset:]
-// of its slice, ready for the TUN. The slices refer to bufs and to the
-// stage's slots: write them before bufs are reused, then call Done.
+// of its slice, ready for the TUN; a tunnelled packet is among them at
+// once, in its place. The slices refer to bufs and to the stage's slots:
+// write them before bufs are reused, then call Done.
 func (r *Rx) Place(bufs [][]byte, sizes []int, now time.Duration) [][]byte {
 	r.batch, r.sizes = bufs, sizes
 	for i, b := range bufs {
 		if sizes[i] == 0 {
+			continue
+		}
+		if tunnelled(b[r.offset : r.offset+sizes[i]]) {
+			r.out = append(r.out, b[:r.offset+sizes[i]])
+			r.Tunnelled++
 			continue
 		}
 		sn, sdu, err := pdcp.ParseHeader(b[r.offset:r.offset+sizes[i]], r.bits)

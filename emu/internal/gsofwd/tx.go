@@ -12,10 +12,15 @@ import (
 // link the scheduler picked. It is not safe for concurrent use.
 type Tx struct {
 	// ents are the entities: 0 the DC client's, i+1 steered flow i's.
-	ents   pdcp.TxEntities
-	bits   int
-	hl     int
-	groups [2][][]byte
+	ents    pdcp.TxEntities
+	tunnels tunnels
+	bits    int
+	hl      int
+	groups  [2][][]byte
+
+	// Tunnelled counts the packets sent bare on their tunnel's link
+	// (see Tunnel).
+	Tunnelled uint64
 }
 
 // NewTx returns a transmit stage for SNs of bits bits using sched.
@@ -32,14 +37,24 @@ func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
 // before the first Pack.
 func (t *Tx) Steer(rules []pdcp.SteerRule) error { return t.ents.Steer(rules) }
 
+// Tunnel sends the packets to or from each tunnel's subnet on its link
+// bare, without a COUNT (see Tunnel). Call it before the first Pack.
+func (t *Tx) Tunnel(rules []Tunnel) error { return t.tunnels.set(rules) }
+
 // Pack numbers the segments bufs[i][offset:offset+sizes[i]] in order and
 // returns the PDUs, header and segment, for link 0 and for link 1, each in
 // COUNT order; a duplicated PDU is in both (the same bytes: the kernel
-// copies it when it sends). offset must leave room for the header. The
-// groups are valid until the next call.
+// copies it when it sends). A tunnelled segment joins its link's group
+// bare, in its place. offset must leave room for the header. The groups
+// are valid until the next call.
 func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2][][]byte {
 	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
 	for i, b := range bufs {
+		if l, ok := t.tunnels.link(b[offset : offset+sizes[i]]); ok {
+			t.groups[l] = append(t.groups[l], b[offset:offset+sizes[i]])
+			t.Tunnelled++
+			continue
+		}
 		pdu := b[offset-t.hl : offset+sizes[i]]
 		e, snd := t.ents.Sender(pdu[t.hl:])
 		sn, to := snd.Assign(len(pdu), now)
