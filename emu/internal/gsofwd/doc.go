@@ -21,5 +21,6 @@
 //
 // On the wire a PDU is the PDCP data PDU header followed by the IP packet,
 // the whole UDP payload, as PDCP PDUs cross X2-U/Xn-U in GTP-U over UDP
-// (without GTP-U's own header).
+// (without GTP-U's own header). Packets of clients bound to one link cross
+// beside them bare (Tunnel), so the link charges both alike.
 package gsofwd
