@@ -394,3 +394,21 @@ func TestSteeredFlowsHaveTheirOwnEntities(t *testing.T) {
 		t.Errorf("rx counters %+v: want the steered flow's %d copies discarded, nothing given up or held", c, n/2)
 	}
 }
+
+// TestBurstFor: a send carries a millisecond of the link's rate, at most
+// 64 KB, and one full-size PDU where a millisecond holds less: a send is
+// one skb, which a full queue drops whole.
+func TestBurstFor(t *testing.T) {
+	pdus := [][]byte{make([]byte, 1502), make([]byte, 1502), make([]byte, 1502)}
+	for _, c := range []struct {
+		rate float64
+		pdus int
+	}{{0, 1}, {7e6, 1}, {20e6, 1}, {24.1e6, 2}, {36.1e6, 3}, {100e9, 3}} {
+		if got := burstLen(pdus, burstFor(c.rate)); got != c.pdus {
+			t.Errorf("%.0f bit/s: a send of %d full-size PDUs, want %d", c.rate, got, c.pdus)
+		}
+	}
+	if got := burstFor(100e9); got != 64<<10 {
+		t.Errorf("burstFor(100 Gbit/s) = %d, want 64 KB", got)
+	}
+}
