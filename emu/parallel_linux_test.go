@@ -126,6 +126,14 @@ func TestRunsSideBySide(t *testing.T) {
 				if s.Fidelity == nil || s.Fidelity.Status == fid.OK {
 					continue
 				}
+				// A run that measured the hypervisor taking more than its
+				// limit, and nothing else wrong, holds the host's evidence
+				// itself: /proc/stat over the whole test may average it
+				// away (a fresh-clone CI run: 2.14 % and 2.77 % steal in a
+				// run's two attempts, the test's watch under 2 %).
+				if stolen(s.Fidelity) {
+					t.Skipf("%srun %s degraded twice, by the hypervisor's steal alone: %+v", emutest.BusyHost, s.Run, s.Fidelity.Failed())
+				}
 				// Others' work can degrade a run as well as the other run can;
 				// then degraded is the right verdict, and nothing is learnt.
 				h.Errorf(t, "run %s, degraded twice: fidelity %s: %+v", s.Run, s.Fidelity.Status, s.Fidelity.Failed())
@@ -159,4 +167,15 @@ func TestRunsSideBySide(t *testing.T) {
 	if together[0].Config["run.seed"] == together[1].Config["run.seed"] {
 		t.Error("the two runs had one seed")
 	}
+}
+
+// stolen says whether the host's steal is all that degraded a run.
+func stolen(f *fid.Fidelity) bool {
+	failed := f.Failed()
+	for _, c := range failed {
+		if c.Name != fid.CheckSteal {
+			return false
+		}
+	}
+	return len(failed) > 0
 }
