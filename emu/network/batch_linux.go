@@ -9,6 +9,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/internal/gsofwd"
+	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
@@ -56,6 +57,10 @@ func (e *Emulation) startBatchPath() error {
 		tunnels = append(tunnels, gsofwd.Tunnel{Prefix: b.Prefix, Link: b.Link})
 	}
 	cfg := gsofwd.ProxyConfig{SNBits: e.set.pdcp.SNBits, Scheduler: e.set.pdcp.Sched, TReordering: e.set.pdcp.TReordering, Steer: e.steerRules(), Tunnels: tunnels}
+	// The loops are real-time while light (see gsofwd's rtLoop), below
+	// the delay lines, so they never delay a release, and beside the
+	// trace players.
+	cfg.Priority = nfq.RealtimePriority - 1
 	open := func(n *topo.NodeNS) (*gsofwd.Proxy, error) {
 		var peers [2]netip.AddrPort
 		for i := range peers {

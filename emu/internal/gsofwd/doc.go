@@ -17,7 +17,8 @@
 //     group leaves in sends of at most Burst bytes), Rx.Place (the SN of
 //     each datagram of a GRO batch through pdcp.Receiver, SDUs released in
 //     COUNT order; only the ones it holds are copied), the TUN write
-//     (coalesced again), and the t-Reordering timer (Rx.Expire).
+//     (coalesced again), and the t-Reordering timer (Rx.Expire). Each of
+//     its two loops is real-time while it is light (rtLoop).
 //
 // On the wire a PDU is the PDCP data PDU header followed by the IP packet,
 // the whole UDP payload, as PDCP PDUs cross X2-U/Xn-U in GTP-U over UDP

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 
+	"golang.org/x/sys/unix"
 	"golang.zx2c4.com/wireguard/conn"
 	"golang.zx2c4.com/wireguard/tun"
 
@@ -25,6 +26,10 @@ type ends struct {
 	udp   *udpReceiver // reads the bind's IPv4 socket
 	port  uint16       // the socket's
 	peers []conn.Endpoint
+	// stop is an eventfd that close writes: it ends a real-time loop's
+	// wait in poll (see rtLoop), which closing the descriptor it polls
+	// does not.
+	stop int
 }
 
 // openEnds creates, inside the network namespace ns (a descriptor), a TUN
@@ -42,9 +47,13 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 		}
 		e.peers = append(e.peers, ep)
 	}
+	var err error
+	if e.stop, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return ends{}, fmt.Errorf("gsofwd: eventfd: %w", err)
+	}
 	// The device and the socket belong to the namespace of the thread
 	// that creates them, and stay there.
-	err := nsthread.Do(ns, func() error {
+	err = nsthread.Do(ns, func() error {
 		var err error
 		if e.tun, err = tun.CreateTUN(name, mtu); err != nil {
 			return fmt.Errorf("gsofwd: TUN %s: %w", name, err)
@@ -71,6 +80,9 @@ func openEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 		}
 		return err
 	})
+	if err != nil {
+		unix.Close(e.stop)
+	}
 	return e, err
 }
 
@@ -94,14 +106,17 @@ func (e *ends) run(ctx context.Context, fromTUN, fromUDP func() error, timers ..
 	close(stop)
 	e.close()
 	wg.Wait()
+	unix.Close(e.stop)
 	if errors.Is(err, os.ErrClosed) || errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	return err
 }
 
-// close closes the device and the socket.
+// close closes the device and the socket, and tells the real-time loops
+// (the stop descriptor).
 func (e *ends) close() {
+	unix.Write(e.stop, []byte{1, 0, 0, 0, 0, 0, 0, 0}) // a counter of 1; the byte order does not matter
 	e.tun.Close()
 	e.udp.Close()
 	e.bind.Close()

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -29,6 +31,11 @@ type ProxyConfig struct {
 	// up to 64 segments) until SetLink gives the link's rate, from then
 	// on a millisecond of that rate.
 	Burst [2]int
+	// Priority, when not 0, runs each of the two loops on a real-time
+	// thread of that SCHED_FIFO priority while it carries less than
+	// lightRate (rtLoop); 0 leaves them goroutines of the runtime's
+	// poller.
+	Priority int
 }
 
 // A Proxy is one end of the PDCP batch path: packets read from its TUN
@@ -38,6 +45,8 @@ type Proxy struct {
 	ends  // peers: link 0's, link 1's
 	burst [2]int
 	start time.Time
+	// priority is the loops' real-time priority, 0 for none.
+	priority int
 
 	tx *Tx // the TUN-to-UDP loop's
 
@@ -147,7 +156,7 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{burst: cfg.Burst, kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
+	p := &Proxy{burst: cfg.Burst, priority: cfg.Priority, kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
 	if p.tx, err = NewTx(cfg.SNBits, sched); err != nil {
 		return nil, err
 	}
@@ -168,6 +177,7 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	}
 	if p.queue, err = openSocketQueue(ns, p.port); err != nil {
 		p.close()
+		unix.Close(p.stop)
 		return nil, err
 	}
 	return p, nil
@@ -181,6 +191,7 @@ func (p *Proxy) Batched() bool { return p.tun.BatchSize() > 1 }
 // (Run releases them itself).
 func (p *Proxy) Close() {
 	p.close()
+	unix.Close(p.stop)
 	p.queue.Close()
 }
 
@@ -233,9 +244,18 @@ func (p *Proxy) tunToUDP() error {
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
 	}
+	rt, err := p.loop(p.tun.File())
+	if err != nil {
+		return err
+	}
+	defer rt.exit()
 	for {
+		rt.wait()
 		k, err := p.tun.Read(bufs, sizes, headroom)
 		if err != nil {
+			return err
+		}
+		if err := rt.moved(sum(sizes[:k]), p.now()); err != nil {
 			return err
 		}
 		if p.linksNew.Swap(false) {
@@ -265,9 +285,18 @@ func (p *Proxy) udpToTUN() error {
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
 	}
+	rt, err := p.loop(p.udp.f)
+	if err != nil {
+		return err
+	}
+	defer rt.exit()
 	for {
+		rt.wait()
 		k, err := p.udp.Read(bufs, sizes, headroom)
 		if err != nil {
+			return err
+		}
+		if err := rt.moved(sum(sizes[:k]), p.now()); err != nil {
 			return err
 		}
 		p.mu.Lock()
@@ -286,6 +315,28 @@ func (p *Proxy) udpToTUN() error {
 			}
 		}
 	}
+}
+
+// loop makes the calling loop's rtLoop for reading f, and starts it.
+func (p *Proxy) loop(f *os.File) (*rtLoop, error) {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, err := fdOf(c)
+	if err != nil {
+		return nil, err
+	}
+	l := newRTLoop(fd, p.stop, p.priority)
+	return l, l.start()
+}
+
+func sum(sizes []int) int {
+	n := 0
+	for _, s := range sizes {
+		n += s
+	}
+	return n
 }
 
 // write hands the released SDUs to the TUN and frees their slots; p.mu is
