@@ -193,7 +193,9 @@ func (b *batchDir) counters() results.PDCPCounters {
 		tunDrops = 0
 	}
 	c.Batch = &results.BatchPath{UDPSends: tx.Sends, UDPReads: rx.Reads, TUNWrites: rx.Writes, TUNRefused: rx.Refused, SocketDrops: drops, TUNDropped: tunDrops,
-		SocketWaitMs: socketWaitMs(rx), SocketQueuedMax: rx.SocketMax, TunnelSent: tx.TunnelSent, TunnelDelivered: rx.TunnelDelivered}
+		SocketWaitMs: socketWaitMs(rx), SocketQueuedMax: rx.SocketMax, TunnelSent: tx.TunnelSent, TunnelDelivered: rx.TunnelDelivered,
+		SendRealtimeS: results.Round3(tx.SendRealtime.Seconds()), ReceiveRealtimeS: results.Round3(rx.ReceiveRealtime.Seconds()),
+		RealtimeSwitches: tx.SendSwitches + rx.ReceiveSwitches}
 	return c
 }
 

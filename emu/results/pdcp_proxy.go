@@ -55,4 +55,12 @@ type BatchPath struct {
 	// receiving one.
 	TunnelSent      uint64 `json:"tunnel_sent,omitempty"`
 	TunnelDelivered uint64 `json:"tunnel_delivered,omitempty"`
+	// SendRealtimeS and ReceiveRealtimeS are how long, in seconds, the
+	// transmitting end's loop and the receiving end's ran on real-time
+	// threads: they do while light (under 25–50 Mbit/s, docs/design.md)
+	// and are goroutines of Go's scheduler when busy. RealtimeSwitches
+	// counts how often the two turned real-time or left.
+	SendRealtimeS    float64 `json:"send_realtime_s"`
+	ReceiveRealtimeS float64 `json:"receive_realtime_s"`
+	RealtimeSwitches uint64  `json:"realtime_switches"`
 }

@@ -95,6 +95,9 @@ func WritePDCP(w io.Writer, pdcp map[string]PDCPCounters) {
 			fmt.Fprintf(w, "  batch path: PDUs waited %.2f ms in the receiving gateway's socket over the run, %.2f ms in the worst second\n",
 				b.SocketWaitMs["mean"], b.SocketWaitMs["max"])
 		}
+		if b := c.Batch; b != nil && b.RealtimeSwitches > 0 {
+			fmt.Fprintf(w, "  batch path: loops real-time (while light) %.1f s sending, %.1f s receiving; %d switches\n", b.SendRealtimeS, b.ReceiveRealtimeS, b.RealtimeSwitches)
+		}
 		if b := c.Batch; b != nil && b.TunnelSent > 0 {
 			fmt.Fprintf(w, "  batch path: %d packets of the other clients crossed in the same UDP, unnumbered; %d delivered\n", b.TunnelSent, b.TunnelDelivered)
 		}

@@ -45,8 +45,10 @@ type Proxy struct {
 	ends  // peers: link 0's, link 1's
 	burst [2]int
 	start time.Time
-	// priority is the loops' real-time priority, 0 for none.
-	priority int
+	// priority is the loops' real-time priority, 0 for none; sendRT and
+	// recvRT their spells real-time (tunToUDP's, udpToTUN's).
+	priority       int
+	sendRT, recvRT *rtSpells
 
 	tx *Tx // the TUN-to-UDP loop's
 
@@ -137,7 +139,8 @@ func (p *Proxy) Snapshot() (ProxyCounters, int) {
 	defer p.mu.Unlock()
 	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
 		TunnelSent: tunnelled, TunnelDelivered: p.rx.Tunnelled,
-		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most}, p.rx.Held()
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most,
+		SendRealtime: p.sendRT.total(p.now()), ReceiveRealtime: p.recvRT.total(p.now()), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}, p.rx.Held()
 }
 
 // publish copies the transmitting side's counters for Snapshot.
@@ -156,7 +159,7 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{burst: cfg.Burst, priority: cfg.Priority, kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
+	p := &Proxy{burst: cfg.Burst, priority: cfg.Priority, sendRT: newRTSpells(), recvRT: newRTSpells(), kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
 	if p.tx, err = NewTx(cfg.SNBits, sched); err != nil {
 		return nil, err
 	}
@@ -225,6 +228,12 @@ type ProxyCounters struct {
 	SocketWait     pdcp.Histogram
 	SocketMeanWait time.Duration
 	SocketMax      int
+	// SendRealtime and ReceiveRealtime are how long the TUN-to-UDP and
+	// the UDP-to-TUN loop ran real-time (while light, see rtLoop), and
+	// SendSwitches and ReceiveSwitches how often each turned real-time
+	// or left.
+	SendRealtime, ReceiveRealtime time.Duration
+	SendSwitches, ReceiveSwitches uint64
 }
 
 // Counters returns the proxy's counters; call it after Run returned.
@@ -233,7 +242,8 @@ func (p *Proxy) Counters() ProxyCounters {
 	defer p.mu.Unlock()
 	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
 		TunnelSent: p.tx.Tunnelled, TunnelDelivered: p.rx.Tunnelled,
-		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most}
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most,
+		SendRealtime: p.sendRT.total(p.now()), ReceiveRealtime: p.recvRT.total(p.now()), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by
@@ -244,11 +254,11 @@ func (p *Proxy) tunToUDP() error {
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
 	}
-	rt, err := p.loop(p.tun.File())
+	rt, err := p.loop(p.tun.File(), p.sendRT)
 	if err != nil {
 		return err
 	}
-	defer rt.exit()
+	defer func() { rt.exit(p.now()) }()
 	for {
 		rt.wait()
 		k, err := p.tun.Read(bufs, sizes, headroom)
@@ -285,11 +295,11 @@ func (p *Proxy) udpToTUN() error {
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
 	}
-	rt, err := p.loop(p.udp.f)
+	rt, err := p.loop(p.udp.f, p.recvRT)
 	if err != nil {
 		return err
 	}
-	defer rt.exit()
+	defer func() { rt.exit(p.now()) }()
 	for {
 		rt.wait()
 		k, err := p.udp.Read(bufs, sizes, headroom)
@@ -317,8 +327,9 @@ func (p *Proxy) udpToTUN() error {
 	}
 }
 
-// loop makes the calling loop's rtLoop for reading f, and starts it.
-func (p *Proxy) loop(f *os.File) (*rtLoop, error) {
+// loop makes the calling loop's rtLoop for reading f, reporting in
+// spells, and starts it.
+func (p *Proxy) loop(f *os.File, spells *rtSpells) (*rtLoop, error) {
 	c, err := f.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -327,8 +338,8 @@ func (p *Proxy) loop(f *os.File) (*rtLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := newRTLoop(fd, p.stop, p.priority)
-	return l, l.start()
+	l := newRTLoop(fd, p.stop, p.priority, spells)
+	return l, l.start(p.now())
 }
 
 func sum(sizes []int) int {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -38,8 +39,32 @@ type rtLoop struct {
 	from  time.Duration
 	bytes int
 	light time.Duration
-	// Switches counts the times the loop turned real-time or left it.
-	switches uint64
+	// spells is what the loop reports of its time real-time.
+	spells *rtSpells
+}
+
+// rtSpells is how long a loop has been real-time, and how often it turned
+// real-time or left, for its proxy's counters: the loop writes it, and
+// Snapshot reads it while the loop runs.
+type rtSpells struct {
+	ended    atomic.Int64 // ns, the spells that ended
+	since    atomic.Int64 // when the current spell began, ns; -1: none
+	switches atomic.Uint64
+}
+
+func newRTSpells() *rtSpells {
+	s := new(rtSpells)
+	s.since.Store(-1)
+	return s
+}
+
+// total is the time real-time up to now.
+func (s *rtSpells) total(now time.Duration) time.Duration {
+	d := time.Duration(s.ended.Load())
+	if since := s.since.Load(); since >= 0 {
+		d += now - time.Duration(since)
+	}
+	return d
 }
 
 // lightRate is the rate, per loop, above which a loop is busy: a real-time
@@ -59,18 +84,22 @@ const (
 )
 
 // newRTLoop makes a loop that reads fd and stops on stop, real-time at
-// prio while light; prio 0 makes one that never is.
-func newRTLoop(fd, stop, prio int) *rtLoop {
-	return &rtLoop{prio: prio, fds: [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}}
+// prio while light, that reports its spells in spells; prio 0 makes one
+// that never is.
+func newRTLoop(fd, stop, prio int, spells *rtSpells) *rtLoop {
+	return &rtLoop{prio: prio, fds: [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}, spells: spells}
 }
 
-// start makes the calling goroutine's loop real-time, as a loop is light
-// until it has moved something.
-func (l *rtLoop) start() error { return l.enter() }
+// start makes the calling goroutine's loop real-time at now, as a loop is
+// light until it has moved something.
+func (l *rtLoop) start(now time.Duration) error {
+	l.from = now
+	return l.enter(now)
+}
 
 // enter locks the goroutine to its thread and makes the thread real-time.
 // Without the permission to, the loop stays a goroutine.
-func (l *rtLoop) enter() error {
+func (l *rtLoop) enter(now time.Duration) error {
 	if l.prio == 0 || l.leave != nil {
 		return nil
 	}
@@ -85,19 +114,21 @@ func (l *rtLoop) enter() error {
 		return fmt.Errorf("gsofwd: real-time loop: %w", err)
 	}
 	l.leave = leave
-	l.switches++
+	l.spells.since.Store(int64(now))
+	l.spells.switches.Add(1)
 	return nil
 }
 
-// exit puts the thread back and unlocks it; if that fails the thread
-// stays locked, and the runtime retires it with the goroutine.
-func (l *rtLoop) exit() error {
+// exit puts the thread back at now and unlocks it; if that fails the
+// thread stays locked, and the runtime retires it with the goroutine.
+func (l *rtLoop) exit(now time.Duration) error {
 	if l.leave == nil {
 		return nil
 	}
 	err := l.leave()
 	l.leave = nil
-	l.switches++
+	l.spells.ended.Add(int64(now) - l.spells.since.Swap(-1))
+	l.spells.switches.Add(1)
 	if err != nil {
 		return fmt.Errorf("gsofwd: real-time loop: %w", err)
 	}
@@ -127,7 +158,7 @@ func (l *rtLoop) moved(n int, now time.Duration) error {
 	l.bytes += n
 	if l.leave != nil && float64(l.bytes)*8 > lightRate*rtWindow.Seconds() {
 		l.from, l.bytes, l.light = now, 0, 0
-		return l.exit()
+		return l.exit(now)
 	}
 	d := now - l.from
 	if d < rtWindow {
@@ -140,7 +171,7 @@ func (l *rtLoop) moved(n int, now time.Duration) error {
 	}
 	l.from, l.bytes = now, 0
 	if l.leave == nil && l.light >= lightFor {
-		return l.enter()
+		return l.enter(now)
 	}
 	return nil
 }

@@ -42,12 +42,12 @@ func TestLoopRealtimeWhileLight(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		l := newRTLoop(int(r.Fd()), stop, 9)
-		if err := l.start(); err != nil {
+		spells := newRTSpells()
+		l := newRTLoop(int(r.Fd()), stop, 9, spells)
+		if err := l.start(0); err != nil {
 			t.Error(err)
 			return
 		}
-		defer l.exit()
 		check := func(what string, want bool) {
 			t.Helper()
 			p := policy(t)
@@ -83,10 +83,18 @@ func TestLoopRealtimeWhileLight(t *testing.T) {
 		}
 		window(lightRate * 0.3)
 		check(fmt.Sprintf("light window %d of %d", n, n), true)
+		back := now
 		window(lightRate * 0.9)
 		check("a window at 0.9 of lightRate", true)
 		unix.Write(stop, []byte{1, 0, 0, 0, 0, 0, 0, 0})
-		l.wait() // the pipe is empty: only the stop descriptor ends it
+		l.wait() // real-time, in poll; the pipe is empty: only the stop descriptor ends it
+		if err := l.exit(now); err != nil {
+			t.Error(err)
+		}
+		// Real-time from 0 to 0.6 of a window, and for the last window.
+		if got, want := spells.total(now+time.Hour), rtWindow*6/10+(now-back); got != want || spells.switches.Load() != 4 {
+			t.Errorf("real-time %v in %d switches, want %v in 4", got, spells.switches.Load(), want)
+		}
 	}()
 	select {
 	case <-done:
