@@ -137,10 +137,17 @@ func (p *Proxy) Snapshot() (ProxyCounters, int) {
 	p.shared.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.counters(tx, tunnelled), p.rx.Held()
+}
+
+// counters are the proxy's counters with the transmitting side's tx and
+// tunnelled; p.mu is held.
+func (p *Proxy) counters(tx pdcp.TxCounters, tunnelled uint64) ProxyCounters {
+	now := p.now()
 	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
 		TunnelSent: tunnelled, TunnelDelivered: p.rx.Tunnelled,
 		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most,
-		SendRealtime: p.sendRT.total(p.now()), ReceiveRealtime: p.recvRT.total(p.now()), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}, p.rx.Held()
+		SendRealtime: p.sendRT.total(now), ReceiveRealtime: p.recvRT.total(now), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}
 }
 
 // publish copies the transmitting side's counters for Snapshot.
@@ -240,10 +247,7 @@ type ProxyCounters struct {
 func (p *Proxy) Counters() ProxyCounters {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return ProxyCounters{Tx: p.tx.Counters(), Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
-		TunnelSent: p.tx.Tunnelled, TunnelDelivered: p.rx.Tunnelled,
-		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most,
-		SendRealtime: p.sendRT.total(p.now()), ReceiveRealtime: p.recvRT.total(p.now()), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}
+	return p.counters(p.tx.Counters(), p.tx.Tunnelled)
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by
@@ -265,13 +269,14 @@ func (p *Proxy) tunToUDP() error {
 		if err != nil {
 			return err
 		}
-		if err := rt.moved(sum(sizes[:k]), p.now()); err != nil {
+		now := p.now()
+		if err := rt.moved(sum(sizes[:k]), now); err != nil {
 			return err
 		}
 		if p.linksNew.Swap(false) {
 			p.applyLinks()
 		}
-		groups := p.tx.Pack(bufs[:k], sizes[:k], headroom, p.now())
+		groups := p.tx.Pack(bufs[:k], sizes[:k], headroom, now)
 		for l, g := range groups {
 			for len(g) > 0 {
 				m := burstLen(g, p.burst[l])
@@ -306,12 +311,13 @@ func (p *Proxy) udpToTUN() error {
 		if err != nil {
 			return err
 		}
-		if err := rt.moved(sum(sizes[:k]), p.now()); err != nil {
+		now := p.now()
+		if err := rt.moved(sum(sizes[:k]), now); err != nil {
 			return err
 		}
 		p.mu.Lock()
 		p.reads++
-		err = p.write(p.rx.Place(bufs[:k], sizes[:k], p.now()))
+		err = p.write(p.rx.Place(bufs[:k], sizes[:k], now))
 		d, running := p.rx.Deadline()
 		sooner := running && d < p.armed
 		p.mu.Unlock()

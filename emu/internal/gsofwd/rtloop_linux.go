@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -178,9 +179,7 @@ func (l *rtLoop) moved(n int, now time.Duration) error {
 
 // fdOf is the descriptor behind c without changing its blocking mode
 // (os.File.Fd would set it blocking).
-func fdOf(c interface {
-	Control(func(uintptr)) error
-}) (int, error) {
+func fdOf(c syscall.RawConn) (int, error) {
 	fd := -1
 	err := c.Control(func(u uintptr) { fd = int(u) })
 	return fd, err

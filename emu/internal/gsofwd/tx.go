@@ -50,13 +50,14 @@ func (t *Tx) Tunnel(rules []Tunnel) error { return t.tunnels.set(rules) }
 func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2][][]byte {
 	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
 	for i, b := range bufs {
-		if l, ok := t.tunnels.link(b[offset : offset+sizes[i]]); ok {
-			t.groups[l] = append(t.groups[l], b[offset:offset+sizes[i]])
+		seg := b[offset : offset+sizes[i]]
+		if l, ok := t.tunnels.link(seg); ok {
+			t.groups[l] = append(t.groups[l], seg)
 			t.Tunnelled++
 			continue
 		}
 		pdu := b[offset-t.hl : offset+sizes[i]]
-		e, snd := t.ents.Sender(pdu[t.hl:])
+		e, snd := t.ents.Sender(seg)
 		sn, to := snd.Assign(len(pdu), now)
 		t.ents.Sent(e, to, len(pdu), now)
 		pdcp.PutHeader(pdu, sn, t.bits)
