@@ -14,7 +14,7 @@ import (
 // The figures a run's verdict is made of, from readings in the shapes the
 // collectors return, judged by fidelity.Evaluate: every check of a run
 // whose host kept up passes, and each kind of trouble fails its own check.
-func TestFidelityFigures(t *testing.T) {
+func TestVerdictFigures(t *testing.T) {
 	var late delayline.Histogram
 	for i := range 10000 {
 		late.Add(time.Duration(20+i%40) * time.Microsecond)

@@ -84,25 +84,93 @@ func writeSeries(t *testing.T, name string, n int, value func(i int) string) str
 // real namespace with the system's ping, an independent clock. link1's
 // downlink delay follows a square wave (10 ms and 40 ms, 500 ms each, in
 // 10 ms steps); its uplink delays 5 ms and loses every packet for 250 ms
-// of each second, while the delay is low (a loss series). Every reply's RTT must be what a FIFO
-// link with that delay schedule gives: 5 ms up plus the trace's delay at
-// the reply's arrival, or the wait behind the reply before it where the
-// delay fell; and the requests sent into the loss windows, and only those,
-// must be lost.
+// of each second, while the delay is low (a loss series). Replies come at
+// both levels, some wait in the FIFO behind the one before where the
+// delay fell, and the uplink loses requests in the loss
+// windows. The RTTs to the millisecond and each request's fate are
+// TestFidelityDelayAndLossTracesAgainstPing's.
 func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	if _, err := exec.LookPath("ping"); err != nil {
-		t.Skip("no ping (Debian package iputils-ping)")
+	const count = 100
+	r := delayAndLossTraces(t, count)
+	if len(r.replies) < count/4 {
+		t.Fatalf("%d of %d pings answered, want about 3/4", len(r.replies), count)
 	}
+	if r.p50 > 10 {
+		t.Errorf("RTT against the trace's delay: p50 %.2f ms off, want well under 10", r.p50)
+	}
+	if r.levels[10*time.Millisecond] < count/10 || r.levels[40*time.Millisecond] < count/10 {
+		t.Errorf("replies at each level: %v", r.levels)
+	}
+	if r.fifoHeld == 0 {
+		t.Errorf("no reply waited behind an earlier one, though the delay fell by 30 ms every second with replies 20 ms apart")
+	}
+	if r.upLost == 0 {
+		t.Errorf("link1.up's delay line lost nothing")
+	}
+	if r.lostIn < count/20 {
+		t.Errorf("%d requests lost in the loss windows, want about %d (≥ %d)", r.lostIn, count/5, count/20)
+	}
+}
+
+// TestFidelityDelayAndLossTracesAgainstPing: every reply's RTT in
+// TestDelayAndLossTracesAgainstPing is what a FIFO link with that delay
+// schedule gives (p50 within 1 ms, p95 within 3): 5 ms up plus the trace's
+// delay at the reply's arrival, or the wait behind the reply before it
+// where the delay fell; and the requests sent into the loss windows, and
+// only those, are lost.
+func TestFidelityDelayAndLossTracesAgainstPing(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
 	// RTTs are judged to the millisecond and loss windows by when the
 	// impairment player (a goroutine) wakes: the witness sees the stalls
 	// steal does not count.
-	h := emutest.WatchHost(t)
+	h.Witness(t)
+	const count = 200
+	r := delayAndLossTraces(t, count)
+	// A quarter is lost by design; a player late to end a loss window
+	// loses more.
+	if len(r.replies) < count/2 {
+		h.Fatalf(t, "%d of %d pings answered, want about 3/4 (≥ %d)", len(r.replies), count, count/2)
+	}
+	var missed []string
+	if r.p50 > 1 || r.p95 > 3 {
+		missed = append(missed, fmt.Sprintf("RTT against the trace's delay: p50 %.2f ms, p95 %.2f ms off, want at most 1 and 3", r.p50, r.p95))
+	}
+	// A fate missed beyond the 10 ms margin is a player that woke that
+	// late, or a reply a late reader lost.
+	if len(r.wrong) > 0 {
+		missed = append(missed, fmt.Sprintf("%d of %d requests met the wrong fate, want 0: %s", len(r.wrong), count, strings.Join(r.wrong[:min(len(r.wrong), 5)], "; ")))
+	}
+	if r.lostIn < count/8 {
+		missed = append(missed, fmt.Sprintf("%d requests lost in the loss windows, want about %d (≥ %d)", r.lostIn, count/4, count/8))
+	}
+	h.Check(t, missed)
+}
+
+// delayLoss is what delayAndLossTraces measured.
+type delayLoss struct {
+	replies  []pingReply
+	p50, p95 float64               // |RTT - what the trace gives|, ms
+	levels   map[time.Duration]int // replies judged at each delay
+	fifoHeld uint64                // replies the downlink's delay line held behind an earlier one
+	upLost   uint64                // requests the uplink's delay line lost
+	wrong    []string              // requests that met the wrong fate
+	lostIn   int                   // requests lost in the loss windows
+}
+
+// delayAndLossTraces pings through TestDelayAndLossTracesAgainstPing's
+// traces every 20 ms, count times, and compares each reply's RTT and each
+// request's fate with what the traces give.
+func delayAndLossTraces(t *testing.T, count int) delayLoss {
+	t.Helper()
+	if _, err := exec.LookPath("ping"); err != nil {
+		t.Skip("no ping (Debian package iputils-ping)")
+	}
 	const (
 		up       = 5 * time.Millisecond
 		interval = 20 * time.Millisecond
-		count    = 200
 	)
 	square := func(at time.Duration) time.Duration {
 		if (at/(500*time.Millisecond))%2 == 0 {
@@ -127,11 +195,10 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	})
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flow.path=link1",
 		"link1.up.delay="+up.String(), "link1.down.delay="+delayFile, "link1.up.loss="+lossFile)
-	replies := stampedPing(t, em, "cli1", interval, count)
-	// A quarter is lost by design; a player late to end a loss window
-	// loses more.
-	if len(replies) < count/2 {
-		h.Fatalf(t, "%d of %d pings answered, want about 3/4 (≥ %d)", len(replies), count, count/2)
+	res := delayLoss{replies: stampedPing(t, em, "cli1", interval, count), levels: map[time.Duration]int{}}
+	replies := res.replies
+	if len(replies) < 2 {
+		t.Fatalf("%d of %d pings answered", len(replies), count)
 	}
 	since := func(at time.Time) time.Duration { return at.Sub(em.Epoch) }
 	// near reports whether d lies within margin of a step of either trace.
@@ -142,7 +209,6 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 
 	var errs []float64
 	var lastDue time.Time
-	levels := map[time.Duration]int{}
 	for _, r := range replies {
 		arrive := r.sent.Add(up) // at the downlink's delay line, give or take the stack
 		due := arrive.Add(square(since(arrive)))
@@ -153,25 +219,16 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 		if near(since(arrive), 500*time.Millisecond, 2*time.Millisecond) {
 			continue // which side of the step it fell on is a matter of microseconds
 		}
-		levels[square(since(arrive))]++
+		res.levels[square(since(arrive))]++
 		want := due.Sub(r.sent)
 		errs = append(errs, math.Abs(float64(r.rtt-want))/1e6)
 	}
 	slices.Sort(errs)
-	p50, p95 := errs[len(errs)/2], errs[len(errs)*95/100]
+	res.p50, res.p95 = errs[len(errs)/2], errs[len(errs)*95/100]
 	s := em.Dirs()[0].Loop.Snapshot()
+	res.fifoHeld = s.FIFOHeld
 	t.Logf("%d replies; |RTT - trace| p50 %.2f ms, p95 %.2f ms, max %.2f ms; replies at 10 ms %d, at 40 ms %d; downlink delay line: %d held behind an earlier packet",
-		len(replies), p50, p95, errs[len(errs)-1], levels[10*time.Millisecond], levels[40*time.Millisecond], s.FIFOHeld)
-	var missed []string
-	if p50 > 1 || p95 > 3 {
-		missed = append(missed, fmt.Sprintf("RTT against the trace's delay: p50 %.2f ms, p95 %.2f ms off, want at most 1 and 3", p50, p95))
-	}
-	if levels[10*time.Millisecond] < 20 || levels[40*time.Millisecond] < 20 {
-		t.Errorf("replies at each level: %v", levels)
-	}
-	if s.FIFOHeld == 0 {
-		t.Errorf("no reply waited behind an earlier one, though the delay fell by 30 ms every second with replies 20 ms apart")
-	}
+		len(replies), res.p50, res.p95, errs[len(errs)-1], res.levels[10*time.Millisecond], res.levels[40*time.Millisecond], s.FIFOHeld)
 
 	// Loss: a request is lost exactly when it reaches the uplink's delay
 	// line in a loss window. A lost one was sent between its answered
@@ -181,8 +238,7 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 	for _, r := range replies {
 		got[r.seq] = r
 	}
-	var wrong []string
-	lostIn, lostOut := 0, 0
+	lostOut := 0
 	for i := 0; i+1 < len(replies); i++ {
 		a, b := replies[i], replies[i+1]
 		for seq := a.seq; seq < b.seq; seq++ {
@@ -199,29 +255,19 @@ func TestDelayAndLossTracesAgainstPing(t *testing.T) {
 			_, answered := got[seq]
 			switch {
 			case lossy(at) && answered:
-				wrong = append(wrong, fmt.Sprintf("seq %d sent at %.3f s in a loss window was answered", seq, at.Seconds()))
+				res.wrong = append(res.wrong, fmt.Sprintf("seq %d sent at %.3f s in a loss window was answered", seq, at.Seconds()))
 			case !lossy(at) && !answered:
-				wrong = append(wrong, fmt.Sprintf("seq %d sent at %.3f s outside the loss windows was lost", seq, at.Seconds()))
+				res.wrong = append(res.wrong, fmt.Sprintf("seq %d sent at %.3f s outside the loss windows was lost", seq, at.Seconds()))
 			case lossy(at):
-				lostIn++
+				res.lostIn++
 			default:
 				lostOut++
 			}
 		}
 	}
-	t.Logf("loss windows: %d requests lost inside, %d answered outside", lostIn, lostOut)
-	// A fate missed beyond the 10 ms margin is a player that woke that
-	// late, or a reply a late reader lost.
-	if len(wrong) > 0 {
-		missed = append(missed, fmt.Sprintf("%d of %d requests met the wrong fate, want 0: %s", len(wrong), count, strings.Join(wrong[:min(len(wrong), 5)], "; ")))
-	}
-	if lostIn < count/8 {
-		missed = append(missed, fmt.Sprintf("%d requests lost in the loss windows, want about %d (≥ %d)", lostIn, count/4, count/8))
-	}
-	if u := em.Dirs()[1].Loop.Snapshot(); u.Lost == 0 {
-		t.Errorf("link1.up's delay line lost nothing: %+v", u)
-	}
-	h.Check(t, missed)
+	t.Logf("loss windows: %d requests lost inside, %d answered outside, %d met the wrong fate", res.lostIn, lostOut, len(res.wrong))
+	res.upLost = em.Dirs()[1].Loop.Snapshot().Lost
+	return res
 }
 
 // TestDelayJumpsInResults: a run over a link whose delay trace jumps

@@ -26,12 +26,19 @@ import (
 
 // These tests check the delays a run reports against what they must be:
 // the RTT against ping through the same link during the flow, the one-way
-// delay against a link without a queue. The thresholds are loose (the
-// machine is shared); EMU_LATENCY_DURATION=30s runs them as long as
-// docs/results.md's figures were measured, and -v prints the figures.
+// delay against a link without a queue. The tier-1 tests check that the
+// delays are there and of the right size on short flows; the
+// TestFidelity… ones judge them to a few per cent (the machine is shared,
+// so the thresholds are still loose there). EMU_LATENCY_DURATION=30s runs
+// the fidelity tests as long as docs/results.md's figures were measured,
+// and -v prints the figures.
 
-// latencyFlow is how long the flows of these tests run.
-func latencyFlow(t *testing.T) time.Duration {
+// latencyShort is how long the flows of the tier-1 tests run.
+const latencyShort = 4 * time.Second
+
+// latencyFlow is how long the flows of the fidelity tests run: def
+// unless EMU_LATENCY_DURATION says.
+func latencyFlow(t *testing.T, def time.Duration) time.Duration {
 	if v := os.Getenv("EMU_LATENCY_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 5*time.Second {
@@ -39,7 +46,7 @@ func latencyFlow(t *testing.T) time.Duration {
 		}
 		return d
 	}
-	return 8 * time.Second
+	return def
 }
 
 // oneLink is a single flow on link1 alone: 20 Mbit/s, 10 ms ± 10 % each
@@ -196,54 +203,64 @@ func pingMedians(t *testing.T, pr pingRun) (f results.FlowResult, rttWin, owdWin
 
 func within(got, want, frac float64) bool { return math.Abs(got-want) <= frac*want }
 
-// TestLatencyTCPAgreesWithPing: over 20 Mbit/s with 10 ms each way, a TCP
-// flow's RTT from TCP_INFO matches ping's through the same queue during
-// the flow, for cubic and bbr, with a 1000-packet and a 50 ms queue; cubic
-// fills the 1000-packet queue (bufferbloat) and the 50 ms queue bounds it.
+// TestLatencyTCPAgreesWithPing: over 20 Mbit/s with 10 ms each way and a
+// 50 ms queue, a cubic flow's run reports an RTT from TCP_INFO and a
+// one-way delay, and both are of the size ping measures through the same
+// queue during the flow (within a factor of 3; the one-way delay between
+// the link's 10 ms and three times ping's RTT: it also holds the wait in
+// the sender). TestFidelityLatencyTCPAgreesWithPing
+// judges them to 25 %, for cubic and bbr over two queues.
 func TestLatencyTCPAgreesWithPing(t *testing.T) {
 	emutest.RequireRoot(t)
-	h := emutest.Exclusive(t)
-	d := latencyFlow(t)
+	emutest.Exclusive(t)
+	pr := runWithPing(t, oneLink(t, "tcp", "cubic", "50ms", latencyShort), 2*time.Second)
+	f, rttWin, owdWin, pingMed := pingMedians(t, pr)
+	logPingMedians(t, "cubic 50ms", pr, f, rttWin, owdWin, pingMed)
+	if !(rttWin >= pingMed/3 && rttWin <= 3*pingMed) {
+		t.Errorf("TCP_INFO's median RTT %.1f ms during ping, ping's %.1f ms: want within a factor of 3", rttWin, pingMed)
+	}
+	if !(f.RTTMs.P95 >= 20 && f.RTTMs.P95 <= 10*(20+50)) {
+		t.Errorf("p95 RTT %.1f ms over 2 × 10 ms and a 50 ms queue, want between 20 ms and ten times 70", f.RTTMs.P95)
+	}
+	if !(owdWin >= 9.5 && owdWin <= 3*pingMed) {
+		t.Errorf("median one-way delay %.1f ms during ping, want between the link's 10 ms and three times ping's RTT %.1f ms", owdWin, pingMed)
+	}
+}
+
+// TestFidelityLatencyTCPAgreesWithPing: over 20 Mbit/s with 10 ms each
+// way, a TCP flow's RTT from TCP_INFO matches ping's through the same
+// queue during the flow within 25 %, for cubic and bbr, with a 1000-packet
+// and a 50 ms queue; cubic fills the 1000-packet queue (bufferbloat) and
+// the 50 ms queue bounds it. Cubic's queue over 1000 packets is a sawtooth
+// of seconds: in a window in which it collapses after a loss the smoothed
+// RTT and the data's one-way delay (sent before the collapse) lag above
+// ping, which follows the queue at once (a clean run here: ping p50 91.2
+// ms, TCP_INFO 112.0, OWD 113.3, where two more runs agreed within 1 %);
+// the tier's rerun absorbs such a window, a wrong figure misses again.
+func TestFidelityLatencyTCPAgreesWithPing(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	// 8 s: cubic takes seconds to fill the 1000-packet queue, and its
+	// median RTT over a 6 s flow (146 ms here) was still below the
+	// bufferbloat's 200.
+	d := latencyFlow(t, 8*time.Second)
 	for _, tc := range []struct{ cc, queue string }{{"cubic", "1000p"}, {"bbr", "1000p"}, {"cubic", "50ms"}, {"bbr", "50ms"}} {
 		t.Run(tc.cc+"-"+tc.queue, func(t *testing.T) {
 			if tc.cc == "bbr" && !kernelHasCC("bbr") {
 				t.Skip("the kernel has no tcp_bbr")
 			}
-			// A second attempt when the first misses: cubic's queue over
-			// 1000 packets is a sawtooth of seconds, and in a window in
-			// which it collapses after a loss the smoothed RTT and the
-			// data's one-way delay (sent before the collapse) lag above
-			// ping, which follows the queue at once (a clean run here: ping
-			// p50 91.2 ms, TCP_INFO 112.0, OWD 113.3, where two more runs
-			// agreed within 1 %); a wrong figure misses both times. The
-			// second attempt is for a quiet machine only: a first miss on
-			// a busy one skips, as a second would miss with the same
-			// evidence.
-			var misses []string
-			for attempt := 1; attempt <= 2; attempt++ {
-				h.Reset()
-				misses = tcpAgreesWithPing(t, tc.cc, tc.queue, d)
-				if len(misses) == 0 {
-					return
-				}
-				t.Logf("attempt %d: %s", attempt, strings.Join(misses, "; "))
-				if attempt == 1 {
-					h.SkipIfHostTook(t, strings.Join(misses, "; "))
-				}
-			}
-			h.Check(t, misses)
+			h.Reset() // the evidence is this subtest's run alone
+			h.Check(t, tcpAgreesWithPing(t, tc.cc, tc.queue, d))
 		})
 	}
 }
 
-// tcpAgreesWithPing makes one run of TestLatencyTCPAgreesWithPing and
-// says what missed.
+// tcpAgreesWithPing makes one run of TestFidelityLatencyTCPAgreesWithPing
+// and says what missed.
 func tcpAgreesWithPing(t *testing.T, cc, queue string, d time.Duration) []string {
 	pr := runWithPing(t, oneLink(t, "tcp", cc, queue, d), 3*time.Second)
 	f, rttWin, owdWin, pingMed := pingMedians(t, pr)
-	t.Logf("%s %s: goodput %.2f Mbit/s; RTT (TCP_INFO) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping (%.1f-%.1f s): ping p50 %.1f ms (%d), TCP_INFO p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms",
-		cc, queue, f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95,
-		pr.from, pr.to, pingMed, len(pr.ping), rttWin, 100*(rttWin-pingMed)/pingMed, owdWin)
+	logPingMedians(t, cc+" "+queue, pr, f, rttWin, owdWin, pingMed)
 	var misses []string
 	if !within(rttWin, pingMed, 0.25) {
 		misses = append(misses, fmt.Sprintf("TCP_INFO's median RTT %.1f ms differs from ping's %.1f ms by more than 25 %%", rttWin, pingMed))
@@ -262,16 +279,41 @@ func tcpAgreesWithPing(t *testing.T, cc, queue string, d time.Duration) []string
 	return misses
 }
 
-// TestLatencyQUICAgreesWithPing: the same for a quic-go flow, its RTT from
-// the server's qlog.
+// logPingMedians logs what pingMedians returned for a TCP flow's run.
+func logPingMedians(t *testing.T, what string, pr pingRun, f results.FlowResult, rttWin, owdWin, pingMed float64) {
+	t.Helper()
+	t.Logf("%s: goodput %.2f Mbit/s; RTT (TCP_INFO) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping (%.1f-%.1f s): ping p50 %.1f ms (%d), TCP_INFO p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms",
+		what, f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95,
+		pr.from, pr.to, pingMed, len(pr.ping), rttWin, 100*(rttWin-pingMed)/pingMed, owdWin)
+}
+
+// TestLatencyQUICAgreesWithPing: a quic-go flow's run reports an RTT from
+// the server's qlog and a one-way delay, of the size ping measures during
+// the flow (within a factor of 3; the one-way delay between the link's
+// 10 ms and three times ping's RTT). TestFidelityLatencyQUICAgreesWithPing
+// judges them to 25 %.
 func TestLatencyQUICAgreesWithPing(t *testing.T) {
 	emutest.RequireRoot(t)
-	h := emutest.Exclusive(t)
-	pr := runWithPing(t, oneLink(t, "quic", "", "1000p", latencyFlow(t)), 3*time.Second)
-	f, rttWin, owdWin, pingMed := pingMedians(t, pr)
-	t.Logf("quic-go: goodput %.2f Mbit/s; RTT (qlog) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping: ping p50 %.1f ms (%d), qlog sRTT p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms (ping - 10 ms: %+.1f %%)",
-		f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95, pingMed, len(pr.ping), rttWin,
-		100*(rttWin-pingMed)/pingMed, owdWin, 100*(owdWin-(pingMed-10))/(pingMed-10))
+	emutest.Exclusive(t)
+	f, rttWin, owdWin, pingMed := quicWithPing(t, latencyShort, 2*time.Second)
+	if !(rttWin >= pingMed/3 && rttWin <= 3*pingMed) {
+		t.Errorf("qlog's median sRTT %.1f ms during ping, ping's %.1f ms: want within a factor of 3", rttWin, pingMed)
+	}
+	if !(owdWin >= 9.5 && owdWin <= 3*pingMed) {
+		t.Errorf("median one-way delay %.1f ms during ping, want between the link's 10 ms and three times ping's RTT %.1f ms", owdWin, pingMed)
+	}
+	if f.GoodputMbps <= 0 {
+		t.Errorf("goodput %.2f Mbit/s", f.GoodputMbps)
+	}
+}
+
+// TestFidelityLatencyQUICAgreesWithPing: a quic-go flow's sRTT from the
+// server's qlog matches ping's during the flow, and its one-way delay
+// ping's less the uplink, within 25 %.
+func TestFidelityLatencyQUICAgreesWithPing(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	_, rttWin, owdWin, pingMed := quicWithPing(t, latencyFlow(t, 6*time.Second), 3*time.Second)
 	var missed []string
 	if !within(rttWin, pingMed, 0.25) {
 		missed = append(missed, fmt.Sprintf("qlog's median sRTT %.1f ms differs from ping's %.1f ms by more than 25 %%", rttWin, pingMed))
@@ -282,43 +324,63 @@ func TestLatencyQUICAgreesWithPing(t *testing.T) {
 	h.Check(t, missed)
 }
 
+// quicWithPing runs a quic-go flow over oneLink's link for d with ping
+// from after, and returns pingMedians' figures.
+func quicWithPing(t *testing.T, d, after time.Duration) (f results.FlowResult, rttWin, owdWin, pingMed float64) {
+	t.Helper()
+	pr := runWithPing(t, oneLink(t, "quic", "", "1000p", d), after)
+	f, rttWin, owdWin, pingMed = pingMedians(t, pr)
+	t.Logf("quic-go: goodput %.2f Mbit/s; RTT (qlog) p50 %.1f p95 %.1f ms; OWD p50 %.1f p95 %.1f ms; during ping: ping p50 %.1f ms (%d), qlog sRTT p50 %.1f ms (%+.1f %%), OWD p50 %.1f ms (ping - 10 ms: %+.1f %%)",
+		f.GoodputMbps, f.RTTMs.P50, f.RTTMs.P95, f.OWDMs.P50, f.OWDMs.P95, pingMed, len(pr.ping), rttWin,
+		100*(rttWin-pingMed)/pingMed, owdWin, 100*(owdWin-(pingMed-10))/(pingMed-10))
+	return f, rttWin, owdWin, pingMed
+}
+
 // TestOWDWithoutQueueing: a window-bound TCP flow over a 12 Gbit/s link
 // never queues, so its one-way delay is the link's 10 ms and what the
-// endpoints add (a stamp waits for its TLS record and HTTP/2 frame, and
-// for the reader to wake: 0.5 ms on the development VM until 2026-12-05,
-// 1.3-1.7 ms on the one of 2026-12-07, where ping through the same link
-// read 20.0-20.5 ms meanwhile). Without jitter the median is 10 ms and
-// that much; with 10 % jitter, which is symmetric, the median is the
-// jitter-free run's within 0.75 ms (measured +0.08 to +0.37) and
-// p95 − p50 is 1.645 σ.
+// endpoints add: never below the link's, at most ten times it; with 10 %
+// jitter, p95 − p50 shows the jitter (at least a fifth of its 1.645 σ).
+// TestFidelityOWDWithoutQueueing judges the figures.
 func TestOWDWithoutQueueing(t *testing.T) {
 	emutest.RequireRoot(t)
-	h := emutest.Exclusive(t)
-	d := min(latencyFlow(t), 10*time.Second)
+	emutest.Exclusive(t)
+	for _, tc := range owdJitters {
+		t.Run("jitter="+tc.jitter, func(t *testing.T) {
+			o := owdWithoutQueueing(t, tc.jitter, tc.sigma, 3*time.Second)
+			if o.P50 < 9.8-tc.sigma || o.P50 > 100 {
+				t.Errorf("p50 one-way delay %.3f ms, want the link's 10 ms and what the endpoints add (%.1f to 100)", o.P50, 9.8-tc.sigma)
+			}
+			if spread := o.P95 - o.P50; spread < 1.645*tc.sigma/5 {
+				t.Errorf("p95 - p50 = %.3f ms, want about %.3f (≥ a fifth of it)", spread, 1.645*tc.sigma)
+			}
+		})
+	}
+}
+
+// owdJitters are the jitters TestOWDWithoutQueueing runs with, and their σ
+// in ms.
+var owdJitters = []struct {
+	jitter string
+	sigma  float64
+}{{"0s", 0}, {"10%", 1}}
+
+// TestFidelityOWDWithoutQueueing: TestOWDWithoutQueueing's flow's one-way
+// delay is the link's 10 ms and what the endpoints add (a stamp waits for
+// its TLS record and HTTP/2 frame, and for the reader to wake: 0.5 ms on
+// the development VM until 2026-12-05, 1.3-1.7 ms on the one of
+// 2026-12-07, where ping through the same link read 20.0-20.5 ms
+// meanwhile). Without jitter the median is 10 ms and that much; with 10 %
+// jitter, which is symmetric, the median is the jitter-free run's within
+// 0.75 ms (measured +0.08 to +0.37) and p95 − p50 is 1.645 σ.
+func TestFidelityOWDWithoutQueueing(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	d := min(latencyFlow(t, 5*time.Second), 10*time.Second)
 	var still float64 // the jitter-free run's median, ms; 0 until measured
-	for _, tc := range []struct {
-		jitter string
-		sigma  float64 // ms
-	}{{"0s", 0}, {"10%", 1}} {
+	for _, tc := range owdJitters {
 		t.Run("jitter="+tc.jitter, func(t *testing.T) {
 			h.Reset() // the evidence is this subtest's run alone
-			cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=0", "flow.duration="+d.String(),
-				"flow.proto=tcp", "link1.rate=12gbit", "link1.delay=10ms", "link1.jitter="+tc.jitter)
-			var prepare []func(*network.Emulation)
-			if os.Getenv("EMU_LATENCY_DURATION") == "" {
-				// On a shared machine a 2.7 Gbit/s flow can outrun the
-				// delay line and the client (the queue then forms there);
-				// a 1 MiB receive window keeps it near 400 Mbit/s.
-				prepare = append(prepare, func(em *network.Emulation) { setSysctl(t, em, "cli1", "net/ipv4/tcp_rmem", "4096 131072 1048576") })
-			}
-			pr := runWithPing(t, cfg, 0, prepare...)
-			f := pr.sum.Flows[0]
-			if f.OWDMs == nil {
-				t.Fatal("no owd_ms")
-			}
-			o := f.OWDMs
-			t.Logf("jitter %s: goodput %.0f Mbit/s; OWD p50 %.3f p95 %.3f p99 %.3f ms over %d stamps; p95 - p50 = %.3f ms (1.645 σ = %.3f)",
-				tc.jitter, f.GoodputMbps, o.P50, o.P95, o.P99, o.N, o.P95-o.P50, 1.645*tc.sigma)
+			o := owdWithoutQueueing(t, tc.jitter, tc.sigma, d)
 			var missed []string
 			switch {
 			case tc.sigma == 0 && (o.P50 < 9.8 || o.P50 > 12.5):
@@ -341,6 +403,30 @@ func TestOWDWithoutQueueing(t *testing.T) {
 			h.Check(t, missed)
 		})
 	}
+}
+
+// owdWithoutQueueing runs TestOWDWithoutQueueing's flow for d with the
+// given jitter (sigma ms) and returns its one-way delay.
+func owdWithoutQueueing(t *testing.T, jitter string, sigma float64, d time.Duration) *results.DelayStats {
+	t.Helper()
+	cfg := testConfig(t, "flows.0.path=link1", "flows.0.name=f", "flow.size=0", "flow.duration="+d.String(),
+		"flow.proto=tcp", "link1.rate=12gbit", "link1.delay=10ms", "link1.jitter="+jitter)
+	var prepare []func(*network.Emulation)
+	if os.Getenv("EMU_LATENCY_DURATION") == "" {
+		// On a shared machine a 2.7 Gbit/s flow can outrun the
+		// delay line and the client (the queue then forms there);
+		// a 1 MiB receive window keeps it near 400 Mbit/s.
+		prepare = append(prepare, func(em *network.Emulation) { setSysctl(t, em, "cli1", "net/ipv4/tcp_rmem", "4096 131072 1048576") })
+	}
+	pr := runWithPing(t, cfg, 0, prepare...)
+	f := pr.sum.Flows[0]
+	if f.OWDMs == nil {
+		t.Fatal("no owd_ms")
+	}
+	o := f.OWDMs
+	t.Logf("jitter %s: goodput %.0f Mbit/s; OWD p50 %.3f p95 %.3f p99 %.3f ms over %d stamps; p95 - p50 = %.3f ms (1.645 σ = %.3f)",
+		jitter, f.GoodputMbps, o.P50, o.P95, o.P99, o.N, o.P95-o.P50, 1.645*sigma)
+	return o
 }
 
 // TestRunPcapDecrypts: with run.pcap=true a QUIC and a TCP run leave

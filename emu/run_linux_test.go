@@ -140,7 +140,7 @@ func TestRunFailsWhenServerKilled(t *testing.T) {
 // interrupted and keeps what was measured.
 func TestRunInterrupted(t *testing.T) {
 	emutest.RequireRoot(t)
-	h := emutest.Exclusive(t)
+	emutest.Exclusive(t)
 	cfg := testConfig(t, "flow.size=500MB")
 	out := t.TempDir()
 	id := runstate.NewRunID()
@@ -151,8 +151,11 @@ func TestRunInterrupted(t *testing.T) {
 	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("err = %v, want ErrInterrupted", err)
 	}
-	if el := time.Since(start); el > 15*time.Second {
-		h.Errorf(t, "interrupted run took %v to stop after the 3 s cancel, want ≤ 15 s", el.Round(time.Millisecond))
+	// The run stops in about a second after the cancel: 30 s is a hang.
+	el := time.Since(start)
+	t.Logf("stopped %v after the start, the cancel at 3 s", el.Round(time.Millisecond))
+	if el > 30*time.Second {
+		t.Errorf("interrupted run took %v to stop after the 3 s cancel, want ≤ 30 s", el.Round(time.Millisecond))
 	}
 	if sum.Status != results.StatusInterrupted || sum.Flows[0].Bytes == 0 || sum.Flows[0].Complete {
 		t.Errorf("summary after interrupt: %+v", sum.Flows[0])
@@ -164,31 +167,46 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestRunFairness runs the fairness scenario briefly: three flows (DC,
 // link1 only, link2 only), each with its own server and client, measured
-// over the same window, and a JFI over their goodputs.
+// over the same window, and a JFI over their goodputs. How long the
+// window lasted is TestFidelityRunFairness'.
 func TestRunFairness(t *testing.T) {
 	emutest.RequireRoot(t)
-	h := emutest.Exclusive(t)
-	sets := settings(t, "link.trace=none", "flow.duration=4s")
-	cfg, err := config.Resolve("fairness", sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	sum, err := Run(context.Background(), cfg, RunOptions{Out: out, Binary: emuBinary(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sum.Flows) != 3 {
-		t.Fatalf("%d flows", len(sum.Flows))
-	}
-	var paths, missed []string
+	emutest.Exclusive(t)
+	sum := runFairness(t, 2*time.Second)
+	var paths []string
 	for _, f := range sum.Flows {
 		paths = append(paths, f.Path)
 		if !f.Complete {
 			t.Errorf("flow %s: not complete", f.Name)
 		}
-		// How long a measurement window lasted and what got through it
-		// are the machine's figures as much as emu's.
+		if f.Seconds < 1 || f.Seconds > 10 {
+			t.Errorf("flow %s measured over %.2f s of a 2 s run", f.Name, f.Seconds)
+		}
+		// Each has a 20 Mbit/s link, shared with at most the DC flow.
+		if f.GoodputMbps < 1 {
+			t.Errorf("flow %s goodput %.2f Mbit/s, want well over 1", f.Name, f.GoodputMbps)
+		}
+	}
+	if strings.Join(paths, ",") != "dc,link1,link2" {
+		t.Errorf("paths %v", paths)
+	}
+	// Any three goodputs give a JFI in [1/3, 1]: outside it is a bug in
+	// the formula, whatever the machine did.
+	if sum.JFI < 1.0/3 || sum.JFI > 1 {
+		t.Errorf("JFI %v out of [1/3, 1]", sum.JFI)
+	}
+}
+
+// TestFidelityRunFairness: the fairness scenario's flows of 4 s are
+// measured over 3.9–4.2 s and each gets at least 1 Mbit/s. How long a
+// measurement window lasted and what got through it are the machine's
+// figures as much as emu's.
+func TestFidelityRunFairness(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	sum := runFairness(t, 4*time.Second)
+	var missed []string
+	for _, f := range sum.Flows {
 		if f.Seconds < 3.9 || f.Seconds > 4.2 {
 			missed = append(missed, fmt.Sprintf("flow %s measured over %.2f s, want 3.9–4.2 s", f.Name, f.Seconds))
 		}
@@ -196,16 +214,28 @@ func TestRunFairness(t *testing.T) {
 			missed = append(missed, fmt.Sprintf("flow %s goodput %.2f Mbit/s, want ≥ 1", f.Name, f.GoodputMbps))
 		}
 	}
-	if strings.Join(paths, ",") != "dc,link1,link2" {
-		t.Errorf("paths %v", paths)
-	}
-	t.Logf("goodputs %.2f / %.2f / %.2f Mbit/s, JFI %.3f", sum.Flows[0].GoodputMbps, sum.Flows[1].GoodputMbps, sum.Flows[2].GoodputMbps, sum.JFI)
-	// Any three goodputs give a JFI in [1/3, 1]: outside it is a bug in
-	// the formula, whatever the machine did.
-	if sum.JFI < 1.0/3 || sum.JFI > 1 {
-		t.Errorf("JFI %v out of [1/3, 1]", sum.JFI)
-	}
 	h.Check(t, missed)
+}
+
+// runFairness runs the fairness scenario's flows over constant links for
+// d and returns its summary, which has the three flows.
+func runFairness(t *testing.T, d time.Duration) *results.Summary {
+	t.Helper()
+	sets := settings(t, "link.trace=none", "flow.duration="+d.String())
+	cfg, err := config.Resolve("fairness", sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(context.Background(), cfg, RunOptions{Out: t.TempDir(), Binary: emuBinary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Flows) != 3 {
+		t.Fatalf("%d flows", len(sum.Flows))
+	}
+	t.Logf("measured over %.2f / %.2f / %.2f s; goodputs %.2f / %.2f / %.2f Mbit/s, JFI %.3f", sum.Flows[0].Seconds, sum.Flows[1].Seconds, sum.Flows[2].Seconds,
+		sum.Flows[0].GoodputMbps, sum.Flows[1].GoodputMbps, sum.Flows[2].GoodputMbps, sum.JFI)
+	return sum
 }
 
 // TestEndpointEvents: what the run loop hears of each endpoint's events;

@@ -32,17 +32,12 @@ func runKinds(t *testing.T, kv ...string) (*results.Summary, string) {
 // TestRunKinds runs one flow of every kind at once over the DC path
 // (through both PDCP proxies) and a TCP upload with the uplink split, and
 // checks what each kind's summary entry, log and time-series column say.
+// Propagation bounds a delay below whatever the machine does; above, the
+// bounds are ten times the figures' (TestFidelityRunKinds').
 func TestRunKinds(t *testing.T) {
 	emutest.RequireRoot(t)
-	h := emutest.Exclusive(t)
-	sum, out := runKinds(t, "link.jitter=0", "dc.uplink=split", "flows.count=6",
-		"flows.0.name=down", "flows.0.size=2MB",
-		"flows.1.name=up", "flows.1.proto=tcp", "flows.1.direction=up", "flows.1.size=2MB",
-		"flows.2.name=rr", "flows.2.kind=rr", "flows.2.count=20", "flows.2.proto=tcp",
-		"flows.3.name=voip", "flows.3.kind=cbr", "flows.3.count=100",
-		"flows.4.name=web", "flows.4.kind=objects", "flows.4.objects=50kB,200kB,1MB", "flows.4.reuse=false", "flows.4.resume=0rtt",
-		"flows.5.name=voip-up", "flows.5.kind=cbr", "flows.5.direction=up", "flows.5.count=50", "flows.5.packet=200",
-	)
+	emutest.Exclusive(t)
+	sum, out := runKinds(t, allKinds...)
 	byName := map[string]results.FlowResult{}
 	for _, f := range sum.Flows {
 		byName[f.Name] = f
@@ -56,30 +51,17 @@ func TestRunKinds(t *testing.T) {
 	if f := byName["up"]; f.Kind != "bulk" || f.Direction != "up" || f.Bytes != 2e6 || f.GoodputMbps <= 0 || f.OWDMs == nil {
 		t.Errorf("upload: %+v", f)
 	}
-	// Propagation bounds a delay below whatever the machine does; the
-	// upper bounds, and datagrams lost where nothing was set to lose
-	// them (a proxy or receiver late to read its queue), are the
-	// machine's figures as much as emu's.
-	var missed []string
-	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 { // beside bulk flows: queueing (the idle figure is a measurement)
+	if f := byName["rr"]; f.Transactions != 20 || f.LatencyMs == nil || f.LatencyMs.P50 < 19 || f.LatencyMs.P50 > 3000 { // beside bulk flows: queueing (the idle figure is a measurement)
 		t.Errorf("rr over 2 × 10 ms: %+v (latency %+v)", f, f.LatencyMs)
-	} else if f.LatencyMs.P50 > 300 {
-		missed = append(missed, fmt.Sprintf("rr over 2 × 10 ms beside bulk flows: p50 latency %.1f ms, want ≤ 300", f.LatencyMs.P50))
 	}
 	for _, name := range []string{"voip", "voip-up"} {
 		f := byName[name]
-		// Above, the shared PDCP entity holds datagrams behind the other
-		// flows' packets and the queues hold them behind the bulk flows,
-		// so only a loose bound is fair.
-		if f.Sent == nil || f.Received == nil || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.Loss == nil || f.JitterMs == nil {
+		if f.Sent == nil || f.Received == nil || f.OWDMs == nil || f.OWDMs.P50 < 9.5 || f.OWDMs.P50 > 2000 || f.Loss == nil || f.JitterMs == nil {
 			t.Errorf("cbr %s over 10 ms: %+v (owd %+v)", name, f, f.OWDMs)
 			continue
 		}
-		if *f.Received != *f.Sent || *f.Loss != 0 {
-			missed = append(missed, fmt.Sprintf("cbr %s: received %d of %d datagrams (loss %.4f), want all", name, *f.Received, *f.Sent, *f.Loss))
-		}
-		if f.OWDMs.P50 > 200 {
-			missed = append(missed, fmt.Sprintf("cbr %s over 10 ms: p50 one-way delay %.1f ms, want ≤ 200", name, f.OWDMs.P50))
+		if *f.Received < *f.Sent/2 {
+			t.Errorf("cbr %s: received %d of %d datagrams (loss %.4f), want nearly all", name, *f.Received, *f.Sent, *f.Loss)
 		}
 		if f.Reordered == nil || *f.Reordered != 0 {
 			t.Errorf("cbr %s: %v reordered datagrams after PDCP", name, f.Reordered)
@@ -114,6 +96,45 @@ func TestRunKinds(t *testing.T) {
 	var report strings.Builder
 	results.WriteReport(&report, sum, out)
 	t.Log(report.String())
+}
+
+// allKinds are TestRunKinds' flows: a download, a TCP upload, TCP
+// request-response, cbr both ways and objects resumed with 0-RTT.
+var allKinds = []string{"link.jitter=0", "dc.uplink=split", "flows.count=6",
+	"flows.0.name=down", "flows.0.size=2MB",
+	"flows.1.name=up", "flows.1.proto=tcp", "flows.1.direction=up", "flows.1.size=2MB",
+	"flows.2.name=rr", "flows.2.kind=rr", "flows.2.count=20", "flows.2.proto=tcp",
+	"flows.3.name=voip", "flows.3.kind=cbr", "flows.3.count=100",
+	"flows.4.name=web", "flows.4.kind=objects", "flows.4.objects=50kB,200kB,1MB", "flows.4.reuse=false", "flows.4.resume=0rtt",
+	"flows.5.name=voip-up", "flows.5.kind=cbr", "flows.5.direction=up", "flows.5.count=50", "flows.5.packet=200",
+}
+
+// TestFidelityRunKinds: in TestRunKinds' run the request-response
+// latency stays at most 300 ms and the cbr flows' one-way delay at most
+// 200 ms beside the bulk flows (the shared PDCP entity holds datagrams
+// behind the other flows' packets and the queues hold them behind the
+// bulk flows, so only a loose bound is fair), and no cbr datagram is lost
+// where nothing was set to lose it (one lost is a proxy or receiver late
+// to read its queue).
+func TestFidelityRunKinds(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	sum, _ := runKinds(t, allKinds...)
+	var missed []string
+	for _, f := range sum.Flows {
+		if f.Name == "rr" && f.LatencyMs != nil && f.LatencyMs.P50 > 300 {
+			missed = append(missed, fmt.Sprintf("rr over 2 × 10 ms beside bulk flows: p50 latency %.1f ms, want ≤ 300", f.LatencyMs.P50))
+		}
+		if f.Kind != "cbr" || f.Sent == nil || f.Received == nil || f.OWDMs == nil || f.Loss == nil {
+			continue
+		}
+		if *f.Received != *f.Sent || *f.Loss != 0 {
+			missed = append(missed, fmt.Sprintf("cbr %s: received %d of %d datagrams (loss %.4f), want all", f.Name, *f.Received, *f.Sent, *f.Loss))
+		}
+		if f.OWDMs.P50 > 200 {
+			missed = append(missed, fmt.Sprintf("cbr %s over 10 ms: p50 one-way delay %.1f ms, want ≤ 200", f.Name, f.OWDMs.P50))
+		}
+	}
 	h.Check(t, missed)
 }
 
@@ -121,67 +142,139 @@ func TestRunKinds(t *testing.T) {
 // pinned to link2 (active-standby, 30 ms) while the other keeps the
 // client's entity and batch 10 over links of 10 and 30 ms: the steered
 // flow's datagrams all take 30 ms, the other's alternate, and both arrive
-// complete and in order, on both PDCP data paths.
+// in order, on both PDCP data paths. That all arrive, and the pinned
+// flow's delay to 3 ms, are TestFidelityRunSteering's.
 func TestRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
-	forEachDatapath(t, testRunSteering)
+	forEachDatapath(t, func(t *testing.T, datapath string) {
+		emutest.Exclusive(t)
+		sum, out := runSteering(t, datapath)
+		for _, f := range sum.Flows {
+			// No loss is set: a loss is a late reader's.
+			if *f.Received < 100 {
+				t.Errorf("flow %s received %d of 200 datagrams, want nearly all", f.Name, *f.Received)
+			}
+		}
+		pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
+		if pinned.P50 < 29 || pinned.P50 > 300 {
+			t.Errorf("the flow pinned to link2 (30 ms): owd %+v, p50 not the link's delay", pinned)
+		}
+		// Not one datagram took the 10 ms link (a loaded machine may delay
+		// some beyond 30 ms, never below).
+		pkts, err := results.ReadCBRFile(filepath.Join(out, "flows", "pinned.cbr.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pkts {
+			if d := p.Recv - p.Sent; d < 29*time.Millisecond {
+				t.Errorf("datagram %d of the pinned flow took %v", p.Seq, d)
+			}
+		}
+		if batch.P50 > 20 && batch.P95 < 29 {
+			t.Errorf("the batch flow does not use both links: owd %+v", batch)
+		}
+		if d := sum.PDCP["down"]; d.TxLink2 == 0 || d.Delivered == 0 {
+			t.Errorf("PDCP down sent %d on link2 and delivered %d", d.TxLink2, d.Delivered)
+		}
+	})
 }
 
-func testRunSteering(t *testing.T, datapath string) {
-	h := emutest.Exclusive(t)
+// TestFidelityRunSteering: in TestRunSteering's runs every datagram
+// arrives (no loss is set: one lost is a late reader's), the pinned flow's
+// median one-way delay is link2's 30 ms within 3 ms, and the PDCP counters
+// (published every 50 ms: a late publisher leaves the last of them out)
+// count the datagrams.
+func TestFidelityRunSteering(t *testing.T) {
+	emutest.RequireRoot(t)
+	forEachDatapath(t, func(t *testing.T, datapath string) {
+		h := emutest.Fidelity(t)
+		sum, _ := runSteering(t, datapath)
+		var missed []string
+		for _, f := range sum.Flows {
+			if *f.Received != 200 {
+				missed = append(missed, fmt.Sprintf("flow %s received %d of 200 datagrams", f.Name, *f.Received))
+			}
+		}
+		if pinned := sum.Flows[1].OWDMs; pinned.P50 > 33 {
+			missed = append(missed, fmt.Sprintf("the flow pinned to link2 (30 ms): p50 one-way delay %.2f ms, want ≤ 33", pinned.P50))
+		}
+		if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 {
+			missed = append(missed, fmt.Sprintf("PDCP down sent %d on link2 (want ≥ 200) and delivered %d (want ≥ 350)", d.TxLink2, d.Delivered))
+		}
+		h.Check(t, missed)
+	})
+}
+
+// runSteering runs TestRunSteering's flows on datapath and returns the
+// summary, whose flows have their counts and delays, and the run
+// directory.
+func runSteering(t *testing.T, datapath string) (*results.Summary, string) {
+	t.Helper()
 	sum, out := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
 		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
 		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2", datapath)
-	var missed []string
 	for _, f := range sum.Flows {
 		if f.Received == nil || f.Reordered == nil || *f.Reordered != 0 || f.OWDMs == nil {
 			t.Fatalf("flow %s: %+v", f.Name, f)
 		}
-		// No loss is set: one lost is a late reader's.
-		if *f.Received != 200 {
-			missed = append(missed, fmt.Sprintf("flow %s received %d of 200 datagrams", f.Name, *f.Received))
-		}
-		t.Logf("%s: owd p50 %.2f p95 %.2f max %.2f ms", f.Name, f.OWDMs.P50, f.OWDMs.P95, f.OWDMs.Max)
+		t.Logf("%s: received %d; owd p50 %.2f p95 %.2f max %.2f ms", f.Name, *f.Received, f.OWDMs.P50, f.OWDMs.P95, f.OWDMs.Max)
 	}
-	pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
-	if pinned.P50 < 29 {
-		t.Errorf("the flow pinned to link2 (30 ms): owd %+v, p50 below the link's delay", pinned)
-	} else if pinned.P50 > 33 {
-		missed = append(missed, fmt.Sprintf("the flow pinned to link2 (30 ms): p50 one-way delay %.2f ms, want ≤ 33", pinned.P50))
-	}
-	// Not one datagram took the 10 ms link (a loaded machine may delay
-	// some beyond 30 ms, never below).
-	pkts, err := results.ReadCBRFile(filepath.Join(out, "flows", "pinned.cbr.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pkts {
-		if d := p.Recv - p.Sent; d < 29*time.Millisecond {
-			t.Errorf("datagram %d of the pinned flow took %v", p.Seq, d)
-		}
-	}
-	if batch.P50 > 20 && batch.P95 < 29 {
-		t.Errorf("the batch flow does not use both links: owd %+v", batch)
-	}
-	// The counters are published every 50 ms: a late publisher leaves
-	// the last of them out.
-	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 {
-		missed = append(missed, fmt.Sprintf("PDCP down sent %d on link2 (want ≥ 200) and delivered %d (want ≥ 350)", d.TxLink2, d.Delivered))
-	}
-	h.Check(t, missed)
+	t.Logf("PDCP down: %d on link2, %d delivered", sum.PDCP["down"].TxLink2, sum.PDCP["down"].Delivered)
+	return sum, out
 }
 
 // TestRunSteeringDuplicate duplicates one cbr flow's datagrams (its own
 // scheduler) beside one on batch, with 5 % loss on each link: the copies
 // are the steered flow's alone, so its loss is about 5 %² and the other's
-// about 5 %, on both PDCP data paths.
+// about 5 %, on both PDCP data paths. Too little loss, or more duplicates
+// than datagrams, is emu's: the machine can only add loss (a late
+// reader), which also leaves fewer copies to discard; the figures to a
+// few per cent are TestFidelityRunSteeringDuplicate's.
 func TestRunSteeringDuplicate(t *testing.T) {
 	emutest.RequireRoot(t)
-	forEachDatapath(t, testRunSteeringDuplicate)
+	forEachDatapath(t, func(t *testing.T, datapath string) {
+		emutest.Exclusive(t)
+		sum := runSteeringDuplicate(t, datapath)
+		batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
+		if batch < 0.02 || batch > 0.25 {
+			t.Errorf("batch flow loss %.4f, want about 0.05 (0.02 to 0.25)", batch)
+		}
+		if dup > 0.025 {
+			t.Errorf("duplicated flow loss %.4f, want about 0.0025 (well under half the links' 0.05)", dup)
+		}
+		if d := sum.PDCP["down"]; d.DuplicatesDiscarded > 1000 || d.DuplicatesDiscarded < 160 {
+			t.Errorf("%d duplicates discarded of 1000 datagrams, want about 1000 × 0.95² (160 to 1000)", d.DuplicatesDiscarded)
+		}
+	})
 }
 
-func testRunSteeringDuplicate(t *testing.T, datapath string) {
-	h := emutest.Exclusive(t)
+// TestFidelityRunSteeringDuplicate: in TestRunSteeringDuplicate's runs
+// the batch flow loses at most 9 %, the duplicated one at most 1.2 %, and
+// at least 800 of the 1000 datagrams' copies are discarded.
+func TestFidelityRunSteeringDuplicate(t *testing.T) {
+	emutest.RequireRoot(t)
+	forEachDatapath(t, func(t *testing.T, datapath string) {
+		h := emutest.Fidelity(t)
+		sum := runSteeringDuplicate(t, datapath)
+		batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
+		var missed []string
+		if batch > 0.09 {
+			missed = append(missed, fmt.Sprintf("batch flow loss %.4f, want about 0.05 (≤ 0.09)", batch))
+		}
+		if dup > 0.012 {
+			missed = append(missed, fmt.Sprintf("duplicated flow loss %.4f, want about 0.0025 (≤ 0.012)", dup))
+		}
+		if d := sum.PDCP["down"]; d.DuplicatesDiscarded < 800 {
+			missed = append(missed, fmt.Sprintf("%d duplicates discarded, want about 1000 × 0.95² (≥ 800)", d.DuplicatesDiscarded))
+		}
+		h.Check(t, missed)
+	})
+}
+
+// runSteeringDuplicate runs TestRunSteeringDuplicate's flows on datapath
+// and returns the summary, whose flows have their loss.
+func runSteeringDuplicate(t *testing.T, datapath string) *results.Summary {
+	t.Helper()
 	sum, _ := runKinds(t, "link.jitter=0", "link.down.loss=5%", "flows.count=2",
 		"flow.kind=cbr", "flow.count=1000", "flow.interval=2ms",
 		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate", datapath)
@@ -190,22 +283,5 @@ func testRunSteeringDuplicate(t *testing.T, datapath string) {
 		t.Fatalf("flows %+v %+v", batch, dup)
 	}
 	t.Logf("loss: batch %.4f, duplicated %.4f; PDCP down %+v", *batch.Loss, *dup.Loss, sum.PDCP["down"])
-	// Too little loss, or more duplicates than datagrams, is emu's: the
-	// machine can only add loss (a late reader), which also leaves fewer
-	// copies to discard.
-	var missed []string
-	if *batch.Loss < 0.02 {
-		t.Errorf("batch flow loss %.4f, want about 0.05 (≥ 0.02)", *batch.Loss)
-	} else if *batch.Loss > 0.09 {
-		missed = append(missed, fmt.Sprintf("batch flow loss %.4f, want about 0.05 (≤ 0.09)", *batch.Loss))
-	}
-	if *dup.Loss > 0.012 {
-		missed = append(missed, fmt.Sprintf("duplicated flow loss %.4f, want about 0.0025 (≤ 0.012)", *dup.Loss))
-	}
-	if d := sum.PDCP["down"]; d.DuplicatesDiscarded > 1000 {
-		t.Errorf("%d duplicates discarded of 1000 datagrams", d.DuplicatesDiscarded)
-	} else if d.DuplicatesDiscarded < 800 {
-		missed = append(missed, fmt.Sprintf("%d duplicates discarded, want about 1000 × 0.95² (≥ 800)", d.DuplicatesDiscarded))
-	}
-	h.Check(t, missed)
+	return sum
 }

@@ -79,18 +79,17 @@ func startIn(t *testing.T, ns *emutest.NetNS, iface string, snaplen int) (*Captu
 	return c, path
 }
 
-// TestCaptureUDP sends a known number of datagrams over a veth, captures
+// captureUDP sends a known number of datagrams over a veth, captures
 // both ends, and checks with tshark: every datagram is in both files once,
 // with the right direction, a sender-side timestamp between the send
-// call's start and end, and a receiver-side one no earlier and at most a
-// few milliseconds later; the files hold exactly the packets Stats counts.
+// call's start and end, and a receiver-side one no earlier; the files hold
+// exactly the packets Stats counts. It returns how much later than the
+// sender's the latest receiver-side stamp was.
 //
-// The ring holds every packet of this test (32 MiB), so a drop is a reader
-// that fell behind, and a late receive stamp a softirq that waited: both
-// go through the watch.
-func TestCaptureUDP(t *testing.T) {
-	requireTshark(t)
-	h := emutest.Exclusive(t)
+// The ring holds every packet of this test (32 MiB; a block retires
+// 10 ms after its first packet, so 32 blocks are over 300 ms of a reader
+// that does not read), so a drop is a fault on any machine.
+func captureUDP(t *testing.T) (worst time.Duration) {
 	a, b := pair(t)
 	const n, port = 2000, 9999
 	dst := netip.MustParseAddrPort(fmt.Sprintf("192.168.91.2:%d", port))
@@ -132,7 +131,7 @@ func TestCaptureUDP(t *testing.T) {
 		cap  string
 	}{{"va", pa, sa, "0x00000002", "128"}, {"vb", pb, sb, "0x00000001", "242"}} {
 		if side.st.Dropped != 0 {
-			h.Fatalf(t, "%s: the kernel dropped %d packets (ring full: the capture's reader fell behind), want none", side.name, side.st.Dropped)
+			t.Fatalf("%s: the kernel dropped %d packets (ring full: the capture's reader fell behind), want none", side.name, side.st.Dropped)
 		}
 		all := tsharkFields(t, side.path, "", nil, "frame.number")
 		if uint64(len(all)) != side.st.Packets || side.st.Received != side.st.Packets {
@@ -162,11 +161,35 @@ func TestCaptureUDP(t *testing.T) {
 			case "vb":
 				if d := ts - sent[i][0]; d < 0 {
 					t.Fatalf("vb: packet %d stamped %v before va", i, time.Duration(-d))
-				} else if d > int64(20*time.Millisecond) {
-					h.Fatalf(t, "vb: packet %d stamped %v after va, want at most 20ms", i, time.Duration(d))
+				} else {
+					worst = max(worst, time.Duration(d))
 				}
 			}
 		}
+	}
+	t.Logf("vb stamped a packet at most %v after va", worst)
+	return worst
+}
+
+// TestCaptureUDP: captureUDP, with receive stamps within 200 ms of the
+// sender's, ten times what a softirq that waited makes of the few
+// microseconds a veth takes.
+func TestCaptureUDP(t *testing.T) {
+	requireTshark(t)
+	emutest.Exclusive(t) // 2000 datagrams as fast as they go
+	if worst := captureUDP(t); worst > 200*time.Millisecond {
+		t.Errorf("vb stamped a packet %v after va, want at most 200ms", worst)
+	}
+}
+
+// TestFidelityCaptureUDP: captureUDP, with receive stamps within 20 ms of
+// the sender's. A late receive stamp is a softirq that waited, which a
+// busy host makes happen: a miss goes through the watch.
+func TestFidelityCaptureUDP(t *testing.T) {
+	requireTshark(t)
+	h := emutest.Fidelity(t)
+	if worst := captureUDP(t); worst > 20*time.Millisecond {
+		h.Errorf(t, "vb stamped a packet %v after va, want at most 20ms", worst)
 	}
 }
 
@@ -226,7 +249,7 @@ func epochNanos(t *testing.T, s string) int64 {
 // a gap, repeating only what the sender retransmitted.
 func TestCaptureGSO(t *testing.T) {
 	requireTshark(t)
-	h := emutest.Exclusive(t) // a drop is a reader behind a burst: the watch's
+	emutest.Exclusive(t) // a bulk transfer
 	a, b := pair(t)
 	ca, pa := startIn(t, a, "va", MaxSnaplen)
 	cb, pb := startIn(t, b, "vb", 96)
@@ -287,7 +310,7 @@ func TestCaptureGSO(t *testing.T) {
 		st         Stats
 	}{{"va", pa, sa}, {"vb", pb, sb}} {
 		if side.st.Dropped != 0 {
-			h.Fatalf(t, "%s: the kernel dropped %d packets (ring full: the capture's reader fell behind), want none", side.name, side.st.Dropped)
+			t.Fatalf("%s: the kernel dropped %d packets (ring full: the capture's reader fell behind), want none", side.name, side.st.Dropped)
 		}
 		udp := tsharkFields(t, side.path, "udp.dstport==9998", nil, "udp.length", "ip.len")
 		if len(udp) != udpSegs {
@@ -381,7 +404,6 @@ func TestPacketAllocs(t *testing.T) {
 // were counted and never written.
 func TestCaptureStopsCounting(t *testing.T) {
 	requireTshark(t)
-	h := emutest.Exclusive(t) // a drop is a reader that fell behind: the watch's
 	a, b := pair(t)
 	dst := netip.MustParseAddrPort("192.168.91.2:9998")
 	_, tx := udpPair(t, a, b, dst)
@@ -411,7 +433,7 @@ func TestCaptureStopsCounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	if st.Dropped != 0 {
-		h.Fatalf(t, "the kernel dropped %d packets (ring full: the capture's reader fell behind), want none", st.Dropped)
+		t.Fatalf("the kernel dropped %d packets (ring full: the capture's reader fell behind), want none", st.Dropped)
 	}
 	got := tsharkFields(t, path, "", nil, "frame.number")
 	t.Logf("sent %d, stats %+v, tshark reads %d", n, st, len(got))

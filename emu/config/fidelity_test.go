@@ -8,7 +8,7 @@ import (
 	"github.com/dc-emu/emu/emu/fidelity"
 )
 
-func TestFidelityDefaultsAndKeys(t *testing.T) {
+func TestVerdictLimitsDefaultsAndKeys(t *testing.T) {
 	c, err := Resolve("throughput", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestFidelityDefaultsAndKeys(t *testing.T) {
 	}
 }
 
-func TestFidelityValidationNamesTheKey(t *testing.T) {
+func TestVerdictLimitsValidationNamesTheKey(t *testing.T) {
 	for _, tc := range []struct{ set, key string }{
 		{"fidelity.late_max=0", "fidelity.late_max"},
 		{"fidelity.late_frac=0%", "fidelity.late_frac"},

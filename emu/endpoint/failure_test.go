@@ -16,7 +16,6 @@ import (
 // TestHandshakeTimeout dials a UDP port nobody listens on: the download
 // must fail with a clear reason within the handshake timeout.
 func TestHandshakeTimeout(t *testing.T) {
-	h := emutest.Exclusive(t)
 	_, cert, _ := testCert(t)
 	port, err := freeUDPPort(netip.MustParseAddr("127.0.0.1"))
 	if err != nil {
@@ -37,12 +36,13 @@ func TestHandshakeTimeout(t *testing.T) {
 				t.Fatalf("err = %v, want a handshake timeout", err)
 			}
 			// Early is emu's fault on any machine; late can be the machine's
-			// (the timer's goroutine waits for a CPU).
+			// (the timer's goroutine waits for a CPU), but not five times
+			// the timeout.
 			if took < timeout-100*time.Millisecond {
 				t.Errorf("failed after %v with a %v handshake timeout, want at least %v", took, timeout, timeout-100*time.Millisecond)
 			}
-			if took > timeout+2500*time.Millisecond {
-				h.Errorf(t, "failed after %v with a %v handshake timeout, want at most %v", took, timeout, timeout+2500*time.Millisecond)
+			if took > 5*timeout {
+				t.Errorf("failed after %v with a %v handshake timeout, want at most %v", took, timeout, 5*timeout)
 			}
 			if r.Complete || r.Bytes != 0 {
 				t.Errorf("result %+v", r)
@@ -72,7 +72,7 @@ func TestConnectionRefused(t *testing.T) {
 // or after its idle timeout when the closing packet was lost (a QUIC
 // client receiving at full speed on a loaded machine can drop it).
 func TestServerStopsMidDownload(t *testing.T) {
-	h := emutest.Exclusive(t) // saturates loopback, and times the client
+	emutest.Exclusive(t) // saturates loopback
 	for _, proto := range []Proto{ProtoQUIC, ProtoTCP} {
 		t.Run(string(proto), func(t *testing.T) {
 			_, cert, key := testCert(t)
@@ -97,7 +97,7 @@ func TestServerStopsMidDownload(t *testing.T) {
 			case err := <-done:
 				t.Fatalf("download ended before the server stopped: %v", err)
 			case <-time.After(10 * time.Second):
-				h.Fatalf(t, "no data within 10 s")
+				t.Fatalf("no data within 10 s")
 			}
 			stopped := time.Now()
 			if err := srv.stop(); err != nil {
@@ -112,8 +112,8 @@ func TestServerStopsMidDownload(t *testing.T) {
 					t.Errorf("result %+v", r)
 				}
 				t.Logf("%s: failed %v after the server stopped: %v", proto, time.Since(stopped).Round(time.Millisecond), err)
-			case <-time.After(10 * time.Second):
-				h.Fatalf(t, "client still downloading 10 s after the server stopped (idle timeout 5 s)")
+			case <-time.After(25 * time.Second):
+				t.Fatalf("client still downloading 25 s after the server stopped (idle timeout 5 s)")
 			}
 		})
 	}
@@ -126,7 +126,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // interrupted, and leave a complete qlog (the ngtcp2 client's too, which
 // gets SIGINT).
 func TestClientInterrupted(t *testing.T) {
-	h := emutest.Exclusive(t) // saturates loopback, and times the client
+	emutest.Exclusive(t) // saturates loopback
 	for _, impl := range []Impl{ImplQuicGo, ImplNgtcp2} {
 		t.Run(string(impl), func(t *testing.T) {
 			if impl == ImplNgtcp2 {
@@ -149,7 +149,7 @@ func TestClientInterrupted(t *testing.T) {
 				t.Fatalf("no data before the download ended: %v", err)
 			}
 			if took := time.Since(cancelled); took > 4*time.Second {
-				h.Errorf(t, "download returned %v after its cancellation, want at most 4s", took)
+				t.Errorf("download returned %v after its cancellation, want at most 4s", took)
 			}
 			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
 				t.Errorf("err = %v, want interrupted", err)

@@ -114,7 +114,7 @@ func TestCaptureDecrypt(t *testing.T) {
 	if _, err := exec.LookPath("tshark"); err != nil {
 		t.Skip("tshark not installed (Debian package tshark; CI installs it): decryption is checked with it")
 	}
-	h := emutest.Exclusive(t)
+	emutest.Exclusive(t) // saturates the CPUs for the download
 	for _, proto := range []Proto{ProtoQUIC, ProtoTCP} {
 		t.Run(string(proto), func(t *testing.T) {
 			srvNS, cliNS, dir, cert, key := obsPair(t)
@@ -159,9 +159,9 @@ func TestCaptureDecrypt(t *testing.T) {
 			}
 			t.Logf("%s: %.0f Mbit/s; server capture %+v, client capture %+v", proto, done.GoodputMbps, sst, cst)
 
-			checkOWD(t, h, ccfg.OWDLog, done.OWD, true, n, DefaultStampInterval)
+			checkOWD(t, ccfg.OWDLog, done.OWD, true, n, DefaultStampInterval)
 			if done.OWD.P50 > 50 {
-				h.Errorf(t, "p50 one-way delay %.3f ms over a bare veth, want at most 50 ms", done.OWD.P50)
+				t.Errorf("p50 one-way delay %.3f ms over a bare veth, want at most 50 ms", done.OWD.P50)
 			}
 
 			// Wireshark 4.0 does not reassemble HTTP/3 DATA frames that
@@ -256,7 +256,7 @@ func dropInput(t *testing.T, ns *emutest.NetNS, percent uint32) {
 // server did retransmit, and the delays of retransmitted stamps show in
 // the tail.
 func TestOWDUnderLoss(t *testing.T) {
-	h := emutest.Exclusive(t)
+	emutest.Exclusive(t) // saturates the CPUs for the download
 	for _, proto := range []Proto{ProtoQUIC, ProtoTCP} {
 		t.Run(string(proto), func(t *testing.T) {
 			srvNS, cliNS, dir, cert, key := obsPair(t)
@@ -282,7 +282,7 @@ func TestOWDUnderLoss(t *testing.T) {
 			if code := srv.wait(t, 10*time.Second); code != 0 {
 				t.Fatalf("server exit %d", code)
 			}
-			checkOWD(t, h, ccfg.OWDLog, done.OWD, true, n, DefaultStampInterval)
+			checkOWD(t, ccfg.OWDLog, done.OWD, true, n, DefaultStampInterval)
 			var lost int64
 			switch proto {
 			case ProtoQUIC:

@@ -33,7 +33,7 @@ func readTCPInfoLog(t *testing.T, path string) []results.TCPInfoRow {
 // every 10 ms for as long as it lives, and the last row (taken as the
 // connection closes) accounts for every byte the client received.
 func TestTCPInfoLogOfADownload(t *testing.T) {
-	h := emutest.Exclusive(t)
+	emutest.Exclusive(t) // saturates loopback
 	dir, cert, key := testCert(t)
 	logPath := filepath.Join(dir, "tcpinfo.csv")
 	t0 := time.Now()
@@ -52,9 +52,9 @@ func TestTCPInfoLogOfADownload(t *testing.T) {
 	last := rows[len(rows)-1]
 	t.Logf("%d rows over %.3f s; last: %+v", len(rows), last.T-rows[0].T, last)
 	// The number of rows is the sampler's ticker's, which a busy machine
-	// delays: a miss goes through the watch.
-	if n := int(r.Seconds / DefaultTCPInfoInterval.Seconds()); len(rows) < n/2 || len(rows) > 3*n+3 {
-		h.Errorf(t, "%d samples for a %.3f s download at %v, want %d to %d", len(rows), r.Seconds, DefaultTCPInfoInterval, n/2, 3*n+3)
+	// delays, but not to a tenth of its ticks.
+	if n := int(r.Seconds / DefaultTCPInfoInterval.Seconds()); len(rows) < n/10 || len(rows) > 3*n+3 {
+		t.Errorf("%d samples for a %.3f s download at %v, want %d to %d", len(rows), r.Seconds, DefaultTCPInfoInterval, n/10, 3*n+3)
 	}
 	for i, row := range rows {
 		if row.Subflow != 0 || row.CC != acc.CC || row.CC != "reno" || row.Remote.String() == "" ||
@@ -86,11 +86,12 @@ func TestTCPInfoLogOfADownload(t *testing.T) {
 	}
 }
 
-// TestTCPInfoSamplerCost measures what sampling costs: the CPU time of this
-// process over an idle connection sampled every 10 ms, per second and per
-// sample.
-func TestTCPInfoSamplerCost(t *testing.T) {
-	h := emutest.Exclusive(t)
+// TestFidelityTCPInfoSamplerCost measures what sampling costs: the CPU
+// time of this process over an idle connection sampled every 10 ms, per
+// second and per sample. That the sampler samples is
+// TestTCPInfoLogOfADownload's.
+func TestFidelityTCPInfoSamplerCost(t *testing.T) {
+	h := emutest.Fidelity(t)
 	dir, cert, key := testCert(t)
 	srv := startServer(t, ServerConfig{Proto: ProtoTCP, Listen: "127.0.0.1:0", CertFile: cert, KeyFile: key,
 		TCPInfoLog: filepath.Join(dir, "idle.csv")})

@@ -50,7 +50,7 @@ type Thresholds struct {
 	// RateTolerance bounds a saturated rate limiter's delivered rate
 	// against its configured rate: degraded outside 1 ± RateTolerance
 	// (key rate_tolerance, 3 %). HTB delivered 1.000 of the rate over
-	// 5 s saturated here (linkstats' TestQueueDelayOnRealHTB) and within
+	// 5 s saturated here (linkstats' TestFidelityQueueDelayOnRealHTB) and within
 	// 0.25 % up to 1 Gbit/s (design.md); the tolerance leaves room for the
 	// class's burst allowance at the start of each saturated stretch.
 	RateTolerance float64
@@ -110,7 +110,7 @@ type Thresholds struct {
 	// (quic-go, emu run): default runs (DC over 2 × StaticA, 15 Mbit/s)
 	// 53–58 % for the server, 16–55 % for the client — the delay lines'
 	// real-time threads preempt the endpoints at every packet; two runs
-	// at once (TestRunsSideBySide) 75–79 %, with the same goodput as
+	// at once (TestFidelityRunsSideBySide) 75–79 %, with the same goodput as
 	// alone (35.0 and 35.5 Mbit/s alone, 35.2 and 34.7 together); one
 	// 1 Gbit/s run alone 64 % and 23–46 % (121–132 Mbit/s: the host's
 	// limit, not flagged); four such runs at once 90.6–92 % and 54–92 %

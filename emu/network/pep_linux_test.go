@@ -2,6 +2,7 @@ package network
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/netip"
@@ -16,21 +17,25 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-// TestPEPSplitsTCPTransparently: with pep.enabled, a TCP download from
-// the server to the link1 client over a 100 ms one-way link is split in
-// gws. Neither end knows: the server accepts a connection from the
-// client's address and the client is connected to the server's. The
-// server's connection is the short one (its RTT well under the link's
-// 200 ms), the PEP counts one connection and every byte; and UDP, as QUIC
-// would, passes the gateway untouched (an echo over the link takes the
-// link's round trip, and the PEP sees no connection).
-//
-// A round trip above the link's, or counters that do not settle in time,
-// can be the machine's (a busy host delays the delay line's and the PEP's
-// threads): those misses go through the watch. One below the link's, or
-// the unsplit connection's 200 ms, is emu's on any machine.
-func TestPEPSplitsTCPTransparently(t *testing.T) {
-	h := emutest.Exclusive(t)
+// pepSplit is what pepSplits measured of a split.
+type pepSplit struct {
+	srtt    time.Duration   // the server's connection's
+	minRTT  float64         // the PEP's satellite side's, ms
+	settled time.Duration   // until the PEP's counters showed the split, after it ended
+	udpRTTs []time.Duration // an echo over the link
+}
+
+// pepSplits: with pep.enabled, a TCP download from the server to the
+// link1 client over a 100 ms one-way link is split in gws. Neither end
+// knows: the server accepts a connection from the client's address and
+// the client is connected to the server's. The server's connection is
+// the short one (its RTT under the link's 200 ms), the PEP counts one
+// connection and every byte (within settle, or the test fails), its
+// satellite side's RTT is no less than the link's; and UDP, as QUIC
+// would, passes the gateway untouched (an echo over the link takes at
+// least the link's round trip, and the PEP sees no connection). What it
+// returns, how close to the link's each figure is, the callers judge.
+func pepSplits(t *testing.T, settle time.Duration) pepSplit {
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp",
 		"link1.delay=100ms", "pep.enabled=true", "pep.initcwnd=40")
 	srv, cli1 := pepEnds(t, em)
@@ -85,31 +90,27 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 	if a.remote != client {
 		t.Errorf("the server accepted a connection from %v, want the client %v", a.remote, client)
 	}
-	switch {
-	case a.srtt <= 0 || a.srtt >= 190*time.Millisecond:
+	if a.srtt <= 0 || a.srtt >= 190*time.Millisecond {
 		t.Errorf("the server's connection has sRTT %v: not split (the link's RTT is 200 ms)", a.srtt)
-	case a.srtt > 50*time.Millisecond:
-		h.Errorf(t, "the server's connection has sRTT %v, want at most 50 ms for a split (the link's RTT is 200 ms)", a.srtt)
 	}
+	r := pepSplit{srtt: a.srtt}
 	// The PEP's counters settle when its split ends.
 	var conns, down uint64
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	ended := time.Now()
+	for deadline := ended.Add(settle); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		pc := em.PEP()
 		if conns, down = pc.Connections, pc.BytesDown; conns == 1 && down == size {
-			if s := pc.Conns[0].MinRTTMs; s < 190 {
-				t.Errorf("the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at least 190)", s)
-			} else if s > 260 {
-				h.Errorf(t, "the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at most 260)", s)
+			r.settled, r.minRTT = time.Since(ended), pc.Conns[0].MinRTTMs
+			if r.minRTT < 190 {
+				t.Errorf("the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at least 190)", r.minRTT)
 			}
 			break
 		}
 	}
-	if conns > 1 || down > size {
-		t.Errorf("PEP: %d connections, %d bytes down; want 1 and %d", conns, down, size)
-	} else if conns != 1 || down != size {
-		h.Errorf(t, "PEP: %d connections, %d bytes down 5 s after the split ended; want 1 and %d", conns, down, size)
+	if conns != 1 || down != size {
+		t.Fatalf("PEP: %d connections, %d bytes down %v after the split ended; want 1 and %d", conns, down, settle, size)
 	}
-	t.Logf("server sRTT %v; PEP %+v", a.srtt, em.PEP())
+	t.Logf("server sRTT %v; PEP %+v, settled after %v", a.srtt, em.PEP(), r.settled)
 
 	rtts, lost, err := em.Ping(context.Background(), "cli1", "srv", 5, 20*time.Millisecond)
 	if err != nil || len(rtts) == 0 {
@@ -120,12 +121,54 @@ func TestPEPSplitsTCPTransparently(t *testing.T) {
 			t.Errorf("UDP round trip %v, want the link's 200 ms", r)
 		}
 	}
-	if worst := slices.Max(rtts); worst > 260*time.Millisecond {
-		h.Errorf(t, "UDP round trip %v, want the link's 200 ms (at most 260)", worst)
-	}
 	if pc := em.PEP(); pc.Connections != 1 || pc.Failed != 0 {
 		t.Errorf("PEP after UDP: %+v, want the one TCP connection", pc)
 	}
+	r.udpRTTs = rtts
+	return r
+}
+
+// TestPEPSplitsTCPTransparently: a PEP splits a TCP connection, and
+// neither end knows (pepSplits). Its figures are within what no load
+// moves: the server's RTT under the link's (the split), the PEP's and
+// UDP's round trips within five times the link's, its counters settled
+// within 25 s.
+func TestPEPSplitsTCPTransparently(t *testing.T) {
+	r := pepSplits(t, 25*time.Second)
+	if r.minRTT > 1000 {
+		t.Errorf("the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at most five times it)", r.minRTT)
+	}
+	if worst := slices.Max(r.udpRTTs); worst > time.Second {
+		t.Errorf("UDP round trip %v, want the link's 200 ms (at most five times it)", worst)
+	}
+}
+
+// TestFidelityPEPSplitsTCPTransparently: in a split (pepSplits) the
+// server's connection has an RTT of at most 50 ms, the PEP's satellite
+// side and UDP's round trips are within 60 ms of the link's 200, and the
+// PEP's counters settle within 5 s. A round trip above the link's, or
+// counters that do not settle in time, can be the machine's (a busy host
+// delays the delay line's and the PEP's threads): those misses go
+// through the watch. One below the link's, or the unsplit connection's
+// 200 ms, is emu's on any machine (pepSplits).
+func TestFidelityPEPSplitsTCPTransparently(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	r := pepSplits(t, 25*time.Second)
+	var missed []string
+	if r.srtt > 50*time.Millisecond {
+		missed = append(missed, fmt.Sprintf("the server's connection has sRTT %v, want at most 50 ms for a split (the link's RTT is 200 ms)", r.srtt))
+	}
+	if r.minRTT > 260 {
+		missed = append(missed, fmt.Sprintf("the PEP's satellite side has min RTT %.1f ms, want the link's 200 (at most 260)", r.minRTT))
+	}
+	if r.settled > 5*time.Second {
+		missed = append(missed, fmt.Sprintf("the PEP's counters settled %v after the split ended, want at most 5 s", r.settled))
+	}
+	if worst := slices.Max(r.udpRTTs); worst > 260*time.Millisecond {
+		missed = append(missed, fmt.Sprintf("UDP round trip %v, want the link's 200 ms (at most 260)", worst))
+	}
+	h.Check(t, missed)
 }
 
 // pepEnds are the namespaces at the two ends of a PEP split over link1:
@@ -145,9 +188,10 @@ func pepEnds(t *testing.T, em *Emulation) (srv, cli1 *topo.NodeNS) {
 
 // TestPEPCloseWithServerSilent: a connection the PEP split while the
 // server does not answer (its link down, so the PEP's SYNs go unanswered)
-// does not hold Close for the kernel's SYN retries.
+// does not hold Close for the kernel's SYN retries (a minute and more):
+// Close returns within 15 s, five times what it was held to before the
+// tiers (3 s).
 func TestPEPCloseWithServerSilent(t *testing.T) {
-	h := emutest.Exclusive(t) // times Close
 	em := startEmulation(t, "link.jitter=0", "dc.enabled=false", "flows.0.path=link1", "flow.proto=tcp", "pep.enabled=true")
 	srv, cli1 := pepEnds(t, em)
 	links, err := srv.Handle.LinkList()
@@ -170,8 +214,8 @@ func TestPEPCloseWithServerSilent(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // the PEP is dialling the server
 	start := time.Now()
 	em.Close()
-	if took := time.Since(start); took > 3*time.Second {
-		h.Errorf(t, "Close took %v with a split waiting for the server, want at most 3s", took)
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("Close took %v with a split waiting for the server, want at most 15s", took)
 	}
 	if p := em.PEP(); p.Connections != 0 || p.Failed != 1 {
 		t.Errorf("pep counters %+v, want one failed split", p)

@@ -1,7 +1,6 @@
 package record_test
 
 import (
-	"flag"
 	"fmt"
 	"testing"
 	"time"
@@ -11,19 +10,14 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-// recordLimit runs TestRecorderLimit: it takes minutes and is a
-// measurement, not a check (go test ./emu/record -run Limit -record-limit).
-var recordLimit = flag.Bool("record-limit", false, "measure the highest rate emu record records faithfully here")
-
-// TestRecorderLimit records link1 held at constant rates, 5 ms each way,
-// and reports the recorded mean against the rate: where it falls off is
-// the recorder's own limit on this machine (docs/record.md).
-func TestRecorderLimit(t *testing.T) {
-	if !*recordLimit {
-		t.Skip("a measurement: -record-limit runs it")
-	}
+// TestFidelityLongRecorderLimit records link1 held at constant rates, 5 ms
+// each way, and reports the recorded mean against the rate: where it falls
+// off is the recorder's own limit on this machine (docs/record.md). It is
+// a measurement, not a check, and takes about a minute
+// (scripts/fidelity-long ./emu/record).
+func TestFidelityLongRecorderLimit(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
+	emutest.FidelityLong(t)
 	for _, mbit := range []int{100, 200, 300, 400, 600} {
 		em := start(t, "dc.enabled=false", "flow.path=link1", "trace.up=false", "link1.down.rate="+fmt.Sprint(mbit)+"mbit", "link1.up.rate=20mbit", "link1.delay=5ms")
 		rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, 5*time.Second)

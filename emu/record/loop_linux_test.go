@@ -23,8 +23,13 @@ import (
 	"github.com/dc-emu/emu/tracefmt"
 )
 
-// recordFor is how long the loop tests record.
-const recordFor = 15 * time.Second
+// recordFor is how long the loop tests record: long enough in tier 1 for
+// a recording's mean rate, in tier 2 for its correlation per second with
+// the original.
+const (
+	recordFor         = 5 * time.Second
+	recordForFidelity = 10 * time.Second
+)
 
 // original writes a known trace of n seconds to dir: the rate changes
 // every second (seeded), the delay every 4 s, the loss every 5 s, and the
@@ -204,10 +209,18 @@ func pearson(a, b []float64) float64 {
 	return sab / math.Sqrt(saa*sbb)
 }
 
-// check applies the bars.
-func (c compared) check(t *testing.T, h *emutest.HostWatch, what string) {
+// checkLoose applies what no load moves: the mean rates within 30 % of
+// the original's (ten times the 3 %), the delay's median error
+// within 10 ms (ten times its 1 ms).
+func (c compared) checkLoose(t *testing.T, what string) {
 	t.Helper()
-	h.Check(t, c.missed(t, what))
+	t.Logf("%s: down mean %+.2f %%, up mean %+.2f %%; delay MAE %.3f / %.3f ms", what, 100*c.meanErr, 100*c.upMeanErr, c.delayMAE, c.upDelayMAE)
+	if math.Abs(c.meanErr) > 0.3 || math.Abs(c.upMeanErr) > 0.3 {
+		t.Errorf("%s: mean rate off by %.2f / %.2f %%, want ≤ 30 %%", what, 100*c.meanErr, 100*c.upMeanErr)
+	}
+	if c.delayMAE > 10 || c.upDelayMAE > 10 {
+		t.Errorf("%s: one-way delay median absolute error %.3f / %.3f ms, want ≤ 10 ms", what, c.delayMAE, c.upDelayMAE)
+	}
 }
 
 // missed logs the comparison and returns where it missed the issue's
@@ -234,17 +247,14 @@ func (c compared) missed(t *testing.T, what string) []string {
 	return missed
 }
 
-// TestRecordOnePath records link1 replaying a known trace (rate, delay
-// and loss changing, both directions) and compares the recording with
-// the trace.
-func TestRecordOnePath(t *testing.T) {
-	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
-	h := emutest.WatchHost(t)
+// recordOnePath records link1 for d replaying a known trace (rate, delay
+// and loss changing, both directions), checks that the recording is
+// written and parses, and compares it with the trace.
+func recordOnePath(t *testing.T, d time.Duration) compared {
 	dir := t.TempDir()
 	path, _ := original(t, dir, "orig.csv", 1, 40, nil)
 	em := start(t, "link1.trace="+path, "dc.enabled=false", "flow.path=link1")
-	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, recordFor)
+	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, d)
 	files, err := record.WriteFiles(rec, filepath.Join(dir, "rec"), []string{"test"})
 	if k := os.Getenv("EMU_RECORD_KEEP"); k != "" {
 		record.WriteFiles(rec, k, nil)
@@ -267,45 +277,38 @@ func TestRecordOnePath(t *testing.T) {
 	c := compare(t, orig, back, at)
 	t.Logf("down: recorded %.1f, original %.1f", c.perSecond, c.origSecond)
 	t.Logf("up: recorded %.1f, original %.1f", c.upSecond, c.origUp)
-	c.check(t, h, "link1")
+	return c
 }
 
-// TestRecordingDownloadsLikeTheOriginal records link1 replaying a known
-// trace and runs a TCP and a quic-go download over the original, from
-// where the recording began, and over the recording: goodput within 5 %,
-// RTT p95 within 10 % (quic-go's within 20 %). The trace is the loop
-// tests' with two changes, each for what one download over one stretch
-// of trace can show:
+// TestRecordOnePath: a recording of link1 replaying a known trace
+// parses, and its rates and delays are the trace's within what no load
+// moves (recordOnePath, checkLoose).
+func TestRecordOnePath(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t) // the recorder's streams load both cores
+	recordOnePath(t, recordFor).checkLoose(t, "link1")
+}
+
+// TestFidelityRecordOnePath: a recording of link1 replaying a known
+// trace matches it within the bars (compared.missed).
+func TestFidelityRecordOnePath(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	h.Witness(t)
+	h.Check(t, recordOnePath(t, recordForFidelity).missed(t, "link1"))
+}
+
+// downloadTrace writes the trace the downloads over a recording run on to
+// dir and returns its path and the trace: the loop tests' with two
+// changes, each for what one download over one stretch of trace can show:
 //   - no loss: with random loss two downloads over one trace differ by
 //     more than the bar;
-//   - the downlink rate within ±20 % of 40 Mbit/s, not 0.4-2 times it:
-//     over the wide one, CUBIC's RTT p95 (the queue in the slowest
-//     second) took one of two values from one download to the next over
-//     the same trace and offset (126-127 or 147 ms).
-//
-// The delay still steps 20-40 ms every 4 s, and where a step falls
-// moves a download's goodput by more than the bar (37.2 Mbit/s over the
-// original, 31.7 over a recording whose delays were moved 150 ms
-// earlier): TestRecordingPlacesDelaySteps holds the recorder to placing
-// them. Three runs: TCP goodput within 0.6-2.4 % and RTT p95 within
-// 0.5-2.7 %, quic-go within 0.1-2.3 % and 0.5-4.4 %.
-//
-// A recording that misses is recorded again, once, and the test fails
-// only when the second misses too. In a fresh-clone CI run (327bd15) on
-// a host measured quiet both downloads over one recording read low (TCP
-// −22.8 %, quic-go −33.7 %) while the original's pairs, downloaded
-// between them, agreed within 0.1 and 3.6 %; twelve recordings of this
-// trace here since were within 0.2-0.6 % of its mean rate (per second
-// ≥ 0.95 of it, delay error 0.06-0.09 ms), and three tests passed within
-// 0.6 %. That recording was not kept, so an attempt that misses logs
-// its recording against the original second by second.
-func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
-	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
-	h := emutest.WatchHost(t)
-	dir := t.TempDir()
-	const base = 40
-	path, _ := original(t, dir, "orig.csv", 5, base, nil)
+//   - the downlink rate within ±20 % of 40 Mbit/s (downloadBase), not
+//     0.4-2 times it: over the wide one, CUBIC's RTT p95 (the queue in
+//     the slowest second) took one of two values from one download to
+//     the next over the same trace and offset (126-127 or 147 ms).
+func downloadTrace(t *testing.T, dir string) (string, *tracefmt.Trace) {
+	path, _ := original(t, dir, "orig.csv", 5, downloadBase, nil)
 	orig, err := tracefmt.ReadFile(path, tracefmt.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -313,8 +316,8 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 	for i := range orig.Steps {
 		s := &orig.Steps[i]
 		s.Loss = 0
-		draw := (s.Down/(base*1e6) - 0.4) / 1.6 // original's draw, in [0, 1)
-		s.Down = base * 1e6 * (0.8 + 0.4*draw)
+		draw := (s.Down/(downloadBase*1e6) - 0.4) / 1.6 // original's draw, in [0, 1)
+		s.Down = downloadBase * 1e6 * (0.8 + 0.4*draw)
 	}
 	var b strings.Builder
 	if err := tracefmt.WriteCSV(&b, orig); err != nil {
@@ -323,27 +326,84 @@ func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var missed []string
-	for attempt := 1; attempt <= 2; attempt++ {
-		missed = downloadsOverARecording(t, dir, path, orig)
-		if len(missed) == 0 {
-			return
-		}
-		if attempt == 1 {
-			t.Logf("attempt 1 missed (%s): recording again", strings.Join(missed, "; "))
-			h.Reset() // the second attempt's host is the one that counts
-		}
+	return path, orig
+}
+
+// downloadBase is downloadTrace's downlink rate, Mbit/s, ±20 %.
+const downloadBase = 40
+
+// TestRecordingDownloadsLikeTheOriginal: a recording of link1 replaying
+// downloadTrace replays as a link's trace, and a TCP download over it
+// carries over a fifth of the trace's slowest rate.
+func TestRecordingDownloadsLikeTheOriginal(t *testing.T) {
+	emutest.RequireRoot(t)
+	emutest.Exclusive(t) // the recorder's streams, then a download, load both cores
+	dir := t.TempDir()
+	path, _ := downloadTrace(t, dir)
+	em := start(t, "link1.trace="+path, "dc.enabled=false", "flow.path=link1")
+	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, recordFor)
+	em.Close()
+	recPath := filepath.Join(dir, "rec")
+	if _, err := record.WriteFiles(rec, recPath, []string{"test"}); err != nil {
+		t.Fatal(err)
 	}
-	h.Check(t, missed)
+	const window = 3 * time.Second
+	f := download(t, "tcp", downloadAt, window, "link1.trace="+recPath+".csv")
+	t.Logf("tcp over the recording: %.2f Mbit/s, RTT p95 %.1f ms", f.GoodputMbps, f.RTTMs.P95)
+	if low := 0.8 * downloadBase / 5; f.GoodputMbps < low {
+		t.Errorf("tcp over the recording: %.2f Mbit/s, want at least %.1f (a fifth of the trace's slowest rate)", f.GoodputMbps, low)
+	}
+}
+
+// TestFidelityRecordingDownloadsLikeTheOriginal records link1 replaying
+// downloadTrace and runs downloads over the original, from where the
+// recording began, and over the recording: goodput within 5 %, RTT p95
+// within 10 %, over TCP for 4 s. TestFidelityLongRecordingDownloadsLikeTheOriginal
+// is its long form, by hand: TCP and quic-go (RTT p95 within 20 %), 10 s.
+//
+// The delay still steps 20-40 ms every 4 s, and where a step falls
+// moves a download's goodput by more than the bar (37.2 Mbit/s over the
+// original, 31.7 over a recording whose delays were moved 150 ms
+// earlier): TestRecordingPlacesDelaySteps holds the recorder to placing
+// them. Three runs of the long form: TCP goodput within 0.6-2.4 % and
+// RTT p95 within 0.5-2.7 %, quic-go within 0.1-2.3 % and 0.5-4.4 %.
+//
+// In a fresh-clone CI run (327bd15) on a host measured quiet both
+// downloads over one recording read low (TCP −22.8 %, quic-go −33.7 %)
+// while the original's pairs, downloaded between them, agreed within 0.1
+// and 3.6 %; twelve recordings of this trace here since were within
+// 0.2-0.6 % of its mean rate (per second ≥ 0.95 of it, delay error
+// 0.06-0.09 ms), and three tests passed within 0.6 %. That recording was
+// not kept, so a recording that misses logs itself against the original
+// second by second.
+func TestFidelityRecordingDownloadsLikeTheOriginal(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	h.Witness(t)
+	dir := t.TempDir()
+	path, orig := downloadTrace(t, dir)
+	h.Check(t, downloadsOverARecording(t, dir, path, orig, []string{"tcp"}, 4*time.Second))
+}
+
+// TestFidelityLongRecordingDownloadsLikeTheOriginal is
+// TestFidelityRecordingDownloadsLikeTheOriginal over TCP and quic-go with
+// downloads of 10 s, about 2 minutes (scripts/fidelity-long).
+func TestFidelityLongRecordingDownloadsLikeTheOriginal(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.FidelityLong(t)
+	h.Witness(t)
+	dir := t.TempDir()
+	path, orig := downloadTrace(t, dir)
+	h.Check(t, downloadsOverARecording(t, dir, path, orig, []string{"tcp", "quic"}, 10*time.Second))
 }
 
 // downloadsOverARecording records link1 replaying the trace at path
-// (orig, as read) and downloads over the original from where the
-// recording began, twice, and over the recording: what it returns is
-// where the recording's downloads missed the bars.
-func downloadsOverARecording(t *testing.T, dir, path string, orig *tracefmt.Trace) []string {
+// (orig, as read) and downloads of window with each of protos over the
+// original from where the recording began, twice, and over the recording:
+// what it returns is where the recording's downloads missed the bars.
+func downloadsOverARecording(t *testing.T, dir, path string, orig *tracefmt.Trace, protos []string, window time.Duration) []string {
 	em := start(t, "link1.trace="+path, "dc.enabled=false", "flow.path=link1")
-	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, downloadAt+delayEvery+downloadFor+time.Second)
+	rec := recordIn(t, em, topo.ClientNode(topo.PathLink1), nil, downloadAt+delayEvery+window+time.Second)
 	at := rec.Started.Sub(em.Epoch)
 	from := downloadStart(at)
 	em.Close()
@@ -368,14 +428,14 @@ func downloadsOverARecording(t *testing.T, dir, path string, orig *tracefmt.Trac
 	// downloaded over twice, and the recording's figure must be within
 	// 5 %, or within that spread, of their mean.
 	var missed []string
-	for _, proto := range []string{"tcp", "quic"} {
+	for _, proto := range protos {
 		var got [3]results.FlowResult
 		for i, kv := range [][]string{
 			{"link1.trace=" + path, fmt.Sprintf("trace.offset=%dms", at.Milliseconds())},
 			{"link1.trace=" + path, fmt.Sprintf("trace.offset=%dms", at.Milliseconds())},
 			{"link1.trace=" + recPath + ".csv"},
 		} {
-			got[i] = download(t, proto, from, kv...)
+			got[i] = download(t, proto, from, window, kv...)
 		}
 		for _, m := range []struct {
 			name string
@@ -421,9 +481,6 @@ func downloadsOverARecording(t *testing.T, dir, path string, orig *tracefmt.Trac
 	return missed
 }
 
-// downloadFor is how long each downstream download runs.
-const downloadFor = 10 * time.Second
-
 // downloadAt is the earliest a download starts, after its emulation's:
 // the trace plays from the emulation's start, and a download that began
 // when its server was ready would begin as late as its processes took to
@@ -453,9 +510,9 @@ func downloadStart(at time.Duration) time.Duration {
 // as much as the queue's; the default 1000 would add up to 300 ms.
 const downloadQueue = "200p"
 
-// download runs one download of proto (TCP CUBIC, quic-go NewReno) over link1 configured by kv
-// and returns its result.
-func download(t *testing.T, proto string, from time.Duration, kv ...string) results.FlowResult {
+// download runs one download of proto (TCP CUBIC, quic-go NewReno) for
+// window from from over link1 configured by kv and returns its result.
+func download(t *testing.T, proto string, from, window time.Duration, kv ...string) results.FlowResult {
 	t.Helper()
 	cc := "cubic"
 	if proto == "quic" {
@@ -466,7 +523,7 @@ func download(t *testing.T, proto string, from time.Duration, kv ...string) resu
 	// clone) would cross another stretch of it.
 	bin := emuBin.Path(t)
 	em := start(t, append([]string{"dc.enabled=false", "flow.path=link1", "flow.proto=" + proto, "flow.cc=" + cc,
-		"flow.size=10GB", "flow.start=" + from.String(), "flow.duration=" + downloadFor.String(), "link.queue=" + downloadQueue}, kv...)...)
+		"flow.size=10GB", "flow.start=" + from.String(), "flow.duration=" + window.String(), "link.queue=" + downloadQueue}, kv...)...)
 	sum, err := emu.RunFlows(context.Background(), em, emu.RunOptions{Out: t.TempDir(), Binary: bin})
 	em.Close()
 	if err != nil {
@@ -478,54 +535,70 @@ func download(t *testing.T, proto string, from time.Duration, kv ...string) resu
 	return sum.Flows[0]
 }
 
+// twoPathTraces writes TestRecordTwoPaths's traces to dir: link1's and
+// link2's, whose rates share part of their draws. Half the one-path
+// test's rates each: with four streams at 40 and 30 Mbit/s through four
+// delay lines, this 2-core VM was 80 % busy (/proc/stat), the far end's
+// sender fell behind its pace in 44 % of the steps (its warning) and the
+// downlinks were recorded 5-10 % low: the sender measured, not the path.
+func twoPathTraces(t *testing.T, dir string) (p1, p2 string) {
+	p1, shared := original(t, dir, "orig1.csv", 3, 20, nil)
+	p2, _ = original(t, dir, "orig2.csv", 4, 15, shared)
+	return p1, p2
+}
+
 // TestRecordTwoPaths records link1 and link2 at once from the MPTCP
 // client (one address routed over each link), each replaying its own
-// known trace whose rates share part of their draws, and compares each
-// recording with its trace, and the two recordings' correlation with the
-// two traces'. A recording that misses is made once more: two paths load
-// this 2-core VM to about 80 %, and a fresh-clone CI run on a quiet
-// machine once read one downlink 3.49 % low with a correlation of 0.948
-// (11 runs here: −0.45 to −1.6 %, 0.994–0.999), while a fault of the
-// recorder's misses both times.
+// known trace: each path's recording is written and parses, and its rates
+// and delays are its trace's within what no load moves (checkLoose).
 func TestRecordTwoPaths(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.Exclusive(t)
-	h := emutest.WatchHost(t)
+	emutest.Exclusive(t) // two paths load this 2-core VM to about 80 %
 	dir := t.TempDir()
-	// Half the one-path test's rates each: with four streams at 40 and
-	// 30 Mbit/s through four delay lines, this 2-core VM was 80 % busy
-	// (/proc/stat), the far end's sender fell behind its pace in 44 % of
-	// the steps (its warning) and the downlinks were recorded 5-10 % low:
-	// the sender measured, not the path.
-	p1, shared := original(t, dir, "orig1.csv", 3, 20, nil)
-	p2, _ := original(t, dir, "orig2.csv", 4, 15, shared)
+	p1, p2 := twoPathTraces(t, dir)
+	cs := recordTwoPaths(t, dir, p1, p2, recordFor)
+	for i, c := range cs {
+		c.checkLoose(t, fmt.Sprintf("link%d", i+1))
+	}
+}
+
+// TestFidelityRecordTwoPaths records two paths at once (recordTwoPaths)
+// and compares each recording with its trace against the bars,
+// and the two recordings' correlation with the two traces'. Two paths
+// load this 2-core VM to about 80 %, and a fresh-clone CI run on a quiet
+// machine once read one downlink 3.49 % low with a correlation of 0.948
+// (11 runs here: −0.45 to −1.6 %, 0.994–0.999), while a fault of the
+// recorder's misses every time: CI's rerun tells them apart.
+func TestFidelityRecordTwoPaths(t *testing.T) {
+	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
+	h.Witness(t)
+	dir := t.TempDir()
+	p1, p2 := twoPathTraces(t, dir)
+	cs := recordTwoPaths(t, dir, p1, p2, recordForFidelity)
 	var missed []string
-	for attempt := 1; attempt <= 2; attempt++ {
-		missed = recordTwoPaths(t, filepath.Join(dir, fmt.Sprint(attempt)), p1, p2)
-		if len(missed) == 0 {
-			return
-		}
-		if attempt == 1 {
-			t.Logf("attempt 1 missed (%s): recording again", strings.Join(missed, "; "))
-			h.Reset() // the second attempt's host is the one that counts
-		}
+	for i, c := range cs {
+		missed = append(missed, c.missed(t, fmt.Sprintf("link%d", i+1))...)
+	}
+	recR, origR := pearson(cs[0].perSecond, cs[1].perSecond), pearson(cs[0].origSecond, cs[1].origSecond)
+	t.Logf("the two downlinks' per-second correlation: recorded %.3f, traces %.3f", recR, origR)
+	if math.Abs(recR-origR) > 0.1 {
+		missed = append(missed, fmt.Sprintf("cross-correlation of the two links' rates: recorded %.3f, traces %.3f, want within 0.1", recR, origR))
 	}
 	h.Check(t, missed)
 }
 
-// recordTwoPaths makes one recording of TestRecordTwoPaths's in dir, of
-// link1 replaying p1 and link2 replaying p2, and returns where it missed.
-func recordTwoPaths(t *testing.T, dir, p1, p2 string) []string {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+// recordTwoPaths records for d, in dir, link1 replaying p1 and link2
+// replaying p2, checks that the recording is written as one file per path
+// and parses, and compares each with its trace.
+func recordTwoPaths(t *testing.T, dir, p1, p2 string, d time.Duration) [2]compared {
 	em := start(t, "link1.trace="+p1, "link2.trace="+p2, "dc.enabled=false", "flows.0.path=mptcp", "flow.proto=tcp")
 	defer em.Close()
 	var vias []string
 	for _, a := range topo.ClientAddrs(topo.PathMPTCP) {
 		vias = append(vias, a.String())
 	}
-	rec := recordIn(t, em, topo.ClientNode(topo.PathMPTCP), vias, recordFor)
+	rec := recordIn(t, em, topo.ClientNode(topo.PathMPTCP), vias, d)
 	files, err := record.WriteFiles(rec, filepath.Join(dir, "rec"), []string{"test"})
 	if err != nil {
 		t.Fatal(err)
@@ -548,7 +621,6 @@ func recordTwoPaths(t *testing.T, dir, p1, p2 string) []string {
 	}
 	at := rec.Started.Sub(em.Epoch)
 	var cs [2]compared
-	var missed []string
 	for i, p := range []string{p1, p2} {
 		orig, err := tracefmt.ReadFile(p, tracefmt.ReadOptions{})
 		if err != nil {
@@ -559,12 +631,6 @@ func recordTwoPaths(t *testing.T, dir, p1, p2 string) []string {
 			t.Fatal(err)
 		}
 		cs[i] = compare(t, orig, back, at)
-		missed = append(missed, cs[i].missed(t, fmt.Sprintf("link%d", i+1))...)
 	}
-	recR, origR := pearson(cs[0].perSecond, cs[1].perSecond), pearson(cs[0].origSecond, cs[1].origSecond)
-	t.Logf("the two downlinks' per-second correlation: recorded %.3f, traces %.3f", recR, origR)
-	if math.Abs(recR-origR) > 0.1 {
-		missed = append(missed, fmt.Sprintf("cross-correlation of the two links' rates: recorded %.3f, traces %.3f, want within 0.1", recR, origR))
-	}
-	return missed
+	return cs
 }

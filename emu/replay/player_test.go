@@ -409,7 +409,7 @@ func htbModel(settings func(el time.Duration) (rate float64, wake time.Duration,
 // TestPlayerDriveHTBModel: through a model of HTB's charging, replaying a
 // Mahimahi trace (10 ms windows, many empty) with At's rates stalls the
 // link at the first empty window, while Drive's delivers the trace's
-// capacity. TestTraceReplayMahimahi checks the same on the kernel.
+// capacity. TestFidelityTraceReplayMahimahi checks the same on the kernel.
 func TestPlayerDriveHTBModel(t *testing.T) {
 	full, err := traces.Load("mahimahi-verizon-lte-short", tracefmt.ReadOptions{Window: 10 * time.Millisecond})
 	if err != nil {

@@ -31,12 +31,23 @@ type BatchPath struct {
 	UDPSends  uint64 `json:"udp_sends"`
 	UDPReads  uint64 `json:"udp_reads"`
 	TUNWrites uint64 `json:"tun_writes"`
-	// TUNRefused counts TUN writes the kernel refused (their SDUs were
-	// lost); SocketDrops the datagrams the receiving gateway's UDP dropped
-	// with its socket buffer full (PDUs lost before the receiver saw
-	// them). Both are losses the link did not cause.
+	// TUNRefused counts TUN writes the kernel refused once the device was
+	// up (their SDUs were lost); SocketDrops the datagrams the receiving
+	// gateway's UDP dropped with its socket buffer full (PDUs lost before
+	// the receiver saw them). Both are losses the link did not cause.
 	TUNRefused  uint64 `json:"tun_refused"`
 	SocketDrops uint64 `json:"socket_drops"`
+	// TUNRefusedErrno counts the refused writes' failed system calls by
+	// errno name ("EIO": the device was down, "EINVAL": a packet the
+	// kernel would not take, "other": an error without an errno), and
+	// TUNRefusedFirstError is the first one's error text: what the
+	// kernel said. TUNRefusedBeforeUp counts the writes refused before
+	// the device was up (EIO) as the run started, apart: the other
+	// gateway's first packet (its IPv6 router solicitation) can arrive
+	// before this device is up, a loss before the run, not in it.
+	TUNRefusedErrno      map[string]uint64 `json:"tun_refused_errno,omitempty"`
+	TUNRefusedFirstError string            `json:"tun_refused_first_error,omitempty"`
+	TUNRefusedBeforeUp   uint64            `json:"tun_refused_before_up,omitempty"`
 	// TUNDropped counts the packets the transmitting gateway's TUN
 	// dropped with its queue full, before the proxy read them: SDUs lost
 	// before PDCP saw them, not by the link either.

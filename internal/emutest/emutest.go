@@ -51,12 +51,11 @@ const BusyHost = "busy host: "
 const lockPath = "/tmp/emu-test-exclusive.lock"
 
 // Exclusive blocks until no other test on this machine holds the measurement
-// lock, then holds it until the test ends. Tests that measure rates, delays or
-// throughput call it first; so do tests that load the machine heavily. It
-// returns a watch of the machine from then on, without a witness
-// (WatchHost starts one): a timing figure missed is reported through it,
-// so that a miss on a busy machine skips, naming the evidence.
-func Exclusive(tb testing.TB) *HostWatch {
+// lock, then holds it until the test ends. Tests that load the machine
+// heavily call it, so that no fidelity test measures their load; every
+// fidelity test holds it (Fidelity). It gives no watch of the host: a
+// correctness test asserts nothing a busy host could move.
+func Exclusive(tb testing.TB) {
 	tb.Helper()
 	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o666)
 	if err != nil {
@@ -72,7 +71,6 @@ func Exclusive(tb testing.TB) *HostWatch {
 		unix.Flock(int(f.Fd()), unix.LOCK_UN)
 		f.Close()
 	})
-	return watch()
 }
 
 // SkipUnderRace skips a test whose assertions are rates or latencies: the

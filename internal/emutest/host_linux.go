@@ -12,7 +12,7 @@ import (
 // A HostWatch follows what the machine takes from a timing test while it
 // runs: the CPU time of every process outside the test's own tree (a
 // laptop is never quiet: a build, a browser, a busy loop), the
-// hypervisor's steal, as /proc/stat counts it, and, when WatchHost started
+// hypervisor's steal, as /proc/stat counts it, and, when Witness started
 // one, the time a witness could not run, which also covers the stalls
 // steal does not count. A figure missed while the machine did other work
 // is the machine's, not emu's: the test skips, naming the figure and the
@@ -46,13 +46,13 @@ const (
 // loadFloor in all.
 func (l Load) busy() bool { return l.Share() > loadLimit && l.CPU > loadFloor }
 
-// WatchHost starts watching the host, and a witness for it, until the test
-// ends. The package's TestMain must call ServeWitness first.
-func WatchHost(tb testing.TB) *HostWatch {
+// Witness starts a witness of the whole machine for h until the test
+// ends, and begins the watch again from then. The package's TestMain must
+// call ServeWitness first.
+func (h *HostWatch) Witness(tb testing.TB) {
 	tb.Helper()
-	h := watch()
 	h.w = startWitness(tb)
-	return h
+	h.Reset()
 }
 
 func watch() *HostWatch {

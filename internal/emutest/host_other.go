@@ -36,3 +36,6 @@ func (h *HostWatch) Check(tb testing.TB, missed []string) {
 		tb.Error(strings.Join(missed, "; "))
 	}
 }
+
+// Witness does nothing: there is no witness to start.
+func (h *HostWatch) Witness(tb testing.TB) {}

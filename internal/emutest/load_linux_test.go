@@ -41,12 +41,12 @@ func TestLoadCountsOthersOnly(t *testing.T) {
 		t.Errorf("the adopted loop %d is in the test's tree", other)
 	}
 	// Two loops share two CPUs here; the other's share is at least a
-	// third of one whatever else runs.
+	// fifth of one whatever else runs (5× below what it takes alone).
 	named := false
 	for _, s := range l.Top {
 		named = named || strings.Contains(s, " "+strconv.Itoa(other)+":")
 	}
-	if l.Share() < 0.33 || !named {
+	if l.Share() < 0.2 || !named {
 		t.Errorf("the adopted loop %d not counted among the top three: %v", other, l)
 	}
 	for _, s := range l.Top {

@@ -19,13 +19,13 @@ func TestParseSchedstat(t *testing.T) {
 	}
 }
 
-// TestSchedstatTellsQueuedFromBlocked: a real-time thread kept from its
+// TestFidelitySchedstatTellsQueuedFromBlocked: a real-time thread kept from its
 // CPU by a higher-priority spinner on the same CPU is queued for the
 // spin; one that waits, blocked, for 30 ms is not. The first is the
 // kernel's stall (SkipIfKernelQueued skips), the second could be emu's.
-func TestSchedstatTellsQueuedFromBlocked(t *testing.T) {
+func TestFidelitySchedstatTellsQueuedFromBlocked(t *testing.T) {
 	RequireRoot(t)
-	host := Exclusive(t)
+	host := Fidelity(t)
 	// Both threads are pinned and real-time; they end with their
 	// goroutines, still locked, so the runtime discards them rather than
 	// reuse them (a process the test binary starts later inherits the

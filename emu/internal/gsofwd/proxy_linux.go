@@ -4,15 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/netip"
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/internal/nsthread"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -62,9 +66,16 @@ type Proxy struct {
 	// the scheduler's queue (Go's execution trace, 2 × 6 Gbit/s, 1 ms).
 	armed time.Duration
 	// refused counts TUN writes the kernel refused in part or whole
-	// (under mu): their packets are lost, as a router drops what it
-	// cannot forward.
-	refused uint64
+	// once the device was up (under mu): their packets are lost, as a
+	// router drops what it cannot forward. refusals counts their refused
+	// system calls by errno, firstRefusal is the first one's error.
+	// refusedBeforeUp counts the writes refused before Up because the
+	// device was not up yet (EIO): see Up.
+	refused, refusedBeforeUp uint64
+	refusals                 map[string]uint64
+	firstRefusal             string
+	// up is set once Up has brought the device up.
+	up atomic.Bool
 	// reads and writes count the receive batches and the TUN writes
 	// (under mu): PDUs per read and SDUs per write say how much each
 	// system call carries.
@@ -145,6 +156,7 @@ func (p *Proxy) Snapshot() (ProxyCounters, int) {
 func (p *Proxy) counters(tx pdcp.TxCounters, tunnelled uint64) ProxyCounters {
 	now := p.now()
 	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
+		RefusedErrno: maps.Clone(p.refusals), FirstRefusal: p.firstRefusal, RefusedBeforeUp: p.refusedBeforeUp,
 		TunnelSent: tunnelled, TunnelDelivered: p.rx.Tunnelled,
 		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most,
 		SendRealtime: p.sendRT.total(now), ReceiveRealtime: p.recvRT.total(now), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}
@@ -160,7 +172,8 @@ func (p *Proxy) publish() {
 
 // OpenProxy creates, inside the network namespace ns, a TUN device named
 // name with the given MTU and a UDP socket on port, sending link 0's PDUs
-// to peers[0] and link 1's to peers[1]. The TUN is left down.
+// to peers[0] and link 1's to peers[1]. The TUN is left down: Up brings
+// it up, once the other end's socket listens.
 func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPort, cfg ProxyConfig) (*Proxy, error) {
 	sched, err := pdcp.NewScheduler(cfg.Scheduler)
 	if err != nil {
@@ -193,6 +206,33 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	return p, nil
 }
 
+// Up brings the proxy's TUN up. A write the kernel refuses because the
+// device is down (EIO) before Up returned is counted apart
+// (RefusedBeforeUp), not as refused: the two proxies' devices come up one
+// after the other, and the first one's kernel sends an IPv6 router
+// solicitation into it at once, which its proxy carries to the other
+// before that one's device is up. That packet is lost before the run, not
+// in it. Once up, a refused write is a loss of the run's, whatever the
+// error: one refused because the device went down (EIO) included.
+func (p *Proxy) Up() error {
+	name, err := p.tun.Name()
+	if err != nil {
+		return err
+	}
+	err = nsthread.Do(p.ns, func() error {
+		l, err := netlink.LinkByName(name)
+		if err == nil {
+			err = netlink.LinkSetUp(l)
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("gsofwd: ip link set %s up: %w", name, err)
+	}
+	p.up.Store(true)
+	return nil
+}
+
 // Batched reports whether the TUN took the segmentation offloads, so a
 // read brings a super-packet, not one packet.
 func (p *Proxy) Batched() bool { return p.tun.BatchSize() > 1 }
@@ -220,8 +260,17 @@ type ProxyCounters struct {
 	Tx pdcp.TxCounters
 	Rx pdcp.RxCounters
 	// Malformed counts datagrams that carried no data PDU; Refused, TUN
-	// writes the kernel refused.
-	Malformed, Refused uint64
+	// writes the kernel refused in part or whole once the device was up
+	// (their packets lost in the run), and RefusedBeforeUp those it
+	// refused before Up, the device not up yet (EIO; see Up).
+	Malformed, Refused, RefusedBeforeUp uint64
+	// RefusedErrno counts the refused writes' failed system calls (a
+	// packet or a coalesced super-packet each) by errno name ("EIO": the
+	// device was down; "EINVAL": a packet it would not take; "other":
+	// an error without one), and FirstRefusal is the first one's error
+	// text; both only of those counted in Refused.
+	RefusedErrno map[string]uint64
+	FirstRefusal string
 	// TunnelSent and TunnelDelivered count the tunnelled packets (see
 	// Tunnel) the transmitting side sent and the receiving side delivered.
 	TunnelSent, TunnelDelivered uint64
@@ -359,6 +408,9 @@ func sum(sizes []int) int {
 // write hands the released SDUs to the TUN and frees their slots; p.mu is
 // held. A packet the kernel refuses is dropped, as a router would.
 func (p *Proxy) write(out [][]byte) error {
+	// Read before the writes: Up sets it once the device is up, so an
+	// EIO after it was set is the device gone down in the run.
+	up := p.up.Load()
 	var err error
 	for len(out) > 0 && err == nil {
 		// The library coalesces a write's TCP segments flow by flow,
@@ -369,13 +421,46 @@ func (p *Proxy) write(out [][]byte) error {
 		p.roomy(out[:n])
 		p.writes++
 		if _, err = p.tun.Write(out[:n], headroom); err != nil && !errors.Is(err, os.ErrClosed) {
-			p.refused++
+			p.refuse(err, up)
 			err = nil
 		}
 		out = out[n:]
 	}
 	p.rx.Done()
 	return err
+}
+
+// refuse counts a write the kernel refused with err; up is whether the
+// device was up before it (see Up). p.mu is held.
+func (p *Proxy) refuse(err error, up bool) {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap() // the library's: a system call's error each
+	}
+	names := make([]string, len(errs))
+	down := true
+	for i, e := range errs {
+		names[i] = "other"
+		var no syscall.Errno
+		if errors.As(e, &no) {
+			if names[i] = unix.ErrnoName(no); names[i] == "" {
+				names[i] = no.Error()
+			}
+		}
+		down = down && no == unix.EIO
+	}
+	if !up && down {
+		p.refusedBeforeUp++
+		return
+	}
+	p.refused++
+	if p.refusals == nil {
+		p.refusals = map[string]uint64{}
+		p.firstRefusal = errs[0].Error()
+	}
+	for _, n := range names {
+		p.refusals[n]++
+	}
 }
 
 // roomy copies the SDUs of a write that sit in buffers too small to
