@@ -90,10 +90,17 @@ type ConnTotals struct {
 	// Goodput is BytesReceived over the time from the first to the last
 	// packet that brought new stream bytes; Throughput is Σ raw.length of
 	// the 1-RTT packets received in that same window.
-	FirstByteMs    NullFloat `json:"first_byte_ms"`
-	LastByteMs     NullFloat `json:"last_byte_ms"`
-	GoodputMbps    NullFloat `json:"goodput_mbps"`
-	ThroughputMbps NullFloat `json:"throughput_mbps"`
+	FirstByteMs NullFloat `json:"first_byte_ms"`
+	// AckFramesSent counts the ACK frames of the packets sent, and
+	// DataPacketsReceived the packets received with stream frames: on a
+	// download's receiving side, how often it acknowledged the data
+	// (FlowAnalysis.AcksPerDataPacket). Not in analysis.json's qlog
+	// totals; the flows give them where a receiver's ACK threshold was set.
+	AckFramesSent       int64     `json:"-"`
+	DataPacketsReceived int64     `json:"-"`
+	LastByteMs          NullFloat `json:"last_byte_ms"`
+	GoodputMbps         NullFloat `json:"goodput_mbps"`
+	ThroughputMbps      NullFloat `json:"throughput_mbps"`
 }
 
 // StateChange is one congestion_state_updated event.
@@ -256,6 +263,7 @@ func (x *connExtractor) add(ev *qlog.Event) {
 	case qlog.KindPacketSent:
 		x.tot.PacketsSent++
 		x.tot.PacketBytesSent += ev.Length
+		x.tot.AckFramesSent += int64(ev.AckFrames)
 		for _, f := range ev.Frames {
 			x.tot.StreamBytesSent += f.Length
 		}
@@ -289,6 +297,9 @@ func (x *connExtractor) received(ev *qlog.Event) {
 	t := ev.Time
 	x.tot.PacketsReceived++
 	x.tot.PacketBytesReceived += ev.Length
+	if len(ev.Frames) > 0 {
+		x.tot.DataPacketsReceived++
+	}
 	var fresh int64
 	for _, f := range ev.Frames {
 		set := x.streams[f.StreamID]

@@ -91,6 +91,15 @@ type FlowAnalysis struct {
 	ReorderedPackets *int64    `json:"reordered_packets"`
 	ReorderedRatio   NullFloat `json:"reordered_ratio"`
 	QlogGoodputMbps  NullFloat `json:"qlog_goodput_mbps"`
+	// AckThresh is the receiver's ACK threshold from summary.json (ngtcp2
+	// clients; flow.ack_thresh), and the figures beside it what it gave,
+	// from the receiver's qlog: the ACK frames it sent, the packets with
+	// stream data it received, and their ratio. Absent for flows whose
+	// receiver takes no threshold.
+	AckThresh         int      `json:"ack_thresh,omitempty"`
+	AckFrames         *int64   `json:"ack_frames,omitempty"`
+	DataPackets       *int64   `json:"data_packets,omitempty"`
+	AcksPerDataPacket *float64 `json:"acks_per_data_packet,omitempty"`
 	// From the sender's qlog.
 	PacketsLost  *int64    `json:"packets_lost"`
 	MaxCwndBytes *int64    `json:"max_cwnd_bytes"`
@@ -366,6 +375,7 @@ func (ra *RunAnalysis) buildFlows(sum *results.Summary, conns map[string]map[str
 		startS := 0.0
 		if sf, ok := summaryFlows[name]; ok {
 			fa.Proto, fa.ServerImpl, fa.ClientImpl, fa.CC = sf.Proto, sf.ServerImpl, sf.ClientImpl, sf.CC
+			fa.AckThresh = sf.AckThresh
 			if !sf.IsBulk() {
 				fa.Kind = sf.Kind
 			}
@@ -431,6 +441,13 @@ func (fa *FlowAnalysis) setQlog(sides map[string]*ConnAnalysis) {
 	fa.ReorderedPackets = ptr(rcv.Totals.ReorderedPackets)
 	fa.ReorderedRatio = NullFloat(rcv.Reordering.Ratio)
 	fa.QlogGoodputMbps = rcv.Totals.GoodputMbps
+	if fa.AckThresh > 0 {
+		fa.AckFrames, fa.DataPackets = ptr(rcv.Totals.AckFramesSent), ptr(rcv.Totals.DataPacketsReceived)
+		if n := rcv.Totals.DataPacketsReceived; n > 0 {
+			r := float64(rcv.Totals.AckFramesSent) / float64(n)
+			fa.AcksPerDataPacket = &r
+		}
+	}
 	fa.PacketsLost = ptr(snd.Totals.PacketsLost)
 	fa.MaxCwndBytes = ptr(snd.Totals.MaxCwndBytes)
 	fa.MeanSRTTMs, fa.P95SRTTMs, fa.MinRTTMs = snd.Totals.MeanSRTTMs, snd.Totals.P95SRTTMs, snd.Totals.MinRTTMs

@@ -46,6 +46,9 @@ func RunMetrics(ra *RunAnalysis) map[string]float64 {
 		putInt(results.FlowMetric(f.Name, results.QPacketsLost), f.PacketsLost)
 		put(results.FlowMetric(f.Name, results.QMeanSRTT), f.MeanSRTTMs)
 		put(results.FlowMetric(f.Name, results.QP95SRTT), f.P95SRTTMs)
+		if f.AcksPerDataPacket != nil {
+			m[results.FlowMetric(f.Name, results.QAcksPerDataPacket)] = *f.AcksPerDataPacket
+		}
 		if f.GoodputMbps.Valid() {
 			total += float64(f.GoodputMbps)
 		} else {

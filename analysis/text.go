@@ -61,6 +61,7 @@ func WriteRun(w io.Writer, ra *RunAnalysis) {
 			anFloat(f.P95SRTTMs, 3), anKB(f.MaxCwndBytes), anInt(f.PacketsLost), reord, anInt(f.BytesReceived))
 	}
 	tw.Flush()
+	writeAcks(w, ra)
 	writeDelays(w, ra)
 	writeWorkloads(w, ra)
 	fmt.Fprintf(w, "\nJFI %s over the flows' goodput", anFloat(ra.JFI, 3))
@@ -103,6 +104,27 @@ func WriteRun(w io.Writer, ra *RunAnalysis) {
 	if ra.Fidelity != nil {
 		fmt.Fprintln(w)
 		fidelity.WriteText(w, *ra.Fidelity, false)
+	}
+}
+
+// writeAcks says, for each flow whose receiver took an ACK threshold
+// (flow.ack_thresh), how often it acknowledged: its ACK frames per packet
+// of stream data, from its qlog.
+func writeAcks(w io.Writer, ra *RunAnalysis) {
+	for _, f := range ra.Flows {
+		if f.AckThresh == 0 {
+			continue
+		}
+		if f.AcksPerDataPacket == nil {
+			fmt.Fprintf(w, "flow %s: ACK threshold %d; no receiver qlog with data to count its ACKs in\n", f.Name, f.AckThresh)
+			continue
+		}
+		per := "-"
+		if r := *f.AcksPerDataPacket; r > 0 {
+			per = fmt.Sprintf("%.2f", 1/r)
+		}
+		fmt.Fprintf(w, "flow %s: ACK threshold %d: %d ACK frames for %d data packets received, %.3f per data packet (%s data packets per ACK)\n",
+			f.Name, f.AckThresh, *f.AckFrames, *f.DataPackets, *f.AcksPerDataPacket, per)
 	}
 }
 

@@ -76,7 +76,7 @@ func compileFlow(cfg *config.Config, i int, rf runFiles) (flowEndpoints, error) 
 	case f.Proto == "tcp":
 		cc.CC, cc.MPTCP = f.CC, f.Path == config.PathMPTCP
 	case f.Proto == "quic" && f.ClientImpl == "ngtcp2":
-		cc.CC = f.CC
+		cc.CC, cc.AckThresh = f.CC, f.AckThresh
 	}
 	var err error
 	cc.Work, err = clientWork(cfg, i)

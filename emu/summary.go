@@ -129,6 +129,9 @@ func flowResult(rec *record, i int) (results.FlowResult, []string) {
 	f, fl := rec.cfg.Flows[i], &rec.flows[i]
 	fr := results.FlowResult{Name: f.Name, Path: f.Path, Proto: f.Proto, ServerImpl: f.ServerImpl,
 		ClientImpl: f.ClientImpl, CC: flowCC(f), RcvBuf: f.RcvBuf, StartS: f.Start.Seconds()}
+	if f.Proto == "quic" && f.ClientImpl == string(endpoint.ImplNgtcp2) {
+		fr.AckThresh = f.AckThresh // the receiver's; others have none to record
+	}
 	st := fl.state
 	fr.Bytes = st.Bytes
 	if st.ServerCC != "" {

@@ -139,7 +139,8 @@ func decodeRaw(s *scanner, ev *Event) error {
 	return o.end()
 }
 
-// decodeFrames keeps the stream frames and skips all others.
+// decodeFrames keeps the stream frames, counts the ACK frames and skips
+// all others.
 func decodeFrames(s *scanner, ev *Event) error {
 	a := s.array()
 	for a.next(s) {
@@ -158,6 +159,9 @@ func decodeFrame(s *scanner, ev *Event) error {
 			var t []byte
 			t, o.err = s.stringValue()
 			isStream = string(t) == "stream"
+			if string(t) == "ack" {
+				ev.AckFrames++
+			}
 		case "stream_id":
 			f.StreamID, o.err = s.int()
 		case "offset":

@@ -3,7 +3,8 @@
 // analysis. Its stages: Reader streams records through a fixed window and
 // finds their boundaries; a hand-written scanner validates every byte of a
 // record; the decoder fills an Event with the few fields the analysis uses
-// (packets sent, received and lost, metrics and congestion state updates)
+// (packets sent, received and lost, their stream frames and how many
+// ACK frames they carry, metrics and congestion state updates)
 // and skips the rest.
 //
 // It is the analysis' hot path: a 100 MB download produces some 80 000

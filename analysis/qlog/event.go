@@ -163,6 +163,7 @@ type Event struct {
 	PacketNumber int64 // -1 when the header has none
 	Length       int64 // raw.length: the whole QUIC packet, 0 when absent
 	Frames       []StreamFrame
+	AckFrames    int    // ACK frames in the packet (frame_type "ack")
 	Trigger      string // packet_lost / packet_dropped trigger, "" when absent
 
 	// metrics_updated.

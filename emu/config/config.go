@@ -162,6 +162,7 @@ type Flow struct {
 	Duration   time.Duration // measurement window; 0 = until Size is done
 	Start      time.Duration // start time relative to the run's start
 	RcvBuf     string        // default or large (QUIC receive buffer)
+	AckThresh  int           // QUIC receiver's ACK threshold (ack.go); ngtcp2 clients only away from 2
 	Path       string        // dc, link1, link2 or mptcp
 	// Workload is the flow's kind and its parameters (workload.go).
 	Workload
@@ -205,7 +206,7 @@ func DefaultConfig(scenario string) (Config, error) {
 		Fidelity: fidelity.Defaults(),
 	}
 	c.Observe = defaultObserve()
-	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default", Workload: DefaultWorkload()}
+	base := Flow{Proto: "quic", ServerImpl: "quic-go", ClientImpl: "quic-go", RcvBuf: "default", AckThresh: DefaultAckThresh, Workload: DefaultWorkload()}
 	switch scenario {
 	case "throughput":
 		f := base
@@ -326,6 +327,7 @@ func (c *Config) Validate() error {
 		if f.RcvBuf != "default" && f.RcvBuf != "large" {
 			bad(k+"rcvbuf", "want default or large (got %q)", f.RcvBuf)
 		}
+		validateAckThresh(i, f, bad)
 	}
 	errs = append(errs, c.validateFidelity()...)
 	errs = append(errs, c.validateMPTCP()...)

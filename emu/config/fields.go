@@ -153,6 +153,7 @@ var flowFields = []flowField{
 		func(f *Flow) *time.Duration { return &f.Start }),
 	stringField("rcvbuf", "", "QUIC receive buffer: default or large (the paper's modified buffer)",
 		func(f *Flow) *string { return &f.RcvBuf }),
+	ackThreshField,
 }
 
 // The Params of the Config's own fields.

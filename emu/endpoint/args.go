@@ -23,6 +23,7 @@ const (
 	FlagSize             = "size"
 	FlagDuration         = "duration"
 	FlagRcvBuf           = "rcvbuf"
+	FlagAckThresh        = "ack-thresh"
 	FlagRecvLog          = "recv-log"
 	FlagT0               = "t0"
 	FlagInterval         = "interval"
@@ -85,6 +86,7 @@ func ClientArgs(cfg ClientConfig) []string {
 	a.str(FlagCC, cfg.CC)
 	a.flag(FlagMPTCP, cfg.MPTCP)
 	a.str(FlagRcvBuf, string(cfg.RcvBuf))
+	a.int(FlagAckThresh, int64(cfg.AckThresh))
 	a.str(FlagQlog, cfg.QlogFile)
 	a.str(FlagRecvLog, cfg.RecvLog)
 	a.str(FlagOWDLog, cfg.OWDLog)

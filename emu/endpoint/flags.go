@@ -88,6 +88,7 @@ type ClientFlags struct {
 	mptcp                                                           bool
 	impl, proto, url, ca, cc, rcvbuf, qlog, recvLog, owdLog, keylog string
 	size, t0                                                        int64
+	ackThresh                                                       int
 	duration, interval, handshake, idle                             time.Duration
 	work                                                            workFlags
 }
@@ -100,6 +101,7 @@ func (f *ClientFlags) Bind(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.size, FlagSize, 0, "expected body bytes (default: N of /bytes/N, else Content-Length)")
 	fs.DurationVar(&f.duration, FlagDuration, 0, "stop after this long and count the bytes received within it")
 	fs.StringVar(&f.rcvbuf, FlagRcvBuf, "", "QUIC receive buffer: default or large")
+	fs.IntVar(&f.ackThresh, FlagAckThresh, 0, "ack-eliciting packets received before an immediate ACK (ngtcp2 only; default: its own, 2)")
 	fs.BoolVar(&f.mptcp, FlagMPTCP, false, "connect with Multipath TCP and fail if it falls back (tcp)")
 	fs.StringVar(&f.qlog, FlagQlog, "", "qlog file (QUIC)")
 	fs.StringVar(&f.recvLog, FlagRecvLog, "", "CSV file of t_s,bytes for every read")
@@ -116,7 +118,7 @@ func (f *ClientFlags) Bind(fs *pflag.FlagSet) {
 func (f *ClientFlags) Config() (ClientConfig, error) {
 	cfg := ClientConfig{
 		Impl: Impl(f.impl), Proto: Proto(f.proto), URL: f.url, CAFile: f.ca,
-		Size: f.size, Duration: f.duration, CC: f.cc, RcvBuf: RcvBuf(f.rcvbuf),
+		Size: f.size, Duration: f.duration, CC: f.cc, RcvBuf: RcvBuf(f.rcvbuf), AckThresh: f.ackThresh,
 		QlogFile: f.qlog, RecvLog: f.recvLog, OWDLog: f.owdLog, KeyLogFile: f.keylog, Interval: f.interval,
 		HandshakeTimeout: f.handshake, IdleTimeout: f.idle, MPTCP: f.mptcp, Work: f.work.workload(),
 	}

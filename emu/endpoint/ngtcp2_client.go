@@ -124,6 +124,9 @@ func ngtcp2ClientArgs(cfg *ClientConfig, u *url.URL, dl string) []string {
 	if cfg.QlogFile != "" {
 		args = append(args, "--qlog-file="+cfg.QlogFile)
 	}
+	if cfg.AckThresh > 0 {
+		args = append(args, "--ack-thresh="+strconv.Itoa(cfg.AckThresh))
+	}
 	if cfg.RcvBuf == RcvBufLarge {
 		args = append(args,
 			"--max-data="+strconv.Itoa(largeConnWindow), "--max-window="+strconv.Itoa(largeConnWindow),

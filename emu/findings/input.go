@@ -214,3 +214,22 @@ func (r Results) values(l Line) ([]string, error) {
 	}
 	return l.Values, nil
 }
+
+// FromTable turns a preset's aggregated sweep table into the findings'
+// input: its axes, and per point its labels and each metric's statistics.
+func FromTable(preset string, t *results.SweepTable) *Sweep {
+	sw := &Sweep{Preset: preset}
+	if t.Plan != nil {
+		for _, a := range t.Plan.Vary {
+			sw.Axes = append(sw.Axes, Axis{Key: a.Key, Values: slices.Clone(a.Values)})
+		}
+	}
+	for _, r := range t.Rows {
+		pt := Point{Labels: maps.Clone(r.Labels), Metrics: map[string]Stat{}}
+		for m, st := range r.Stats {
+			pt.Metrics[m] = Stat(st)
+		}
+		sw.Points = append(sw.Points, pt)
+	}
+	return sw
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,16 +113,5 @@ func (p *Plan) Findings() []findings.Finding {
 
 // adapt turns a preset's aggregated sweep table into the findings' input.
 func adapt(preset string, t *results.SweepTable) *findings.Sweep {
-	sw := &findings.Sweep{Preset: preset}
-	for _, a := range t.Plan.Vary {
-		sw.Axes = append(sw.Axes, findings.Axis{Key: a.Key, Values: slices.Clone(a.Values)})
-	}
-	for _, r := range t.Rows {
-		pt := findings.Point{Labels: maps.Clone(r.Labels), Metrics: map[string]findings.Stat{}}
-		for m, st := range r.Stats {
-			pt.Metrics[m] = findings.Stat(st)
-		}
-		sw.Points = append(sw.Points, pt)
-	}
-	return sw
+	return findings.FromTable(preset, t)
 }

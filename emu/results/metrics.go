@@ -54,6 +54,12 @@ const (
 	// an unbounded download, do not have them.
 	MetricTransferTime        = "transfer.fct_s"
 	MetricTransferUtilization = "transfer.utilization"
+	// MetricEmulatorCPU is the CPU of the emulator's own packet threads
+	// (delay lines, PDCP proxies) over the run, summed, in cores: the
+	// thread.cpu figures of summary.json's fidelity checks. Beside an
+	// endpoint's CPU (QClientCPU) it tells a result the endpoints bound
+	// from one the network did. Runs without a fidelity verdict lack it.
+	MetricEmulatorCPU = "cpu.emulator"
 )
 
 // Per-flow quantities: FlowMetric(name, q) is "flow.<name>.<q>".
@@ -64,6 +70,15 @@ const (
 	QPacketsLost      = "packets_lost"      // qlog: packets the sender declared lost
 	QMeanSRTT         = "mean_srtt_ms"      // qlog: the sender's mean smoothed RTT
 	QP95SRTT          = "p95_srtt_ms"       // qlog: its 95th percentile
+	// QAcksPerDataPacket is the receiver's ACK frames per packet of
+	// stream data it received (qlog), for flows whose receiver took an
+	// ACK threshold (flow.ack_thresh).
+	QAcksPerDataPacket = "acks_per_data_packet"
+	// QClientCPU and QServerCPU are the flow's client and server
+	// processes' CPU over the flow, in cores (summary.json's fidelity
+	// endpoint.cpu checks).
+	QClientCPU = "client_cpu"
+	QServerCPU = "server_cpu"
 )
 
 // FlowMetric is one flow's metric of quantity q.

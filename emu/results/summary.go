@@ -53,7 +53,11 @@ type FlowResult struct {
 	RcvBuf     string `json:"rcvbuf"`
 	// RcvBufBytes is the QUIC client socket's SO_RCVBUF as the kernel
 	// reported it, what RcvBuf came to (0: not a QUIC client).
-	RcvBufBytes int     `json:"rcvbuf_bytes,omitempty"`
+	RcvBufBytes int `json:"rcvbuf_bytes,omitempty"`
+	// AckThresh is the QUIC receiver's ACK threshold (flow.ack_thresh):
+	// ack-eliciting packets it took before an immediate ACK; 0 (absent)
+	// where the receiver takes none (quic-go, kernel TCP).
+	AckThresh   int     `json:"ack_thresh,omitempty"`
 	StartS      float64 `json:"start_s"`
 	Bytes       int64   `json:"bytes"`
 	Seconds     float64 `json:"seconds"`

@@ -16,6 +16,9 @@ func metricLabel(m string) string {
 	if l, ok := pdcpMetricLabel(m); ok {
 		return l
 	}
+	if l, ok := cpuMetricLabel(m); ok {
+		return l
+	}
 	switch {
 	case m == results.MetricGoodput:
 		return "total goodput (Mbit/s)"
@@ -57,6 +60,7 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 	}
 	addWorkloadMetrics(m, s)
 	addTransferMetrics(m, s)
+	addCPUMetrics(m, s)
 	return m
 }
 

@@ -210,12 +210,12 @@ func grid(axes []results.Axis) []combo {
 	return out
 }
 
-// values returns the canonical keys of c without run.seed, which a plan
-// leaves at 0 and sets per run.
+// values returns the canonical keys of c a plan names it by
+// (config.PlanValues): without run.seed, which a plan leaves at 0 and sets
+// per run, and without keys added since plans were first written while
+// they hold their defaults.
 func values(c *config.Config) map[string]string {
-	v := config.Values(c)
-	delete(v, "run.seed")
-	return v
+	return config.PlanValues(c)
 }
 
 // canonical is a configuration as one comparable string.
