@@ -16,11 +16,13 @@ import (
 // TestAckThreshReachesNgtcp2: two ngtcp2 downloads share a 40 Mbit/s link,
 // one receiver acknowledging after 2 ack-eliciting packets (the default)
 // and one after 20 (flow.ack_thresh). The threshold reaches gtlsclient:
-// the client's qlog counts at least half as many ACK frames per data
-// packet with 20 as with 2 (the rule gives a tenth; a busy host, whose
-// client reads packets in larger batches and acknowledges each batch,
-// narrows the gap, but not to a factor of 2 at this rate), and the run's
-// config, summary and analysis record the setting.
+// the client's qlog counts fewer ACK frames per data packet with 20 than
+// with 2, and the run's config, summary and analysis record the setting.
+// Only the direction is asserted: the rule gives a tenth, 0.064 against
+// 0.232 were read here, but a busy host, whose client reads packets in
+// larger batches and acknowledges each batch, narrows the gap (at
+// 1 Gbit/s it was 0.050 against 0.101), and tier 1 asserts nothing load
+// can move (docs/testing.md).
 func TestAckThreshReachesNgtcp2(t *testing.T) {
 	emutest.RequireRoot(t)
 	requireNgtcp2(t)
@@ -64,8 +66,8 @@ func TestAckThreshReachesNgtcp2(t *testing.T) {
 		per[f.Name] = *f.AcksPerDataPacket
 		t.Logf("flow %s: %d ACK frames for %d data packets: %.3f per data packet", f.Name, *f.AckFrames, *f.DataPackets, per[f.Name])
 	}
-	if per["ack2"] < 2*per["ack20"] {
-		t.Errorf("ACK frames per data packet: %.3f with threshold 2, %.3f with 20: want at least twice as many with 2", per["ack2"], per["ack20"])
+	if per["ack2"] <= per["ack20"] {
+		t.Errorf("ACK frames per data packet: %.3f with threshold 2, %.3f with 20: want more with 2", per["ack2"], per["ack20"])
 	}
 	if _, err := os.Stat(filepath.Join(out, results.QlogFile("ack20", "client"))); err != nil {
 		t.Error(err)
