@@ -143,8 +143,9 @@ func ParseSettings(ss []string) ([]Setting, error) {
 func Apply(c *Config, settings []Setting) error {
 	sorted := slices.Clone(settings)
 	slices.SortStableFunc(sorted, func(a, b Setting) int { return specificity(a.Key) - specificity(b.Key) })
+	var ix paramIndex
 	for _, s := range sorted {
-		if err := set(c, s.Key, s.Value); err != nil {
+		if err := set(c, &ix, s.Key, s.Value); err != nil {
 			return err
 		}
 	}
@@ -197,7 +198,7 @@ func specificity(key string) int {
 	return 0
 }
 
-func set(c *Config, key, value string) error {
+func set(c *Config, ix *paramIndex, key, value string) error {
 	bad := func(err error) error {
 		if err == nil {
 			return nil
@@ -228,17 +229,15 @@ func set(c *Config, key, value string) error {
 	}
 	keys := Expand(c, key)
 	if len(keys) == 1 && keys[0] == key {
-		for _, p := range Params(c) {
-			if p.Key == key {
-				return bad(p.set(c, value))
-			}
+		if p, ok := ix.lookup(c, key); ok {
+			return bad(p.set(c, value))
 		}
 		return unknownKeyError(key)
 	}
 	// A shorthand reports its errors under its own name, not under the
 	// canonical key it expanded to.
 	for _, k := range keys {
-		err := set(c, k, value)
+		err := set(c, ix, k, value)
 		var uk unknownKeyError
 		var ke *KeyError
 		switch {
@@ -251,6 +250,30 @@ func set(c *Config, key, value string) error {
 		}
 	}
 	return nil
+}
+
+// paramIndex finds a key's Param. Params builds every key's accessors, a
+// few hundred closures, and which keys there are depends only on how many
+// links and flows the configuration has: so an Apply builds them once per
+// shape, not once per key (a preset's dry run resolves every point's
+// configuration and spent half its time in Params).
+type paramIndex struct {
+	links, flows int
+	byKey        map[string]Param
+}
+
+func (ix *paramIndex) lookup(c *Config, key string) (Param, bool) {
+	if ix.byKey == nil || ix.links != len(c.Links) || ix.flows != len(c.Flows) {
+		ix.links, ix.flows = len(c.Links), len(c.Flows)
+		ix.byKey = make(map[string]Param)
+		for _, p := range Params(c) {
+			if _, dup := ix.byKey[p.Key]; !dup { // the first of a key, as a search would find
+				ix.byKey[p.Key] = p
+			}
+		}
+	}
+	p, ok := ix.byKey[key]
+	return p, ok
 }
 
 // KeyError is a value a key does not take: the key and value as given, and
