@@ -77,9 +77,9 @@ func TestPDCPRepairsReordering(t *testing.T) {
 // only when a proxy or delay line was held up that long.
 func TestFidelityPDCPRepairsReordering(t *testing.T) {
 	emutest.RequireRoot(t)
-	emutest.SkipUnderRace(t)
+	h := emutest.Fidelity(t)
 	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h := emutest.Fidelity(t)
+		h.Reset() // each data path judged on the host's evidence from its own start
 		em, f, sent := repairsReordering(t, datapath, 4*time.Second)
 		as := completeInOrderWatched(t, h, f, sent)
 		c := logReordering(t, em, len(as))
@@ -139,8 +139,9 @@ func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
 // in time, a measurement of the detector's slowdown).
 func TestFidelityPDCPDuplicationHalvesLossExponent(t *testing.T) {
 	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
 	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h := emutest.Fidelity(t)
+		h.Reset() // each data path judged on the host's evidence from its own start
 		dl := duplicationLoss(t, datapath, 5*time.Second, 0.99)
 		waitWatched(t, h, 5*time.Second, dl.arrivedAll(t))
 		waitWatched(t, h, 5*time.Second, drained(dl.em)) // the last datagrams may still be in the delay lines

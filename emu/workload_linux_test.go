@@ -186,8 +186,9 @@ func TestRunSteering(t *testing.T) {
 // count the datagrams.
 func TestFidelityRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
 	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h := emutest.Fidelity(t)
+		h.Reset() // each data path judged on the host's evidence from its own start
 		sum, _ := runSteering(t, datapath)
 		var missed []string
 		for _, f := range sum.Flows {
@@ -253,8 +254,9 @@ func TestRunSteeringDuplicate(t *testing.T) {
 // at least 800 of the 1000 datagrams' copies are discarded.
 func TestFidelityRunSteeringDuplicate(t *testing.T) {
 	emutest.RequireRoot(t)
+	h := emutest.Fidelity(t)
 	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h := emutest.Fidelity(t)
+		h.Reset() // each data path judged on the host's evidence from its own start
 		sum := runSteeringDuplicate(t, datapath)
 		batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
 		var missed []string

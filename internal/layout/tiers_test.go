@@ -46,6 +46,11 @@ func TestTiers(t *testing.T) {
 			inEmutest := f.Name.Name == "emutest"
 			calls := callsFidelity(fn.Body, inEmutest, "Fidelity")
 			long := callsFidelity(fn.Body, inEmutest, "FidelityLong")
+			// In a subtest the call would let the root test pass in
+			// tier 1, its subtests skipped: counted as a pass there.
+			if strings.HasPrefix(name, "TestFidelity") && (calls || long) && !topLevelCall(fn.Body, inEmutest) {
+				t.Errorf("%s: %s calls emutest.Fidelity in a closure: call it in the test's own body, before any subtest", rel, name)
+			}
 			switch {
 			case strings.HasPrefix(name, "TestFidelityLong") && fn.Recv == nil:
 				fidelity++
@@ -71,6 +76,37 @@ func TestTiers(t *testing.T) {
 		t.Error("no TestFidelity… functions found: the walk missed the tree")
 	}
 	t.Logf("%d fidelity tests", fidelity)
+}
+
+// topLevelCall says whether one of body's own statements (not a
+// closure's) calls emutest.Fidelity or FidelityLong.
+func topLevelCall(body *ast.BlockStmt, inEmutest bool) bool {
+	for _, st := range body.List {
+		var expr ast.Expr
+		switch st := st.(type) {
+		case *ast.ExprStmt:
+			expr = st.X
+		case *ast.AssignStmt:
+			if len(st.Rhs) == 1 {
+				expr = st.Rhs[0]
+			}
+		}
+		call, ok := expr.(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		switch fun := call.Fun.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := fun.X.(*ast.Ident); ok && x.Name == "emutest" && strings.HasPrefix(fun.Sel.Name, "Fidelity") {
+				return true
+			}
+		case *ast.Ident:
+			if inEmutest && strings.HasPrefix(fun.Name, "Fidelity") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // callsFidelity says whether body calls emutest's function fn (fn, in
