@@ -74,6 +74,7 @@ func main() {
 		failed++
 	}
 	if *fidelity != "" {
+		printSlowest(out, sorted(results))
 		failed += judgeTier2(out, results, *fidelity, *long)
 	} else {
 		failed += judgeTier1(out, results, pkgTimes)
@@ -210,6 +211,11 @@ func printTimes(out *bufio.Writer, rs []*result, pkgTimes map[string]float64) {
 			fmt.Fprintf(out, "%8v  %s\n", seconds(pkgTimes[p]), short(p))
 		}
 	}
+	printSlowest(out, rs)
+}
+
+// printSlowest prints the ten slowest tests, every run of each counted.
+func printSlowest(out *bufio.Writer, rs []*result) {
 	slow := append([]*result(nil), rs...)
 	sort.SliceStable(slow, func(i, j int) bool { return slow[i].elapsed > slow[j].elapsed })
 	if len(slow) > 10 {

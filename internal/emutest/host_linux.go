@@ -117,10 +117,17 @@ func (h *HostWatch) SkipIfHostTook(tb testing.TB, what string) {
 	now := Mono()
 	h.stop(tb)
 	late, longest := h.w.late(h.start, now)
-	if float64(late) > hostLimit*float64(now-h.start) || longest >= hostStall {
+	if machineStalled(late, longest, now-h.start) {
 		tb.Skipf("%s%s while the whole machine stalled: a real-time witness process was kept from running %v of %v, %v at once: the host's figure, not emu's",
 			BusyHost, what, late.Round(time.Millisecond), (now - h.start).Round(time.Millisecond), longest.Round(time.Millisecond))
 	}
+}
+
+// machineStalled says whether a witness late for late in all, longest at
+// once, over span shows the whole machine stalled: more than hostLimit of
+// the time, or hostStall at once.
+func machineStalled(late, longest, span time.Duration) bool {
+	return float64(late) > hostLimit*float64(span) || longest >= hostStall
 }
 
 // SkipIfHostHeld skips tb, saying so, when the machine was not quiet
