@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ import (
 
 // TestDCLinksChargeThePDU: a saturating UDP stream of full-size packets to
 // the DC client, all of it put on link1 (20 Mbit/s), arrives at about
-// 20 Mbit/s of inner IP packets, on both data paths (one link: over two,
+// 20 Mbit/s of inner IP packets (one link: over two,
 // each hole a shaper's drop leaves makes the receiver discard what the
 // other link brings late). The links charge what the air would carry (the
 // PDU), not the batch path's UDP encapsulation, which is backhaul. On the
@@ -31,13 +30,11 @@ import (
 // TestFidelityDCLinksChargeThePDU's.
 func TestDCLinksChargeThePDU(t *testing.T) {
 	emutest.SkipUnderRace(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		emutest.Exclusive(t)
-		got, want := dcLinkRate(t, datapath, 2*time.Second)
-		if got < want/5 || got > 1.5*want {
-			t.Errorf("delivered %.3f Mbit/s, want about %.3f (between a fifth and 1.5 times)", got/1e6, want/1e6)
-		}
-	})
+	emutest.Exclusive(t)
+	got, want := dcLinkRate(t, 2*time.Second)
+	if got < want/5 || got > 1.5*want {
+		t.Errorf("delivered %.3f Mbit/s, want about %.3f (between a fifth and 1.5 times)", got/1e6, want/1e6)
+	}
 }
 
 // TestFidelityDCLinksChargeThePDU: TestDCLinksChargeThePDU's stream
@@ -46,74 +43,60 @@ func TestDCLinksChargeThePDU(t *testing.T) {
 func TestFidelityDCLinksChargeThePDU(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Fidelity(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h.Reset() // each data path judged on the host's evidence from its own start
-		got, want := dcLinkRate(t, datapath, 3*time.Second)
-		if errPct := (got - want) / want * 100; math.Abs(errPct) > 2 {
-			h.Errorf(t, "delivered %.3f Mbit/s, want %.3f ± 2%%", got/1e6, want/1e6)
-		}
-	})
+	got, want := dcLinkRate(t, 3*time.Second)
+	if errPct := (got - want) / want * 100; math.Abs(errPct) > 2 {
+		h.Errorf(t, "delivered %.3f Mbit/s, want %.3f ± 2%%", got/1e6, want/1e6)
+	}
 }
 
-// dcLinkRate runs TestDCLinksChargeThePDU's stream on datapath for d,
-// checks the batch path's HTB class rates, and returns the rate of inner
+// dcLinkRate runs TestDCLinksChargeThePDU's stream for d, checks the
+// links' HTB class rates, and returns the rate of inner
 // IP packets delivered after the first second and the rate the PDU's
 // header leaves of link1's 20 Mbit/s.
-func dcLinkRate(t *testing.T, datapath string, d time.Duration) (got, want float64) {
+func dcLinkRate(t *testing.T, d time.Duration) (got, want float64) {
 	t.Helper()
 	const rate = 20e6
 	// A short t-Reordering: the shaper drops what does not fit, and
 	// the receiver moves past each hole in 2 ms rather than holding
 	// the stream for 200.
 	em := startEmulation(t, "link.jitter=0", "link.delay=2ms", "link.rate=20mbit", "link.queue=100p",
-		"dc.t_reordering=2ms", "dc.split=1:0", datapath)
+		"dc.t_reordering=2ms", "dc.split=1:0")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
-	if strings.HasSuffix(datapath, "batch") {
-		checkClassRate(t, mustNode(t, em.Net, "gws"), "l1", linkstats.WireRate(rate, linkstats.FrameHeader+link.EncapUDP))
-		checkClassRate(t, mustNode(t, em.Net, "gws"), "l2", linkstats.WireRate(rate, linkstats.FrameHeader+link.EncapUDP))
-		checkClassRate(t, mustNode(t, em.Net, "gwc"), "l1", linkstats.WireRate(rate, linkstats.FrameHeader))
-	}
+	checkClassRate(t, mustNode(t, em.Net, "gws"), "l1", linkstats.WireRate(rate, linkstats.FrameHeader+link.EncapUDP))
+	checkClassRate(t, mustNode(t, em.Net, "gws"), "l2", linkstats.WireRate(rate, linkstats.FrameHeader+link.EncapUDP))
+	checkClassRate(t, mustNode(t, em.Net, "gwc"), "l1", linkstats.WireRate(rate, linkstats.FrameHeader))
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1472)
 	start := time.Now()
 	f.pace(rate*1.3, d)
 	got = f.ipRate(f.snapshot(), start.Add(time.Second), start.Add(d))
-	// The PDU is the packet and a 2-byte header (12-bit SN) on the
-	// batch path, the packet and the 4-byte shim on NFQUEUE's.
-	hdr := 2.0
-	if strings.HasSuffix(datapath, "nfqueue") {
-		hdr = 4
-	}
-	want = rate * 1500 / (1500 + hdr)
-	t.Logf("%s: delivered %.3f Mbit/s of inner IP packets, want %.3f (%+.2f%%); %s", datapath, got/1e6, want/1e6, (got-want)/want*100, pathDrops(em))
+	// The PDU is the packet and a 2-byte header (12-bit SN).
+	want = rate * 1500 / (1500 + 2)
+	t.Logf("delivered %.3f Mbit/s of inner IP packets, want %.3f (%+.2f%%); %s", got/1e6, want/1e6, (got-want)/want*100, pathDrops(em))
 	return got, want
 }
 
 // TestOtherClientsShareTheLinksExactly: beside a DC client, a client on
 // link1 and one on link2 each get their link's rate, downlink and (split)
-// uplink, on both data paths. The batch path runs the links faster by its
+// uplink. The batch path runs the links faster by its
 // UDP encapsulation, so a packet crossing bare would get 1.8 % more than
 // the rate: there the other clients' packets cross in the same UDP,
 // unnumbered, and are counted. The rates to 1 % are
 // TestFidelityOtherClientsShareTheLinksExactly's.
 func TestOtherClientsShareTheLinksExactly(t *testing.T) {
 	emutest.SkipUnderRace(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		emutest.Exclusive(t)
-		const rate = 20e6
-		rates, em := otherClientsRates(t, datapath, 2*time.Second)
-		for name, got := range rates {
-			if got < rate/5 || got > 1.5*rate {
-				t.Errorf("%s: delivered %.3f Mbit/s, want about %.3f (between a fifth and 1.5 times); %s", name, got/1e6, rate/1e6, pathDrops(em))
-			}
+	emutest.Exclusive(t)
+	const rate = 20e6
+	rates, em := otherClientsRates(t, 2*time.Second)
+	for name, got := range rates {
+		if got < rate/5 || got > 1.5*rate {
+			t.Errorf("%s: delivered %.3f Mbit/s, want about %.3f (between a fifth and 1.5 times); %s", name, got/1e6, rate/1e6, pathDrops(em))
 		}
-		if strings.HasSuffix(datapath, "batch") {
-			for dir, c := range em.PDCP() {
-				if b := c.Batch; b == nil || b.TunnelSent == 0 || b.TunnelDelivered == 0 {
-					t.Errorf("%s: the batch path tunnelled nothing (%+v)", dir, b)
-				}
-			}
+	}
+	for dir, c := range em.PDCP() {
+		if b := c.Batch; b == nil || b.TunnelSent == 0 || b.TunnelDelivered == 0 {
+			t.Errorf("%s: the batch path tunnelled nothing (%+v)", dir, b)
 		}
-	})
+	}
 }
 
 // TestFidelityOtherClientsShareTheLinksExactly: the other clients of
@@ -121,26 +104,23 @@ func TestOtherClientsShareTheLinksExactly(t *testing.T) {
 func TestFidelityOtherClientsShareTheLinksExactly(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Fidelity(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h.Reset() // each data path judged on the host's evidence from its own start
-		const rate = 20e6
-		rates, em := otherClientsRates(t, datapath, 3*time.Second)
-		for name, got := range rates {
-			if errPct := (got - rate) / rate * 100; math.Abs(errPct) > 1 {
-				h.Errorf(t, "%s: delivered %.3f Mbit/s, want %.3f ± 1%%; %s", name, got/1e6, rate/1e6, pathDrops(em))
-			}
+	const rate = 20e6
+	rates, em := otherClientsRates(t, 3*time.Second)
+	for name, got := range rates {
+		if errPct := (got - rate) / rate * 100; math.Abs(errPct) > 1 {
+			h.Errorf(t, "%s: delivered %.3f Mbit/s, want %.3f ± 1%%; %s", name, got/1e6, rate/1e6, pathDrops(em))
 		}
-	})
+	}
 }
 
 // otherClientsRates runs TestOtherClientsShareTheLinksExactly's three
-// saturating streams on datapath for d and returns the IP rate each
+// saturating streams for d and returns the IP rate each
 // delivered after the first second, by name.
-func otherClientsRates(t *testing.T, datapath string, d time.Duration) (map[string]float64, *network.Emulation) {
+func otherClientsRates(t *testing.T, d time.Duration) (map[string]float64, *network.Emulation) {
 	t.Helper()
 	const rate = 20e6
 	em := startEmulation(t, "link.jitter=0", "link.delay=2ms", "link.rate=20mbit", "link.queue=100p",
-		"dc.uplink=split", "flows.count=3", "flows.1.path=link1", "flows.2.path=link2", datapath)
+		"dc.uplink=split", "flows.count=3", "flows.1.path=link1", "flows.2.path=link2")
 	srv, cli1, cli2 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1"), mustNode(t, em.Net, "cli2")
 	flows := []struct {
 		name string
@@ -159,7 +139,7 @@ func otherClientsRates(t *testing.T, datapath string, d time.Duration) (map[stri
 	rates := map[string]float64{}
 	for _, f := range flows {
 		got := f.f.ipRate(f.f.snapshot(), start.Add(time.Second), start.Add(d))
-		t.Logf("%s: %s delivered %.3f Mbit/s of IP packets, want %.3f (%+.2f%%)", datapath, f.name, got/1e6, rate/1e6, (got-rate)/rate*100)
+		t.Logf("%s delivered %.3f Mbit/s of IP packets, want %.3f (%+.2f%%)", f.name, got/1e6, rate/1e6, (got-rate)/rate*100)
 		rates[f.name] = got
 	}
 	return rates, em
@@ -249,7 +229,7 @@ func batchPathTCP(t *testing.T) (float64, results.PDCPCounters) {
 		t.Skip("needs iperf3 (apt-get install iperf3)")
 	}
 	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "link.rate=100mbit",
-		"tcp.buffer_max=16MB", "dc.sn_bits=18", "dc.datapath=batch")
+		"tcp.buffer_max=16MB", "dc.sn_bits=18")
 	mbps, err := iperf3(em, 3*time.Second, "-C", "cubic")
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 func TestCalibrateReportsEmulatorCPU(t *testing.T) {
 	emutest.RequireRoot(t)
 	emutest.Exclusive(t)
-	cal, err := Calibrate(context.Background(), testConfig(t, "dc.datapath=batch"),
+	cal, err := Calibrate(context.Background(), testConfig(t),
 		CalibrateOptions{Runs: 1, Duration: 2 * time.Second, Pings: 20, Out: t.TempDir(), Binary: emuBinary(t)})
 	if err != nil {
 		t.Fatal(err)

@@ -324,11 +324,6 @@ func checkEveryCheck(t *testing.T, f *fidelity.Fidelity) {
 			want = append(want, n+" delay "+d)
 		}
 	}
-	for _, p := range []string{"pdcp tx down", "pdcp rx down"} {
-		for _, n := range []string{fidelity.CheckThreadWait, fidelity.CheckThreadMeanWait, fidelity.CheckThreadCPU} {
-			want = append(want, n+" "+p)
-		}
-	}
 	for _, w := range want {
 		if !have[w] {
 			t.Errorf("no %s check", w)
@@ -384,8 +379,8 @@ type samplerReadings struct {
 // Shaper.Stats, and returns what it read of link1.down.
 func samplerAgrees(t *testing.T, d time.Duration) samplerReadings {
 	t.Helper()
-	// Delay lines (1 ms) and PDCP proxies (a DC client) run too, to check
-	// their threads' names.
+	// Delay lines (1 ms) run too, to check their threads' names, and the
+	// PDCP proxies (a DC client), which have none of their own.
 	em := startEmulation(t, "link.delay=1ms", "link1.down.queue=50ms", "flows.0.path=link1", "flows.count=2", "flows.1.path=dc")
 	srv, cli1 := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli1")
 	udp := startUDPFlow(t, srv, cli1, topo.ClientAddr(topo.PathLink1), 1472)
@@ -397,11 +392,11 @@ func samplerAgrees(t *testing.T, d time.Duration) samplerReadings {
 	if err != nil || cpu0.Stat.Name != "emu sampler" || cpu0.Stat.Policy != 1 || cpu0.Stat.RTPriority != nfq.RealtimePriority-1 {
 		t.Errorf("sampler thread %+v (%v), want emu sampler, SCHED_FIFO %d", cpu0.Stat, err, nfq.RealtimePriority-1)
 	}
-	if n := len(em.PacketThreads()); n != 6 {
-		t.Errorf("%d packet threads, want 4 delay lines and 2 PDCP proxies", n)
+	if n := len(em.PacketThreads()); n != 4 {
+		t.Errorf("%d packet threads, want the 4 delay lines", n)
 	}
 	for _, th := range em.PacketThreads() {
-		if rd, err := procstat.ReadThread(os.Getpid(), th.TID); err != nil || !strings.HasPrefix(rd.Stat.Name, "dl link") && !strings.HasPrefix(rd.Stat.Name, "pdcp ") {
+		if rd, err := procstat.ReadThread(os.Getpid(), th.TID); err != nil || !strings.HasPrefix(rd.Stat.Name, "dl link") {
 			t.Errorf("%s: thread %d named %q (%v)", th.Name, th.TID, rd.Stat.Name, err)
 		}
 	}

@@ -14,13 +14,11 @@ import (
 // TestPDCPDuplicationUnderLoad: with every PDU duplicated, a 15 Mbit/s UDP
 // stream over link1 at 20 Mbit/s and link2 at 10 Mbit/s arrives complete
 // over link1 while link2's queue stays full and drops the copies it cannot
-// carry; the copies link2 carries arrive and are discarded, and the
-// transmit proxy times its verdict on every packet and answers at once
-// (p50 below 10 ms). The duplicates waiting in link2's queue must not hold
-// up the proxy. (They did when the proxy sent them itself with a blocking
-// send on a raw socket: the send buffer filled with the copies queued for
-// link2, and every DC packet waited behind the send.) The latency's and
-// the copies' figures are TestFidelityPDCPDuplicationUnderLoad's.
+// carry; the copies link2 carries arrive and are discarded. The copies
+// waiting in link2's queue must not hold up the proxy, which sends them
+// in a UDP send of their own: the kernel queues them on link2 and the send
+// returns. The figures that say the proxy kept up are
+// TestFidelityPDCPDuplicationUnderLoad's.
 func TestPDCPDuplicationUnderLoad(t *testing.T) {
 	emutest.SkipUnderRace(t)
 	emutest.Exclusive(t)
@@ -29,27 +27,22 @@ func TestPDCPDuplicationUnderLoad(t *testing.T) {
 	r.f.waitArrived(t, r.sent, 5*time.Second)
 	waitDrained(t, r.em)
 	c, link2Drops := r.counters(t)
-	lat := c.TxVerdictUs
 	if c.DuplicatesDiscarded < r.sent/10 {
 		t.Errorf("%d of %d duplicates arrived, want about 2/3 (≥ a tenth)", c.DuplicatesDiscarded, r.sent)
 	}
 	if link2Drops == 0 {
 		t.Error("link2's queue dropped no copy: the duplicates did not meet its rate limiter")
 	}
-	if lat["n"] < float64(r.sent)*0.99 {
-		t.Errorf("verdict latency measured for %v of %d packets (no kernel timestamps?)", lat["n"], r.sent)
-	}
-	if lat["p50"] >= 10000 {
-		t.Errorf("transmit proxy verdict latency p50 %v µs, want well below 10000", lat["p50"])
+	if c.TxLink2 < r.sent || c.TxLink1 < r.sent {
+		t.Errorf("PDUs sent on link1 %d, link2 %d, want every one of %d on both", c.TxLink1, c.TxLink2, r.sent)
 	}
 }
 
 // TestFidelityPDCPDuplicationUnderLoad: under
-// TestPDCPDuplicationUnderLoad's load for 6 s the transmit proxy answers
-// packets at once (verdict latency p50 below 1 ms, p99 below 20 ms — loose,
-// because the host's scheduler alone can hold a thread for milliseconds on
-// a busy CI machine), its queue never overflows, and link2 delivers about
-// 2/3 of the copies.
+// TestPDCPDuplicationUnderLoad's load for 6 s the proxies keep up: the
+// transmitting gateway's TUN drops nothing before the proxy reads it, the
+// receiving gateway's socket drops no PDU, and link2 delivers about 2/3
+// of the copies.
 func TestFidelityPDCPDuplicationUnderLoad(t *testing.T) {
 	emutest.SkipUnderRace(t)
 	emutest.RequireRoot(t)
@@ -61,19 +54,18 @@ func TestFidelityPDCPDuplicationUnderLoad(t *testing.T) {
 	waitArrivedWatched(t, h, r.f, r.sent, 5*time.Second)
 	waitWatched(t, h, 5*time.Second, drained(r.em))
 	c, _ := r.counters(t)
-	lat := c.TxVerdictUs
 	// link2 carries 10 of the 15 Mbit/s of copies; fewer arrive only
-	// where a proxy late to read its queue lost them.
+	// where a proxy late to read its socket lost them.
 	var missed []string
 	if c.DuplicatesDiscarded < r.sent/2 {
 		missed = append(missed, fmt.Sprintf("%d of %d duplicates arrived, want about 2/3 (≥ %d)", c.DuplicatesDiscarded, r.sent, r.sent/2))
 	}
-	if lat["p50"] >= 1000 || lat["p99"] >= 20000 {
-		missed = append(missed, fmt.Sprintf("transmit proxy verdict latency p50 %v µs, p99 %v µs, want below 1000 and 20000", lat["p50"], lat["p99"]))
-	}
-	// The queue overflows only behind a proxy held from reading it.
-	if c.TxQueue.Dropped != 0 {
-		missed = append(missed, fmt.Sprintf("the transmit proxy's queue dropped %d packets, want 0", c.TxQueue.Dropped))
+	// The TUN's queue and the socket overflow only behind a proxy held
+	// from reading them.
+	if b := c.Batch; b == nil {
+		missed = append(missed, "no batch path counters")
+	} else if b.TUNDropped != 0 || b.SocketDrops != 0 {
+		missed = append(missed, fmt.Sprintf("the transmitting TUN dropped %d packets and the receiving socket %d PDUs, want 0", b.TUNDropped, b.SocketDrops))
 	}
 	h.Check(t, missed)
 }
@@ -111,9 +103,8 @@ func (r dupLoad) counters(t *testing.T) (results.PDCPCounters, uint64) {
 			link2Drops = st.Drops
 		}
 	}
-	lat := c.TxVerdictUs
-	t.Logf("sent %d, all arrived; %d duplicates discarded by the receiver, %d copies dropped by link2's full queue; verdict latency µs: p50 %v, p99 %v, p99.9 %v, max %v over %v packets; tx queue held at most %d, dropped %d",
-		r.sent, c.DuplicatesDiscarded, link2Drops, lat["p50"], lat["p99"], lat["p999"], lat["max"], lat["n"], c.TxQueue.HeldMax, c.TxQueue.Dropped)
+	t.Logf("sent %d, all arrived; %d duplicates discarded by the receiver, %d copies dropped by link2's full queue; %s",
+		r.sent, c.DuplicatesDiscarded, link2Drops, pdcpState(r.em))
 	return c, link2Drops
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
-	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -32,43 +31,30 @@ func startEmulation(t *testing.T, kv ...string) *network.Emulation {
 	return em
 }
 
-// datapaths are the PDCP data paths a test runs on, as dc.datapath
-// settings.
-var datapaths = []string{"dc.datapath=nfqueue", "dc.datapath=batch"}
-
-// forEachDatapath runs test as a subtest on each PDCP data path.
-func forEachDatapath(t *testing.T, test func(t *testing.T, datapath string)) {
-	for _, dp := range datapaths {
-		t.Run(strings.TrimPrefix(dp, "dc.datapath="), func(t *testing.T) { test(t, dp) })
-	}
-}
-
 // TestPDCPRepairsReordering: with DC on, batch 100, split 1:1, a 30 Mbit/s
 // UDP stream over two 20 Mbit/s links with one-way delays of 10 and 30 ms
 // arrives complete and in order, and the device-side proxy counted the
-// reordering it repaired, on both data paths. The run is long enough to
+// reordering it repaired. The run is long enough to
 // wrap the 12-bit SN twice. That PDCP gave up on nothing is
 // TestFidelityPDCPRepairsReordering's.
 func TestPDCPRepairsReordering(t *testing.T) {
 	emutest.SkipUnderRace(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		emutest.Exclusive(t)
-		em, f, sent := repairsReordering(t, datapath, 4*time.Second)
-		as := f.completeInOrder(t, sent)
-		c := logReordering(t, em, len(as))
-		if c.Reordered == 0 || c.Held == 0 {
-			t.Errorf("the device-side proxy repaired no reordering: %+v", c)
-		}
-		if c.DuplicatesDiscarded != 0 {
-			t.Errorf("PDCP saw %d duplicates without duplication: %+v", c.DuplicatesDiscarded, c)
-		}
-		if wraps := float64(c.Received) / 4096; wraps < 2 {
-			t.Errorf("only %.1f SN wraps", wraps)
-		}
-		if c.TxLink1 == 0 || c.TxLink2 == 0 {
-			t.Errorf("the split did not use both links: %d / %d", c.TxLink1, c.TxLink2)
-		}
-	})
+	emutest.Exclusive(t)
+	em, f, sent := repairsReordering(t, 4*time.Second)
+	as := f.completeInOrder(t, sent)
+	c := logReordering(t, em, len(as))
+	if c.Reordered == 0 || c.Held == 0 {
+		t.Errorf("the device-side proxy repaired no reordering: %+v", c)
+	}
+	if c.DuplicatesDiscarded != 0 {
+		t.Errorf("PDCP saw %d duplicates without duplication: %+v", c.DuplicatesDiscarded, c)
+	}
+	if wraps := float64(c.Received) / 4096; wraps < 2 {
+		t.Errorf("only %.1f SN wraps", wraps)
+	}
+	if c.TxLink1 == 0 || c.TxLink2 == 0 {
+		t.Errorf("the split did not use both links: %d / %d", c.TxLink1, c.TxLink2)
+	}
 }
 
 // TestFidelityPDCPRepairsReordering: nothing is lost on
@@ -78,23 +64,20 @@ func TestPDCPRepairsReordering(t *testing.T) {
 func TestFidelityPDCPRepairsReordering(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Fidelity(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h.Reset() // each data path judged on the host's evidence from its own start
-		em, f, sent := repairsReordering(t, datapath, 4*time.Second)
-		as := completeInOrderWatched(t, h, f, sent)
-		c := logReordering(t, em, len(as))
-		if c.GivenUp != 0 || c.OutOfWindow != 0 {
-			h.Errorf(t, "PDCP gave up on %d PDUs and found %d out of its window, want 0 and 0", c.GivenUp, c.OutOfWindow)
-		}
-	})
+	em, f, sent := repairsReordering(t, 4*time.Second)
+	as := completeInOrderWatched(t, h, f, sent)
+	c := logReordering(t, em, len(as))
+	if c.GivenUp != 0 || c.OutOfWindow != 0 {
+		h.Errorf(t, "PDCP gave up on %d PDUs and found %d out of its window, want 0 and 0", c.GivenUp, c.OutOfWindow)
+	}
 }
 
-// repairsReordering sends TestPDCPRepairsReordering's stream on datapath
+// repairsReordering sends TestPDCPRepairsReordering's stream
 // for d and returns the emulation, the flow and how many it sent.
-func repairsReordering(t *testing.T, datapath string, d time.Duration) (*network.Emulation, *udpFlow, uint64) {
+func repairsReordering(t *testing.T, d time.Duration) (*network.Emulation, *udpFlow, uint64) {
 	t.Helper()
 	em := startEmulation(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms",
-		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12", datapath)
+		"dc.batch=100", "dc.split=1:1", "dc.sn_bits=12")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 1200)
 	return em, f, f.pace(30e6, d)
@@ -112,24 +95,22 @@ func logReordering(t *testing.T, em *network.Emulation, n int) results.PDCPCount
 
 // TestPDCPDuplicationHalvesLossExponent: with every packet duplicated on
 // both links and 5% random loss on each, end-to-end loss is near p² =
-// 0.25%, well below p/2, on both data paths. That it is within 0.6 % is
+// 0.25%, well below p/2. That it is within 0.6 % is
 // TestFidelityPDCPDuplicationHalvesLossExponent's.
 func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		emutest.Exclusive(t)
-		dl := duplicationLoss(t, datapath, 5*time.Second, 0.975)
-		emutest.WaitFor(t, 5*time.Second, dl.arrivedAll(t))
-		waitDrained(t, dl.em) // the last datagrams may still be in the delay lines
-		loss := dl.loss(t)
-		// Too little loss is emu's; the machine can only add to it (a
-		// proxy late to read its queue), by far less than p/2.
-		if loss < 0.0008 || loss > 0.025 {
-			t.Errorf("end-to-end loss %.3f%%, want near p² = 0.25%% (0.08%% to p/2 = 2.5%%); %s", loss*100, pathDrops(dl.em))
-		}
-		if c := dl.em.PDCP()["down"]; c.DuplicatesDiscarded == 0 {
-			t.Error("no duplicate was discarded")
-		}
-	})
+	emutest.Exclusive(t)
+	dl := duplicationLoss(t, 5*time.Second, 0.975)
+	emutest.WaitFor(t, 5*time.Second, dl.arrivedAll(t))
+	waitDrained(t, dl.em) // the last datagrams may still be in the delay lines
+	loss := dl.loss(t)
+	// Too little loss is emu's; the machine can only add to it (a
+	// proxy late to read its queue), by far less than p/2.
+	if loss < 0.0008 || loss > 0.025 {
+		t.Errorf("end-to-end loss %.3f%%, want near p² = 0.25%% (0.08%% to p/2 = 2.5%%); %s", loss*100, pathDrops(dl.em))
+	}
+	if c := dl.em.PDCP()["down"]; c.DuplicatesDiscarded == 0 {
+		t.Error("no duplicate was discarded")
+	}
 }
 
 // TestFidelityPDCPDuplicationHalvesLossExponent: the end-to-end loss of
@@ -140,15 +121,12 @@ func TestPDCPDuplicationHalvesLossExponent(t *testing.T) {
 func TestFidelityPDCPDuplicationHalvesLossExponent(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Fidelity(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h.Reset() // each data path judged on the host's evidence from its own start
-		dl := duplicationLoss(t, datapath, 5*time.Second, 0.99)
-		waitWatched(t, h, 5*time.Second, dl.arrivedAll(t))
-		waitWatched(t, h, 5*time.Second, drained(dl.em)) // the last datagrams may still be in the delay lines
-		if loss := dl.loss(t); loss > 0.006 {
-			h.Errorf(t, "end-to-end loss %.3f%%, want near p² = 0.25%% (≤ 0.6%%); %s", loss*100, pathDrops(dl.em))
-		}
-	})
+	dl := duplicationLoss(t, 5*time.Second, 0.99)
+	waitWatched(t, h, 5*time.Second, dl.arrivedAll(t))
+	waitWatched(t, h, 5*time.Second, drained(dl.em)) // the last datagrams may still be in the delay lines
+	if loss := dl.loss(t); loss > 0.006 {
+		h.Errorf(t, "end-to-end loss %.3f%%, want near p² = 0.25%% (≤ 0.6%%); %s", loss*100, pathDrops(dl.em))
+	}
 }
 
 // dupLoss is TestPDCPDuplicationHalvesLossExponent's emulation and flow,
@@ -161,10 +139,10 @@ type dupLoss struct {
 }
 
 // duplicationLoss sends TestPDCPDuplicationHalvesLossExponent's stream on
-// datapath for d; arrivedAll then holds once expect of it arrived.
-func duplicationLoss(t *testing.T, datapath string, d time.Duration, expect float64) dupLoss {
+// for d; arrivedAll then holds once expect of it arrived.
+func duplicationLoss(t *testing.T, d time.Duration, expect float64) dupLoss {
 	t.Helper()
-	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link.down.loss=5%", "dc.scheduler=duplicate", datapath)
+	em := startEmulation(t, "link.jitter=0", "link.delay=5ms", "link.down.loss=5%", "dc.scheduler=duplicate")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, srv, cli, topo.ClientAddr(topo.PathDC), 200)
 	return dupLoss{em: em, f: f, sent: f.pace(4e6, d), expect: expect}
@@ -200,27 +178,21 @@ func (dl dupLoss) loss(t *testing.T) float64 {
 	return loss
 }
 
-// TestPDCPMalformedPacketIsDroppedAndCounted sends a packet that claims to
-// be a PDU but is too short: the device-side proxy drops and counts it and
-// keeps working.
+// TestPDCPMalformedPacketIsDroppedAndCounted sends a datagram that claims
+// to be a data PDU but is too short for its header, on link1 to the
+// device-side proxy's port: the proxy drops and counts it and keeps
+// working.
 func TestPDCPMalformedPacketIsDroppedAndCounted(t *testing.T) {
 	em := startEmulation(t, "link.jitter=0", "link.delay=0")
 	gws := mustNode(t, em.Net, "gws")
-	dst := topo.ClientAddr(topo.PathDC).As4()
+	to := &unix.SockaddrInet4{Port: network.PDUPort, Addr: topo.LinkNextHop("gws", 0).As4()}
 	err := gws.Do(func() error {
-		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_RAW, unix.IPPROTO_RAW)
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
 		if err != nil {
 			return err
 		}
 		defer unix.Close(fd)
-		if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_MARK, int(topo.MarkLink1)); err != nil {
-			return err
-		}
-		pkt := make([]byte, 21)
-		pkt[0], pkt[3], pkt[8], pkt[9] = 0x45, 21, 64, pdcp.IPProto
-		copy(pkt[12:16], []byte{10, 1, 1, 1})
-		copy(pkt[16:20], dst[:])
-		return unix.Sendto(fd, pkt, 0, &unix.SockaddrInet4{Addr: dst})
+		return unix.Sendto(fd, []byte{0x80}, 0, to) // D/C set: a data PDU, with no SN
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -346,13 +318,13 @@ func completeInOrderWatched(t *testing.T, h *emutest.HostWatch, f *udpFlow, sent
 
 // TestPDCPUplinkSplit: with dc.uplink=split the DC client's uplink goes
 // through a transmit proxy in gwc and a receive proxy in gws too, over both
-// links, and arrives complete and in order, on both data paths.
+// links, and arrives complete and in order.
 func TestPDCPUplinkSplit(t *testing.T) {
-	forEachDatapath(t, testPDCPUplinkSplit)
+	testPDCPUplinkSplit(t)
 }
 
-func testPDCPUplinkSplit(t *testing.T, datapath string) {
-	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "dc.uplink=split", "dc.batch=20", datapath)
+func testPDCPUplinkSplit(t *testing.T) {
+	em := startEmulation(t, "link.jitter=0", "link1.delay=5ms", "link2.delay=15ms", "dc.uplink=split", "dc.batch=20")
 	srv, cli := mustNode(t, em.Net, "srv"), mustNode(t, em.Net, "cli")
 	f := startUDPFlow(t, cli, srv, topo.ServerAddr, 1000)
 	as := f.completeInOrder(t, f.pace(8e6, 2*time.Second))

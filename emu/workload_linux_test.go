@@ -146,37 +146,35 @@ func TestFidelityRunKinds(t *testing.T) {
 // flow's delay to 3 ms, are TestFidelityRunSteering's.
 func TestRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		emutest.Exclusive(t)
-		sum, out := runSteering(t, datapath)
-		for _, f := range sum.Flows {
-			// No loss is set: a loss is a late reader's.
-			if *f.Received < 100 {
-				t.Errorf("flow %s received %d of 200 datagrams, want nearly all", f.Name, *f.Received)
-			}
+	emutest.Exclusive(t)
+	sum, out := runSteering(t)
+	for _, f := range sum.Flows {
+		// No loss is set: a loss is a late reader's.
+		if *f.Received < 100 {
+			t.Errorf("flow %s received %d of 200 datagrams, want nearly all", f.Name, *f.Received)
 		}
-		pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
-		if pinned.P50 < 29 || pinned.P50 > 300 {
-			t.Errorf("the flow pinned to link2 (30 ms): owd %+v, p50 not the link's delay", pinned)
+	}
+	pinned, batch := sum.Flows[1].OWDMs, sum.Flows[0].OWDMs
+	if pinned.P50 < 29 || pinned.P50 > 300 {
+		t.Errorf("the flow pinned to link2 (30 ms): owd %+v, p50 not the link's delay", pinned)
+	}
+	// Not one datagram took the 10 ms link (a loaded machine may delay
+	// some beyond 30 ms, never below).
+	pkts, err := results.ReadCBRFile(filepath.Join(out, "flows", "pinned.cbr.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkts {
+		if d := p.Recv - p.Sent; d < 29*time.Millisecond {
+			t.Errorf("datagram %d of the pinned flow took %v", p.Seq, d)
 		}
-		// Not one datagram took the 10 ms link (a loaded machine may delay
-		// some beyond 30 ms, never below).
-		pkts, err := results.ReadCBRFile(filepath.Join(out, "flows", "pinned.cbr.csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pkts {
-			if d := p.Recv - p.Sent; d < 29*time.Millisecond {
-				t.Errorf("datagram %d of the pinned flow took %v", p.Seq, d)
-			}
-		}
-		if batch.P50 > 20 && batch.P95 < 29 {
-			t.Errorf("the batch flow does not use both links: owd %+v", batch)
-		}
-		if d := sum.PDCP["down"]; d.TxLink2 == 0 || d.Delivered == 0 {
-			t.Errorf("PDCP down sent %d on link2 and delivered %d", d.TxLink2, d.Delivered)
-		}
-	})
+	}
+	if batch.P50 > 20 && batch.P95 < 29 {
+		t.Errorf("the batch flow does not use both links: owd %+v", batch)
+	}
+	if d := sum.PDCP["down"]; d.TxLink2 == 0 || d.Delivered == 0 {
+		t.Errorf("PDCP down sent %d on link2 and delivered %d", d.TxLink2, d.Delivered)
+	}
 }
 
 // TestFidelityRunSteering: in TestRunSteering's runs every datagram
@@ -187,33 +185,30 @@ func TestRunSteering(t *testing.T) {
 func TestFidelityRunSteering(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Fidelity(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h.Reset() // each data path judged on the host's evidence from its own start
-		sum, _ := runSteering(t, datapath)
-		var missed []string
-		for _, f := range sum.Flows {
-			if *f.Received != 200 {
-				missed = append(missed, fmt.Sprintf("flow %s received %d of 200 datagrams", f.Name, *f.Received))
-			}
+	sum, _ := runSteering(t)
+	var missed []string
+	for _, f := range sum.Flows {
+		if *f.Received != 200 {
+			missed = append(missed, fmt.Sprintf("flow %s received %d of 200 datagrams", f.Name, *f.Received))
 		}
-		if pinned := sum.Flows[1].OWDMs; pinned.P50 > 33 {
-			missed = append(missed, fmt.Sprintf("the flow pinned to link2 (30 ms): p50 one-way delay %.2f ms, want ≤ 33", pinned.P50))
-		}
-		if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 {
-			missed = append(missed, fmt.Sprintf("PDCP down sent %d on link2 (want ≥ 200) and delivered %d (want ≥ 350)", d.TxLink2, d.Delivered))
-		}
-		h.Check(t, missed)
-	})
+	}
+	if pinned := sum.Flows[1].OWDMs; pinned.P50 > 33 {
+		missed = append(missed, fmt.Sprintf("the flow pinned to link2 (30 ms): p50 one-way delay %.2f ms, want ≤ 33", pinned.P50))
+	}
+	if d := sum.PDCP["down"]; d.TxLink2 < 200 || d.Delivered < 350 {
+		missed = append(missed, fmt.Sprintf("PDCP down sent %d on link2 (want ≥ 200) and delivered %d (want ≥ 350)", d.TxLink2, d.Delivered))
+	}
+	h.Check(t, missed)
 }
 
-// runSteering runs TestRunSteering's flows on datapath and returns the
+// runSteering runs TestRunSteering's flows and returns the
 // summary, whose flows have their counts and delays, and the run
 // directory.
-func runSteering(t *testing.T, datapath string) (*results.Summary, string) {
+func runSteering(t *testing.T) (*results.Summary, string) {
 	t.Helper()
 	sum, out := runKinds(t, "link.jitter=0", "link1.delay=10ms", "link2.delay=30ms", "dc.batch=10", "flows.count=2",
 		"flow.kind=cbr", "flow.count=200", "flow.interval=5ms",
-		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2", datapath)
+		"flows.0.name=batch", "flows.1.name=pinned", "flows.1.scheduler=active-standby", "flows.1.active=link2")
 	for _, f := range sum.Flows {
 		if f.Received == nil || f.Reordered == nil || *f.Reordered != 0 || f.OWDMs == nil {
 			t.Fatalf("flow %s: %+v", f.Name, f)
@@ -233,20 +228,18 @@ func runSteering(t *testing.T, datapath string) (*results.Summary, string) {
 // few per cent are TestFidelityRunSteeringDuplicate's.
 func TestRunSteeringDuplicate(t *testing.T) {
 	emutest.RequireRoot(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		emutest.Exclusive(t)
-		sum := runSteeringDuplicate(t, datapath)
-		batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
-		if batch < 0.02 || batch > 0.25 {
-			t.Errorf("batch flow loss %.4f, want about 0.05 (0.02 to 0.25)", batch)
-		}
-		if dup > 0.025 {
-			t.Errorf("duplicated flow loss %.4f, want about 0.0025 (well under half the links' 0.05)", dup)
-		}
-		if d := sum.PDCP["down"]; d.DuplicatesDiscarded > 1000 || d.DuplicatesDiscarded < 160 {
-			t.Errorf("%d duplicates discarded of 1000 datagrams, want about 1000 × 0.95² (160 to 1000)", d.DuplicatesDiscarded)
-		}
-	})
+	emutest.Exclusive(t)
+	sum := runSteeringDuplicate(t)
+	batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
+	if batch < 0.02 || batch > 0.25 {
+		t.Errorf("batch flow loss %.4f, want about 0.05 (0.02 to 0.25)", batch)
+	}
+	if dup > 0.025 {
+		t.Errorf("duplicated flow loss %.4f, want about 0.0025 (well under half the links' 0.05)", dup)
+	}
+	if d := sum.PDCP["down"]; d.DuplicatesDiscarded > 1000 || d.DuplicatesDiscarded < 160 {
+		t.Errorf("%d duplicates discarded of 1000 datagrams, want about 1000 × 0.95² (160 to 1000)", d.DuplicatesDiscarded)
+	}
 }
 
 // TestFidelityRunSteeringDuplicate: in TestRunSteeringDuplicate's runs
@@ -255,31 +248,28 @@ func TestRunSteeringDuplicate(t *testing.T) {
 func TestFidelityRunSteeringDuplicate(t *testing.T) {
 	emutest.RequireRoot(t)
 	h := emutest.Fidelity(t)
-	forEachDatapath(t, func(t *testing.T, datapath string) {
-		h.Reset() // each data path judged on the host's evidence from its own start
-		sum := runSteeringDuplicate(t, datapath)
-		batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
-		var missed []string
-		if batch > 0.09 {
-			missed = append(missed, fmt.Sprintf("batch flow loss %.4f, want about 0.05 (≤ 0.09)", batch))
-		}
-		if dup > 0.012 {
-			missed = append(missed, fmt.Sprintf("duplicated flow loss %.4f, want about 0.0025 (≤ 0.012)", dup))
-		}
-		if d := sum.PDCP["down"]; d.DuplicatesDiscarded < 800 {
-			missed = append(missed, fmt.Sprintf("%d duplicates discarded, want about 1000 × 0.95² (≥ 800)", d.DuplicatesDiscarded))
-		}
-		h.Check(t, missed)
-	})
+	sum := runSteeringDuplicate(t)
+	batch, dup := *sum.Flows[0].Loss, *sum.Flows[1].Loss
+	var missed []string
+	if batch > 0.09 {
+		missed = append(missed, fmt.Sprintf("batch flow loss %.4f, want about 0.05 (≤ 0.09)", batch))
+	}
+	if dup > 0.012 {
+		missed = append(missed, fmt.Sprintf("duplicated flow loss %.4f, want about 0.0025 (≤ 0.012)", dup))
+	}
+	if d := sum.PDCP["down"]; d.DuplicatesDiscarded < 800 {
+		missed = append(missed, fmt.Sprintf("%d duplicates discarded, want about 1000 × 0.95² (≥ 800)", d.DuplicatesDiscarded))
+	}
+	h.Check(t, missed)
 }
 
-// runSteeringDuplicate runs TestRunSteeringDuplicate's flows on datapath
+// runSteeringDuplicate runs TestRunSteeringDuplicate's flows
 // and returns the summary, whose flows have their loss.
-func runSteeringDuplicate(t *testing.T, datapath string) *results.Summary {
+func runSteeringDuplicate(t *testing.T) *results.Summary {
 	t.Helper()
 	sum, _ := runKinds(t, "link.jitter=0", "link.down.loss=5%", "flows.count=2",
 		"flow.kind=cbr", "flow.count=1000", "flow.interval=2ms",
-		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate", datapath)
+		"flows.0.name=batch", "flows.1.name=dup", "flows.1.scheduler=duplicate")
 	batch, dup := sum.Flows[0], sum.Flows[1]
 	if batch.Loss == nil || dup.Loss == nil {
 		t.Fatalf("flows %+v %+v", batch, dup)

@@ -16,18 +16,8 @@ const (
 	PathMPTCP = "mptcp"
 )
 
-// Firewall marks the network-side PDCP proxy puts on a verdict; policy
-// routing in the gateway turns them into the link the packet leaves on.
-const (
-	MarkLink1 uint32 = 1
-	MarkLink2 uint32 = 2
-	// MarkBoth is a PDU for both links (PDCP duplication): routed over
-	// link1, and copied to link2 by the gateway's duplication rule.
-	MarkBoth uint32 = 3
-)
-
-// Routing tables of the gateways; one per link, so a mark (or a client's
-// source address) selects the link.
+// Routing tables of the gateways; one per link, so a client's source
+// address selects the link.
 const (
 	TableLink1 = 101
 	TableLink2 = 102
@@ -206,17 +196,10 @@ func DC(runID string, o DCOptions) Spec {
 		s.Links = append(s.Links, Link{Name: name, MTU: mtu,
 			A: End{Node: "gws", Iface: dev, Addrs: []netip.Prefix{linkGWSAddr[i]}},
 			B: End{Node: "gwc", Iface: dev, Addrs: []netip.Prefix{linkGWCAddr[i]}}})
-		table := TableLink1 + i
-		mark := MarkLink1 + uint32(i)
-		// Per-link tables: a mark (set by a PDCP proxy) or a client's
-		// source address picks the link.
-		gws.Routes = append(gws.Routes, Route{Dst: clientPlan[0].subnet, Via: linkGWCAddr[i].Addr(), Dev: dev, Table: table})
-		gws.Rules = append(gws.Rules, Rule{Priority: 100 + i, Mark: mark, Table: table})
-		gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[i].Addr(), Dev: dev, Table: table})
-		gwc.Rules = append(gwc.Rules, Rule{Priority: 100 + i, Mark: mark, Table: table})
+		// Per-link tables in gwc: a client's source address picks its
+		// uplink.
+		gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[i].Addr(), Dev: dev, Table: TableLink1 + i})
 	}
-	gws.Rules = append(gws.Rules, Rule{Priority: 102, Mark: MarkBoth, Table: TableLink1})
-	gwc.Rules = append(gwc.Rules, Rule{Priority: 102, Mark: MarkBoth, Table: TableLink1})
 	// Main tables: DC traffic takes link1 when no proxy marks it.
 	gwc.Routes = append(gwc.Routes, Route{Dst: serverNet, Via: linkGWSAddr[0].Addr(), Dev: "l1"})
 	for _, c := range clientPlan {

@@ -272,7 +272,6 @@ func (c *Config) Validate() error {
 		bad("trace.step", "must be positive")
 	}
 	c.validateDC(bad)
-	c.validateRTCPUs(bad)
 	errs = append(errs, c.Observe.validate()...)
 	if len(c.Flows) == 0 {
 		bad("flows", "a run needs at least one flow")

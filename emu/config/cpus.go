@@ -7,24 +7,13 @@ import (
 	"strings"
 )
 
-// The real-time threads of a run (delay lines, NFQUEUE proxies, and the Go
-// runtime's monitor, which emu makes real-time beside them) preempt the
-// normal tasks on whatever CPU they wake on, even with another CPU idle.
-// The batch path's loops are normal goroutines, and at Gbit/s rates they
-// waited for a CPU most of a run (docs/design.md); run.rt_cpus keeps those
-// threads on CPUs of their own. It is a CPU list as the kernel writes one
-// (cpuset(7)): 1, 0,2 or 2-3.
-
-// validateRTCPUs refuses run.rt_cpus beside the NFQUEUE proxies: their
-// real-time threads join the delay lines on the CPUs named, and the
-// default job so set (2 CPUs, run.rt_cpus=1) had a delay line stall for
-// 6.6 s and a trace player for 6.0 s. It was measured on the batch path
-// only (docs/design.md); which CPUs the host has is the run's to check.
-func (c *Config) validateRTCPUs(bad func(key, format string, args ...any)) {
-	if len(c.RTCPUs) > 0 && c.DC.Enabled && c.DC.Datapath != DatapathBatch {
-		bad("run.rt_cpus", "needs dc.datapath=batch: with the NFQUEUE proxies on the same CPUs a delay line stalled for seconds")
-	}
-}
+// run.rt_cpus keeps the real-time threads of a run (the delay lines and
+// the Go runtime's monitor, which emu makes real-time beside them) on CPUs
+// of their own: they preempt the normal tasks on whatever CPU they wake
+// on, even with another CPU idle, and at Gbit/s rates the PDCP proxies'
+// loops, real-time only while light, waited for a CPU most of a run
+// (docs/design.md). It is a CPU list as the kernel writes one (cpuset(7)):
+// 1, 0,2 or 2-3; which CPUs the host has is the run's to check.
 
 // maxCPU is the highest CPU number a list may name (the kernel's CPU
 // masks as golang.org/x/sys/unix holds them: 1024 CPUs).

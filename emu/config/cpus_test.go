@@ -8,8 +8,7 @@ import (
 
 // TestRTCPUs: run.rt_cpus takes a kernel CPU list, keeps it sorted and
 // distinct, writes it back with ranges, names the key and the value it
-// cannot read, and is refused beside the NFQUEUE proxies (the default
-// datapath).
+// cannot read.
 func TestRTCPUs(t *testing.T) {
 	for _, c := range []struct {
 		in   string
@@ -21,7 +20,7 @@ func TestRTCPUs(t *testing.T) {
 		{"3,1-2", []int{1, 2, 3}, "1-3"},
 		{"0, 2,2,5-6", []int{0, 2, 5, 6}, "0,2,5-6"},
 	} {
-		cfg, err := Resolve("throughput", settings(t, "dc.datapath=batch", "run.rt_cpus="+c.in))
+		cfg, err := Resolve("throughput", settings(t, "run.rt_cpus="+c.in))
 		if err != nil {
 			t.Fatalf("%s: %v", c.in, err)
 		}
@@ -30,7 +29,7 @@ func TestRTCPUs(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{{"run.rt_cpus=x"}, {"run.rt_cpus=-1"}, {"run.rt_cpus=2-1"}, {"run.rt_cpus=1,"},
-		{"run.rt_cpus=1024"}, {"run.rt_cpus=1-"}, {"run.rt_cpus=1"}, {"run.rt_cpus=1", "dc.datapath=nfqueue"}} {
+		{"run.rt_cpus=1024"}, {"run.rt_cpus=1-"}} {
 		_, err := Resolve("throughput", settings(t, bad...))
 		if err == nil || !strings.Contains(err.Error(), "run.rt_cpus") {
 			t.Errorf("%q: %v, want an error naming run.rt_cpus", bad, err)

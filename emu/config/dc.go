@@ -26,30 +26,13 @@ type DC struct {
 	TReordering time.Duration // PDCP t-Reordering
 	SNBits      int           // 12 (LTE DC) or 18 (NR)
 	Uplink      string        // link1, link2 or split
-	// Datapath is how PDUs cross between the proxies: DatapathNFQueue or
-	// DatapathBatch.
-	Datapath string
 }
-
-// The PDCP data paths (dc.datapath).
-const (
-	// DatapathNFQueue: each proxy takes every wire packet through
-	// NFQUEUE, and a PDU is the IP packet with the PDCP header after its
-	// IP header (an IP protocol of its own).
-	DatapathNFQueue = "nfqueue"
-	// DatapathBatch: the proxies read the DC client's packets from a TUN
-	// in 64 KB batches and send PDUs as UDP datagrams, as GTP-U carries
-	// them between the nodes; the links charge what the air would carry
-	// (the PDU) by running their shapers faster by the encapsulation, and
-	// the other clients' packets cross those links in it too, unnumbered.
-	DatapathBatch = "batch"
-)
 
 // defaultDC is the paper's DC: pdcp's defaults (batches of 100 split
 // 1:1, 12-bit SNs, t-Reordering 200 ms), the uplink on link1.
 func defaultDC() DC {
 	return DC{Enabled: true, Sched: pdcp.DefaultSchedulerConfig(),
-		TReordering: pdcp.DefaultTReordering, SNBits: pdcp.DefaultSNBits, Uplink: PathLink1, Datapath: DatapathNFQueue}
+		TReordering: pdcp.DefaultTReordering, SNBits: pdcp.DefaultSNBits, Uplink: PathLink1}
 }
 
 // dcParams are the dc.* keys.
@@ -77,8 +60,6 @@ func dcParams() []Param {
 			}},
 		stringParam("dc.uplink", "uplink of DC clients: link1, link2 or split (through the proxies too)",
 			func(c *Config) *string { return &c.DC.Uplink }),
-		stringParam("dc.datapath", "how PDUs cross between the proxies: nfqueue (a packet at a time) or batch (TUN and UDP in 64 KB batches)",
-			func(c *Config) *string { return &c.DC.Datapath }),
 	}
 }
 
@@ -181,11 +162,6 @@ func (c *Config) validateDC(bad func(key, format string, args ...any)) {
 	case PathLink1, PathLink2, "split":
 	default:
 		bad("dc.uplink", "want link1, link2 or split (got %q)", c.DC.Uplink)
-	}
-	switch c.DC.Datapath {
-	case DatapathNFQueue, DatapathBatch:
-	default:
-		bad("dc.datapath", "want %s or %s (got %q)", DatapathNFQueue, DatapathBatch, c.DC.Datapath)
 	}
 }
 

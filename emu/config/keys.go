@@ -34,7 +34,7 @@ func Params(c *Config) []Param {
 		func(c *Config, v string) (err error) { c.Seed, err = strconv.ParseUint(v, 10, 64); return }})
 	add(durationParam("run.grace", "how long a run may overrun its flows before it is stopped as hung",
 		func(c *Config) *time.Duration { return &c.Grace }))
-	add(Param{"run.rt_cpus", "", "CPUs the delay lines' real-time threads and the Go runtime's monitor are kept on, e.g. 1 or 2-3, leaving the others to the batch path's loops and the endpoints (with dc.datapath=batch or DC off); none = any CPU",
+	add(Param{"run.rt_cpus", "", "CPUs the delay lines' real-time threads and the Go runtime's monitor are kept on, e.g. 1 or 2-3, leaving the others to the PDCP proxies' loops and the endpoints; none = any CPU",
 		func(c *Config) string { return FormatCPUs(c.RTCPUs) },
 		func(c *Config, v string) (err error) { c.RTCPUs, err = ParseCPUs(v); return }})
 	ps = append(ps, observeParams()...)
@@ -213,6 +213,8 @@ func set(c *Config, ix *paramIndex, key, value string) error {
 		}
 		resizeFlows(c, n)
 		return nil
+	case "dc.datapath":
+		return bad(retiredDatapath(value))
 	case "link.bw_ratio":
 		return bad(setRatio(c, value, true))
 	case "link.delay_ratio":

@@ -90,7 +90,7 @@ type Endpoint struct {
 	Wait float64 `json:"wait"`
 }
 
-// BatchPath is one direction of the PDCP batch path (dc.datapath=batch):
+// BatchPath is one direction of the PDCP proxies:
 // what it lost outside the links, which only a proxy that did not keep up
 // loses, and how long bytes waited for the receiving proxy.
 type BatchPath struct {

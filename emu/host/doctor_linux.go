@@ -111,34 +111,24 @@ func Doctor() DoctorReport {
 		r.Backends["delay"] = "none (needs NFQUEUE)"
 	}
 	r.Backends["rate"] = "htb"
-	if nfq {
-		r.Backends["pdcp"] = "nfqueue proxies"
-	} else {
-		r.Backends["pdcp"] = "unavailable (needs NFQUEUE)"
-		add("PDCP proxies", false, fmt.Errorf("need NFQUEUE"), "")
-	}
-	// The batch path (dc.datapath=batch) needs a TUN with the TCP/UDP
-	// segmentation offloads, or it moves a packet a read.
+	// The PDCP proxies need a TUN with the TCP/UDP segmentation offloads,
+	// or they move a packet a read.
 	if p, err := gsofwd.OpenProxy(int(sc.NS), "probe-pdcp", 1500, 0,
 		[2]netip.AddrPort{netip.MustParseAddrPort("192.0.2.1:2152"), netip.MustParseAddrPort("192.0.2.2:2152")},
 		gsofwd.ProxyConfig{SNBits: pdcp.SNBits18, Scheduler: pdcp.DefaultSchedulerConfig(), TReordering: pdcp.DefaultTReordering}); err != nil {
-		add("PDCP batch path (TUN, UDP GSO/GRO)", false, err, "")
+		r.Backends["pdcp"] = "unavailable (needs TUN and UDP sockets)"
+		add("PDCP proxies (TUN, UDP GSO/GRO)", false, err, "")
 	} else {
 		batched := p.Batched()
 		p.Close()
 		if batched {
-			r.Backends["pdcp_batch"] = "tun with offloads, udp gso/gro"
-			add("PDCP batch path (TUN, UDP GSO/GRO)", false, nil, "dc.datapath=batch moves 64 KB batches")
+			r.Backends["pdcp"] = "batch proxies: tun with offloads, udp gso/gro"
+			add("PDCP proxies (TUN, UDP GSO/GRO)", false, nil, "they move 64 KB batches")
 		} else {
-			r.Backends["pdcp_batch"] = "tun without offloads"
-			add("PDCP batch path (TUN, UDP GSO/GRO)", false, fmt.Errorf("the TUN takes no segmentation offloads: dc.datapath=batch would move a packet a read"), "")
+			r.Backends["pdcp"] = "batch proxies: tun without offloads"
+			add("PDCP proxies (TUN, UDP GSO/GRO)", false, fmt.Errorf("the TUN takes no segmentation offloads: the proxies would move a packet a read"), "")
 		}
 	}
-	// PDCP duplication copies PDUs in the kernel (nft dup); a rule that can
-	// match nothing shows whether the kernel has the expression.
-	err = nft.ApplyDup(int(sc.NS), "emu-probe-dup", nft.DupChain{Name: "probe", Hook: nft.Prerouting, Rules: []nft.DupRule{
-		{IIf: "emu-no-such-if", To: netip.MustParseAddr("192.0.2.1"), Dev: "probe0", DevIndex: idx}}})
-	add("PDCP duplication (nft dup)", false, err, "dc.scheduler=duplicate copies PDUs in the kernel")
 	rule := netlink.NewRule()
 	rule.Table, rule.Priority, rule.Mark = 100, 100, 1
 	err = sc.Handle.RuleAdd(rule)

@@ -15,9 +15,13 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-// The PDCP batch path (dc.datapath=batch): a gsofwd.Proxy in each gateway,
+// PDUPort is the UDP port of both gateways' proxies: GTP-U's, which
+// carries PDCP PDUs between 3GPP nodes.
+const PDUPort = 2152
+
+// The PDCP data path: a gsofwd.Proxy in each gateway,
 // each with a TUN device the DC client's traffic is routed into and a UDP
-// socket on batchPort. The proxy in gws numbers the downlink and puts it
+// socket on PDUPort. The proxy in gws numbers the downlink and puts it
 // back in order for the uplink; the one in gwc the other way round. A
 // link's PDUs go to the other gateway's address on that link, so plain
 // routing puts them on the link. The other clients' packets (single-link
@@ -25,9 +29,8 @@ import (
 // cross their own link in the same UDP, unnumbered (gsofwd.Tunnel): the
 // link charges every packet alike.
 const (
-	batchTUN  = "pdcp"
-	batchPort = 2152 // GTP-U's, which carries PDCP PDUs between 3GPP nodes
-	batchMTU  = 1500 // the TUN's: the packets the links carry for others
+	batchTUN = "pdcp"
+	batchMTU = 1500 // the TUN's: the packets the links carry for others
 	// tablePDCP routes the DC client's uplink into gwc's TUN when the
 	// uplink is split.
 	tablePDCP = 103
@@ -64,9 +67,9 @@ func (e *Emulation) startBatchPath() error {
 	open := func(n *topo.NodeNS) (*gsofwd.Proxy, error) {
 		var peers [2]netip.AddrPort
 		for i := range peers {
-			peers[i] = netip.AddrPortFrom(topo.LinkNextHop(n.Name, i), batchPort)
+			peers[i] = netip.AddrPortFrom(topo.LinkNextHop(n.Name, i), PDUPort)
 		}
-		p, err := gsofwd.OpenProxy(int(n.NS), batchTUN, batchMTU, batchPort, peers, cfg)
+		p, err := gsofwd.OpenProxy(int(n.NS), batchTUN, batchMTU, PDUPort, peers, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: pdcp batch path: %w", n.NSName, err)
 		}
@@ -165,11 +168,6 @@ func (b *batchDir) buffered() int {
 	_, held := b.rx.Snapshot()
 	return held
 }
-
-// threads is empty: the batch path's loops are goroutines, not threads
-// of their own; the receiving socket's wait (SocketWaitMs) says whether
-// the receive loop kept up.
-func (b *batchDir) threads() []Thread { return nil }
 
 func (b *batchDir) counters() results.PDCPCounters {
 	tx, _ := b.tx.Snapshot()

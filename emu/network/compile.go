@@ -1,8 +1,9 @@
 package network
 
 import (
+	"time"
+
 	"github.com/dc-emu/emu/emu/config"
-	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/pdcp"
@@ -22,10 +23,9 @@ type compiled struct {
 	// downlink, links[i][1] its uplink.
 	links [2][2]link.Shape
 	// pdcp is the DC client's proxies' configuration.
-	pdcp dcproxy.Config
-	// batch runs the PDCP batch path (dc.datapath=batch) instead of the
-	// NFQUEUE proxies.
-	batch bool
+	pdcp pdcpSettings
+	// dc runs the PDCP proxies for the DC clients (dc.enabled).
+	dc bool
 	// steered are the flows over DC with a PDCP scheduler of their own.
 	steered []steeredFlow
 	// pep is the split-TCP proxy's, when enabled.
@@ -54,15 +54,15 @@ type steeredFlow struct {
 // settings.
 func compile(cfg *config.Config) compiled {
 	s := compiled{
-		pdcp: dcproxy.Config{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering},
+		pdcp: pdcpSettings{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering},
+		dc:   cfg.DC.Enabled,
 	}
-	s.batch = batchPath(cfg)
 	s.rtCPUs = cfg.RTCPUs
 	for i, l := range cfg.Links {
 		s.links[i] = [2]link.Shape{linkShape(l.Down), linkShape(l.Up)}
-		// The batch path's PDUs cross the links in UDP, which the air
-		// does not carry: downlink always, uplink when it is split.
-		if s.batch {
+		// The PDUs cross the links in UDP, which the air does not
+		// carry: downlink always, uplink when it is split.
+		if s.dc {
 			s.links[i][0].Encap = link.EncapUDP
 			if cfg.DC.Uplink == "split" {
 				s.links[i][1].Encap = link.EncapUDP
@@ -80,10 +80,14 @@ func compile(cfg *config.Config) compiled {
 	return s
 }
 
-// batchPath reports whether the run's DC clients go through the PDCP
-// batch path.
-func batchPath(cfg *config.Config) bool {
-	return cfg.DC.Enabled && cfg.DC.Datapath == config.DatapathBatch
+// pdcpSettings is what the proxies of one direction take: the DC
+// client's scheduler (its zero fields are pdcp's defaults) and the SN
+// length and t-Reordering both halves share. Its errors are pdcp's,
+// naming these fields.
+type pdcpSettings struct {
+	Sched       pdcp.SchedulerConfig
+	SNBits      int
+	TReordering time.Duration
 }
 
 // linkShape is a direction's shape as package link takes it.

@@ -3,13 +3,11 @@ package network
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/dc-emu/emu/emu/config"
-	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/emu/internal/nft"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
@@ -17,81 +15,21 @@ import (
 )
 
 // NFQUEUE numbers. Queues are per namespace; these are the numbers inside
-// the gateways.
-const (
-	queueDelayBase = 10 // delay line of link i's incoming direction: 10+i
-	queuePDCPTx    = 1
-	queuePDCPRx    = 2
-)
+// the gateways: the delay line of link i's incoming direction is 10+i.
+const queueDelayBase = 10
 
-// Hook priorities of the gateways' prerouting chains: delay lines first
-// (they emulate the link the packet just crossed), then the PDCP proxies.
-const (
-	prioDelay = -300
-	prioPDCP  = -150
-	prioPEP   = -200 // the tproxy chain, an ip-family table of its own in gws
-)
+// prioDelay is the gateways' prerouting hook priority of the delay lines:
+// they emulate the link the packet just crossed, so they come first.
+const prioDelay = -300
 
-// pdcpDir is the PDCP proxies of one direction, on either data path: what
-// the run tells them and reads of them.
-type pdcpDir interface {
-	// direction is "down" or "up".
-	direction() string
-	// setLink tells the transmitting side what link i is like now.
-	setLink(i int, s pdcp.LinkState)
-	// counters are the direction's, for summary.json and counters.json.
-	counters() results.PDCPCounters
-	// buffered is how many SDUs the receiving side holds now.
-	buffered() int
-	// threads are the packet threads the direction locked (the NFQUEUE
-	// proxies' loops), for the fidelity verdict.
-	threads() []Thread
-}
+// prioPEP is the PEP's tproxy chain's, an ip-family table of its own in
+// gws.
+const prioPEP = -200
 
-// proxyPair is the two halves of PDCP for one direction on the NFQUEUE
-// path.
-type proxyPair struct {
-	dir string // down or up
-	tx  *dcproxy.Tx
-	rx  *dcproxy.Rx
-}
-
-// openProxyPair opens the PDCP proxies of direction dir and plans the
-// rules that feed them: the transmit proxy in gateway tx takes the packets
-// that arrive on iif (bound for dst, if given), the receive proxy in
-// gateway rx the PDUs that arrive on either link.
-func (e *Emulation) openProxyPair(dir string, tx, rx *gatewayPlan, iif string, dst []netip.Prefix, clock dcproxy.Clock) error {
-	p := &proxyPair{dir: dir}
-	var err error
-	if p.tx, err = dcproxy.OpenTx(tx.node, queuePDCPTx, e.set.pdcp, clock); err != nil {
-		return err
-	}
-	e.proxies = append(e.proxies, p)
-	e.nfqProxies = append(e.nfqProxies, p)
-	if p.rx, err = dcproxy.OpenRx(rx.node, queuePDCPRx, e.set.pdcp, clock); err != nil {
-		return err
-	}
-	if err := e.steer(p); err != nil {
-		return err
-	}
-	tx.chains = appendRule(tx.chains, "pdcp", prioPDCP,
-		nft.QueueRule{IIf: iif, Dst: dst, NotProto: pdcp.IPProto, Queue: queuePDCPTx})
-	if err := e.planDup(tx, iif); err != nil {
-		return err
-	}
-	for _, l := range []string{"l1", "l2"} {
-		rx.chains = appendRule(rx.chains, "pdcp", prioPDCP,
-			nft.QueueRule{IIf: l, Proto: pdcp.IPProto, Queue: queuePDCPRx})
-	}
-	return nil
-}
-
-// gatewayPlan is what one gateway runs: the nftables chains of its queues
-// and, with the duplicate scheduler, the chain that copies PDUs to link2.
+// gatewayPlan is the nftables chains of one gateway's delay-line queues.
 type gatewayPlan struct {
 	node   *topo.NodeNS
 	chains []nft.Chain
-	dup    *nft.DupChain
 }
 
 // startDatapath installs the queue rules in the gateways and starts the
@@ -100,7 +38,6 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 	gws, _ := e.Net.Node("gws")
 	gwc, _ := e.Net.Node("gwc")
 	plans := map[string]*gatewayPlan{"gws": {node: gws}, "gwc": {node: gwc}}
-	clock := dcproxy.NewClock()
 
 	// Delay lines: a packet is delayed where it arrives, i.e. downlink in
 	// gwc and uplink in gws, on the link's interface.
@@ -121,23 +58,11 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 		e.Backends["delay"] = "nfqueue delay line"
 	}
 
-	if e.Config.DC.Enabled && e.hasDCClient() && e.set.batch {
+	if e.Config.DC.Enabled && e.hasDCClient() {
 		if err := e.startBatchPath(); err != nil {
 			return err
 		}
 		e.warnWindow(o)
-	} else if e.Config.DC.Enabled && e.hasDCClient() {
-		dcNet := topo.ClientSubnet(config.PathDC)
-		if err := e.openProxyPair("down", plans["gws"], plans["gwc"], "srv", []netip.Prefix{dcNet}, clock); err != nil {
-			return err
-		}
-		if e.Config.DC.Uplink == "split" {
-			if err := e.openProxyPair("up", plans["gwc"], plans["gws"], topo.ClientNode(config.PathDC), nil, clock); err != nil {
-				return err
-			}
-		}
-		e.warnWindow(o)
-		e.Backends["pdcp"] = fmt.Sprintf("nfqueue proxies (%d-bit SN, %s scheduler)", e.set.pdcp.SNBits, e.set.pdcp.Sched.Kind)
 	}
 
 	// Rules go in after the queues are bound, so no packet is queued to a
@@ -152,24 +77,6 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 			return fmt.Errorf("%s: queue rules: %w", p.node.NSName, err)
 		}
 		e.Backends["queue_rules"] = b.String()
-		if p.dup != nil {
-			if err := nft.ApplyDup(int(p.node.NS), dupTable, *p.dup); err != nil {
-				return fmt.Errorf("%s: pdcp duplication: %w", p.node.NSName, err)
-			}
-		}
-	}
-	for _, pp := range e.nfqProxies {
-		tx, rx := pp.tx, pp.rx
-		tx.SetThreadName("pdcp tx " + pp.dir)
-		rx.SetThreadName("pdcp rx " + pp.dir)
-		e.goLoop("pdcp "+pp.dir+" transmit proxy", tx.Run)
-		e.goLoop("pdcp "+pp.dir+" receive proxy", rx.Run)
-	}
-	// The run's readings and verdict start from the loops' threads, so
-	// every proxy has its thread before the emulation counts as up.
-	for _, pp := range e.nfqProxies {
-		<-pp.tx.Started()
-		<-pp.rx.Started()
 	}
 	e.updateSchedulers()
 	if len(e.proxies) > 0 && e.set.usesScheduler(pdcp.KindSmallestDelay) {
@@ -182,7 +89,7 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 
 // packetLoops counts the loops locked to their own threads.
 func (e *Emulation) packetLoops() int {
-	n := 2 * len(e.nfqProxies)
+	n := 0
 	for _, d := range e.dirs {
 		if d.Loop != nil {
 			n++
@@ -265,7 +172,7 @@ func (e *Emulation) warnWindow(o Options) {
 
 // windowWarning is pdcp's warning of a receive window the DC traffic can
 // overflow at peak (bit/s), with the remedy in the keys' names.
-func windowWarning(peak float64, c dcproxy.Config) (string, bool) {
+func windowWarning(peak float64, c pdcpSettings) (string, bool) {
 	msg, warn := pdcp.WindowWarning(peak, c.TReordering, c.SNBits, 1500)
 	if !warn {
 		return "", false
@@ -317,34 +224,6 @@ func (e *Emulation) PDCP() map[string]results.PDCPCounters {
 	return out
 }
 
-func (pp *proxyPair) direction() string { return pp.dir }
-
-func (pp *proxyPair) setLink(i int, s pdcp.LinkState) { pp.tx.SetLink(i, s) }
-
-func (pp *proxyPair) buffered() int {
-	_, b, _ := pp.rx.Snapshot()
-	return b
-}
-
-func (pp *proxyPair) threads() []Thread {
-	var out []Thread
-	if tid := pp.tx.TID(); tid != 0 {
-		out = append(out, Thread{"pdcp tx " + pp.dir, tid})
-	}
-	if tid := pp.rx.TID(); tid != 0 {
-		out = append(out, Thread{"pdcp rx " + pp.dir, tid})
-	}
-	return out
-}
-
-func (pp *proxyPair) counters() results.PDCPCounters {
-	tx := pp.tx.Snapshot()
-	rx, _, malformed := pp.rx.Snapshot()
-	c := pdcpCounters(tx, rx)
-	c.TxPassed, c.Malformed, c.ProxyTiming = tx.Passed, malformed, proxyTiming(pp)
-	return c
-}
-
 // pdcpCounters are the counters of pdcp's sender and receiver of one
 // direction, as the results report them.
 func pdcpCounters(tx pdcp.TxCounters, rx pdcp.RxCounters) results.PDCPCounters {
@@ -369,14 +248,6 @@ func (e *Emulation) closeDatapath() {
 	e.loopPs = 0
 	for _, d := range e.dirs {
 		d.Close()
-	}
-	for _, pp := range e.nfqProxies {
-		if pp.tx != nil {
-			pp.tx.Close()
-		}
-		if pp.rx != nil {
-			pp.rx.Close()
-		}
 	}
 }
 

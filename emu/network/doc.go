@@ -1,8 +1,7 @@
 // Package network builds and runs the emulated network of a configuration:
 // its topology (package topo), the two links with their rate limiters,
-// delay lines and trace players, the PDCP proxies on either data path
-// (dc.datapath: nfqueue or batch), per-flow steering, duplication, the
-// split-TCP PEP (pep.enabled) and the MPTCP path manager. A run (package
+// delay lines and trace players, the PDCP proxies (TUN and UDP in
+// batches), per-flow steering, duplication, the split-TCP PEP (pep.enabled) and the MPTCP path manager. A run (package
 // emu) starts one,
 // runs its flows over it and reads it through a few methods; `emu up`
 // keeps one until Ctrl-C. It knows nothing of flows' processes or results
@@ -11,9 +10,9 @@
 // Start's stages, in order: compile the configuration into the
 // components' settings (compile.go), load the traces, claim the run's
 // state file, build the namespaces, shape each link direction
-// (emulation_linux.go), open the delay lines and PDCP proxies with their
-// queue rules or, on the batch path, their TUNs, UDP sockets and routes
-// (datapath_linux.go, batch_linux.go, steer_linux.go, dup_linux.go),
+// (emulation_linux.go), open the delay lines with their queue rules and
+// the PDCP proxies with their TUNs, UDP sockets and routes
+// (datapath_linux.go, batch_linux.go, steer_linux.go),
 // start the PEP (pep_linux.go), set up MPTCP (mptcp_linux.go), then start
 // the trace players on one epoch.
 //
@@ -23,28 +22,27 @@
 //  2. with pep.enabled, a TCP segment of a single-link client's connection
 //     goes to the PEP in gws instead (TPROXY), which splits the connection
 //     and sends its own over the link;
-//  3. the PDCP transmit proxy in gws (package dcproxy: NFQUEUE, prerouting),
-//     which numbers it and marks the link it takes; on the batch path
-//     (emu/internal/gsofwd) a TUN takes it instead, and the proxy sends the
-//     PDU in UDP to gwc's address on that link;
+//  3. gws's TUN, routed there, from which the PDCP transmit proxy
+//     (emu/internal/gsofwd) reads it in a batch, numbers it and sends the
+//     PDU in UDP to gwc's address on the link the scheduler picked (the
+//     other clients' packets cross the same way, unnumbered);
 //  4. the link's rate limiter on gws's egress (package link: HTB with a
 //     bfifo queue), its rate driven by the trace player (package replay);
 //  5. the veth of link1 or link2 to gwc;
 //  6. the link's delay line in gwc (package delayline: NFQUEUE, prerouting,
 //     first), when the direction delays, jitters or drops;
-//  7. the PDCP receive proxy in gwc (prerouting, after the delay line),
-//     which gives verdicts in COUNT order (t-Reordering); on the batch path
-//     gwc's proxy reads the PDUs from its UDP socket and writes the SDUs,
-//     in order, to its TUN;
+//  7. the PDCP receive proxy in gwc, which reads the PDUs from its UDP
+//     socket and writes the SDUs to its TUN in COUNT order (t-Reordering);
 //  8. the client's veth. The uplink mirrors this, through the proxies only
 //     with dc.uplink=split.
 //
-// Threads: every packet loop of the NFQUEUE paths (each delay line, each
-// proxy half) runs on an OS thread of its own, locked, SCHED_FIFO with
-// 1 ns timer slack; the trace players (rate, and delay and loss) and the
-// link sampler run on locked SCHED_FIFO threads one priority below them
-// (package link), so a packet loop that wakes while a player applies a
-// change runs first. The batch path's loops are goroutines.
+// Threads: each delay line runs on an OS thread of its own, locked,
+// SCHED_FIFO with 1 ns timer slack; the trace players (rate, and delay and
+// loss) and the link sampler run on locked SCHED_FIFO threads one priority
+// below them (package link), so a delay line that wakes while a player
+// applies a change runs first. The PDCP proxies' two loops each run at
+// the players' priority while they carry little, and as goroutines when
+// they carry much (gsofwd's rtLoop).
 //
 // The package must not touch the host's root namespace networking: every
 // kernel object it makes lives inside the run's namespaces, so deleting

@@ -83,7 +83,7 @@ func TopologyOf(cfg config.Config, id string, extra ...string) topo.Spec {
 		uplink = config.PathLink1
 	}
 	o := topo.DCOptions{Paths: paths, Uplink: uplink, TCPBufferMax: cfg.TCPBufferMax}
-	if batchPath(&cfg) {
+	if cfg.DC.Enabled {
 		o.LinkMTU = topo.LinkMTUUDP
 	}
 	return topo.DC(id, o)

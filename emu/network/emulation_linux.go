@@ -25,13 +25,11 @@ import (
 // background loops.
 type machinery struct {
 	dirs []*link.Dir
-	// proxies are the PDCP directions; nfqProxies those of the NFQUEUE
-	// path among them.
-	proxies    []pdcpDir
-	nfqProxies []*proxyPair
-	pep        *pep // nil without pep.enabled
-	loopPs     int  // packet loops counted in GOMAXPROCS (reservePs)
-	pinned     bool // run.rt_cpus holds the real-time threads (keepRealtimeOn)
+	// proxies are the PDCP directions: down, and up when split.
+	proxies []*batchDir
+	pep     *pep // nil without pep.enabled
+	loopPs  int  // packet loops counted in GOMAXPROCS (reservePs)
+	pinned  bool // run.rt_cpus holds the real-time threads (keepRealtimeOn)
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -2,7 +2,6 @@ package network
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/dc-emu/emu/pdcp"
@@ -16,21 +15,6 @@ func (e *Emulation) steerRules() []pdcp.SteerRule {
 		rules = append(rules, pdcp.SteerRule{Port: ServerPort(e.Config.Flows[f.flow], f.flow), Sched: f.sched})
 	}
 	return rules
-}
-
-// steer gives both proxies of a direction the run's steered flows.
-func (e *Emulation) steer(pp *proxyPair) error {
-	rules := e.steerRules()
-	if len(rules) == 0 {
-		return nil
-	}
-	if err := pp.tx.Steer(rules); err != nil {
-		return fmt.Errorf("pdcp %s: %w", pp.dir, err)
-	}
-	if err := pp.rx.Steer(rules); err != nil {
-		return fmt.Errorf("pdcp %s: %w", pp.dir, err)
-	}
-	return nil
 }
 
 // queuePeriod is how often the transmit proxies learn the links' queues.

@@ -8,7 +8,9 @@ type Thread struct {
 }
 
 // PacketThreads lists the emulator's threads whose scheduling a run's
-// fidelity verdict judges: the delay lines and the PDCP proxies. The link
+// fidelity verdict judges: the delay lines. The PDCP proxies' loops are
+// real-time only while light (dcproxy), so their scheduling is judged by
+// the receiving socket's wait (SocketWaitMs) instead. The link
 // sampler is not among them: a reading it takes late says so itself
 // (Sample.Took) and is left out of the figures, so its wait does not make
 // the run's figures wrong; counters.json reports it.
@@ -18,9 +20,6 @@ func (e *Emulation) PacketThreads() []Thread {
 		if d.Loop != nil && d.Loop.TID() != 0 {
 			out = append(out, Thread{"delay " + d.Name, d.Loop.TID()})
 		}
-	}
-	for _, pp := range e.proxies {
-		out = append(out, pp.threads()...)
 	}
 	return out
 }

@@ -1,8 +1,10 @@
 package results
 
-// ProxyTiming is what the PDCP proxies of one direction cost in time and
-// what their NFQUEUEs held and dropped (docs/results.md), embedded in
-// PDCPCounters.
+// ProxyTiming is what the NFQUEUE PDCP proxies of one direction cost in
+// time and what their NFQUEUEs held and dropped (docs/results.md),
+// embedded in PDCPCounters. Only runs from before those proxies were
+// removed (issue #49) have it: it is kept so that their summaries read
+// whole. BatchPath holds the figures of the one data path now.
 type ProxyTiming struct {
 	// TxVerdictUs is the transmit proxy's verdict latency in µs: from the
 	// kernel's receive timestamp of a packet to the write of its verdict
@@ -22,7 +24,7 @@ type ProxyQueue struct {
 }
 
 // BatchPath is what the two ends of the PDCP batch path did for one
-// direction (dc.datapath=batch), embedded in PDCPCounters: how much each
+// direction, embedded in PDCPCounters: how much each
 // system call carried, and what was lost outside the PDCP counters.
 type BatchPath struct {
 	// UDPSends counts the transmitting end's sends (each at most about

@@ -131,7 +131,8 @@ type PDCPCounters struct {
 	MaxBuffer           int                `json:"max_buffer"`
 	HoldMs              map[string]float64 `json:"hold_ms"`
 	ProxyTiming
-	// Batch is the batch path's (nil on the NFQUEUE path).
+	// Batch is the batch path's (nil in runs from before issue #49 that
+	// ran the NFQUEUE proxies).
 	Batch *BatchPath `json:"batch,omitempty"`
 }
 

@@ -1,9 +1,7 @@
 // Package nft installs the netfilter rules that send packets to an NFQUEUE,
 // over netlink (github.com/google/nftables) and without the nft or iptables
 // binaries. It owns one table per purpose inside one network namespace: the
-// delay line's queue rules, the PDCP proxies' queue rules, and the rule
-// that copies PDUs for PDCP duplication (DupRule, in an ip-family table:
-// the dup statement has no inet form). It never touches a
+// delay lines' queue rules, and the PEP's TPROXY rule. It never touches a
 // namespace it was not given, and never the host's root namespace unless the
 // caller passes it explicitly.
 //

@@ -16,6 +16,3 @@ func Apply(nsFd int, table string, chains []Chain) (Backend, error) {
 
 // Delete fails: nftables is a Linux facility.
 func Delete(nsFd int, table string) error { return errUnsupported }
-
-// ApplyDup fails: nftables is a Linux facility.
-func ApplyDup(nsFd int, table string, ch DupChain) error { return errUnsupported }

@@ -53,3 +53,24 @@ func tproxyExprs(p TProxy) [][]expr.Any {
 	}
 	return out
 }
+
+// installIPv4 replaces the ip-family table in namespace nsFd with one
+// base chain of rules, in one atomic batch; what names the rules and the
+// kernel support they need in the error of a kernel that refuses them.
+func installIPv4(nsFd int, table, chain string, hook Hook, prio int, rules [][]expr.Any, what string) error {
+	if err := checkNS(nsFd); err != nil {
+		return err
+	}
+	c, t, err := replaceTable(nsFd, table, nftables.TableFamilyIPv4)
+	if err != nil {
+		return err
+	}
+	nc := addChain(c, t, chain, hook, prio)
+	for _, e := range rules {
+		c.AddRule(&nftables.Rule{Table: t, Chain: nc, Exprs: e})
+	}
+	if err := c.Flush(); err != nil {
+		return fmt.Errorf("nft: table %s: install %s: %w", table, what, err)
+	}
+	return nil
+}
