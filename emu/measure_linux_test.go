@@ -19,6 +19,7 @@ import (
 	"github.com/dc-emu/emu/emu/fidelity"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/procstat"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/internal/emutest"
@@ -389,8 +390,8 @@ func samplerAgrees(t *testing.T, d time.Duration) samplerReadings {
 		t.Fatal(err)
 	}
 	cpu0, err := procstat.ReadThread(os.Getpid(), s.TID())
-	if err != nil || cpu0.Stat.Name != "emu sampler" || cpu0.Stat.Policy != 1 || cpu0.Stat.RTPriority != nfq.RealtimePriority-1 {
-		t.Errorf("sampler thread %+v (%v), want emu sampler, SCHED_FIFO %d", cpu0.Stat, err, nfq.RealtimePriority-1)
+	if err != nil || cpu0.Stat.Name != "emu sampler" || cpu0.Stat.Policy != 1 || cpu0.Stat.RTPriority != rtsched.PlayerPriority {
+		t.Errorf("sampler thread %+v (%v), want emu sampler, SCHED_FIFO %d", cpu0.Stat, err, rtsched.PlayerPriority)
 	}
 	if n := len(em.PacketThreads()); n != 4 {
 		t.Errorf("%d packet threads, want the 4 delay lines", n)

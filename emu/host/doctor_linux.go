@@ -10,7 +10,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
-	"github.com/dc-emu/emu/emu/internal/gsofwd"
+	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/emu/internal/nft"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
@@ -113,9 +113,9 @@ func Doctor() DoctorReport {
 	r.Backends["rate"] = "htb"
 	// The PDCP proxies need a TUN with the TCP/UDP segmentation offloads,
 	// or they move a packet a read.
-	if p, err := gsofwd.OpenProxy(int(sc.NS), "probe-pdcp", 1500, 0,
+	if p, err := dcproxy.OpenProxy(int(sc.NS), "probe-pdcp", 1500, 0,
 		[2]netip.AddrPort{netip.MustParseAddrPort("192.0.2.1:2152"), netip.MustParseAddrPort("192.0.2.2:2152")},
-		gsofwd.ProxyConfig{SNBits: pdcp.SNBits18, Scheduler: pdcp.DefaultSchedulerConfig(), TReordering: pdcp.DefaultTReordering}); err != nil {
+		dcproxy.ProxyConfig{SNBits: pdcp.SNBits18, Scheduler: pdcp.DefaultSchedulerConfig(), TReordering: pdcp.DefaultTReordering}); err != nil {
 		r.Backends["pdcp"] = "unavailable (needs TUN and UDP sockets)"
 		add("PDCP proxies (TUN, UDP GSO/GRO)", false, err, "")
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/delayline"
 	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/replay"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/topo"
@@ -106,20 +107,12 @@ func dirSeed(seed uint64, name string) uint64 {
 	return h.Sum64()
 }
 
-// playerPriority is the trace players' SCHED_FIFO priority, the sampler's:
-// below the packet loops, so a delay line or proxy that wakes while a
-// player applies a change runs first. As ordinary goroutines the players
-// took their changes up to 1.3 s late while two busy processes shared the
-// 2-core VM (p99 2.4–2.9 ms, against 0.25–0.42 ms quiet): the link kept
-// its old rate, delay or loss that long.
-const playerPriority = nfq.RealtimePriority - 1
-
 // Play applies the trace's rate changes (and delay and loss, when the trace
 // carries them) to the direction, each at its time since epoch, calling
 // changed after each one (the PDCP schedulers follow the links' rates). It
 // returns when ctx ends or a trace that does not loop has ended.
 func (d *Dir) Play(ctx context.Context, epoch time.Time, changed func()) error {
-	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, playerPriority)
+	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, rtsched.PlayerPriority)
 	if err != nil {
 		return err
 	}
@@ -155,7 +148,7 @@ func (d *Dir) Play(ctx context.Context, epoch time.Time, changed func()) error {
 // changed is called after each change (the PDCP schedulers that weigh the
 // links' delays follow them).
 func (d *Dir) PlayImpairments(ctx context.Context, epoch time.Time, changed func()) error {
-	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, playerPriority)
+	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, rtsched.PlayerPriority)
 	if err != nil {
 		return err
 	}

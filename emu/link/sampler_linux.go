@@ -10,6 +10,7 @@ import (
 
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/procstat"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/topo"
 )
@@ -25,12 +26,6 @@ import (
 // dump per direction through vishvananda/netlink took 370–410 µs per
 // round, 4 % of a core, there).
 const SampleInterval = 10 * time.Millisecond
-
-// samplerPriority is the sampler thread's SCHED_FIFO priority: just below
-// the packet loops' (nfq.RealtimePriority), so a delay line or PDCP proxy
-// that wakes while the sampler reads runs first. The reading is stretched
-// instead, which its Took records.
-const samplerPriority = nfq.RealtimePriority - 1
 
 // Sampler reads the rate limiter of every given direction every interval
 // into a linkstats.Sample series per direction. It runs on one OS thread of
@@ -154,7 +149,7 @@ func (s *Sampler) closeDumpers() {
 func (s *Sampler) run() {
 	defer close(s.done)
 	defer s.closeDumpers()
-	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, samplerPriority)
+	restore, _, err := nfq.LockThreadPriority(nfq.SchedRealtime, rtsched.PlayerPriority)
 	if err != nil {
 		s.err = err
 		close(s.started)

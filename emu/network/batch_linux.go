@@ -8,8 +8,9 @@ import (
 	"github.com/vishvananda/netlink"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/emu/internal/gsofwd"
-	"github.com/dc-emu/emu/emu/internal/nfq"
+	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
@@ -19,7 +20,7 @@ import (
 // carries PDCP PDUs between 3GPP nodes.
 const PDUPort = 2152
 
-// The PDCP data path: a gsofwd.Proxy in each gateway,
+// The PDCP data path: a dcproxy.Proxy in each gateway,
 // each with a TUN device the DC client's traffic is routed into and a UDP
 // socket on PDUPort. The proxy in gws numbers the downlink and puts it
 // back in order for the uplink; the one in gwc the other way round. A
@@ -40,7 +41,7 @@ const (
 // one proxy and the receiving half of the other.
 type batchDir struct {
 	dir    string
-	tx, rx *gsofwd.Proxy
+	tx, rx *dcproxy.Proxy
 }
 
 // startBatchPath opens both proxies, starts them, and routes the DC
@@ -59,17 +60,17 @@ func (e *Emulation) startBatchPath() error {
 	for _, b := range bound {
 		tunnels = append(tunnels, gsofwd.Tunnel{Prefix: b.Prefix, Link: b.Link})
 	}
-	cfg := gsofwd.ProxyConfig{SNBits: e.set.pdcp.SNBits, Scheduler: e.set.pdcp.Sched, TReordering: e.set.pdcp.TReordering, Steer: e.steerRules(), Tunnels: tunnels}
-	// The loops are real-time while light (see gsofwd's rtLoop), below
+	cfg := dcproxy.ProxyConfig{SNBits: e.set.pdcp.SNBits, Scheduler: e.set.pdcp.Sched, TReordering: e.set.pdcp.TReordering, Steer: e.steerRules(), Tunnels: tunnels}
+	// The loops are real-time while light (see gsofwd.RTLoop), below
 	// the delay lines, so they never delay a release, and beside the
 	// trace players.
-	cfg.Priority = nfq.RealtimePriority - 1
-	open := func(n *topo.NodeNS) (*gsofwd.Proxy, error) {
+	cfg.Priority = rtsched.PlayerPriority
+	open := func(n *topo.NodeNS) (*dcproxy.Proxy, error) {
 		var peers [2]netip.AddrPort
 		for i := range peers {
 			peers[i] = netip.AddrPortFrom(topo.LinkNextHop(n.Name, i), PDUPort)
 		}
-		p, err := gsofwd.OpenProxy(int(n.NS), batchTUN, batchMTU, PDUPort, peers, cfg)
+		p, err := dcproxy.OpenProxy(int(n.NS), batchTUN, batchMTU, PDUPort, peers, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: pdcp batch path: %w", n.NSName, err)
 		}
@@ -100,7 +101,7 @@ func (e *Emulation) startBatchPath() error {
 	// verdict charges to the run, holds only what the run lost.
 	for _, u := range []struct {
 		n *topo.NodeNS
-		p *gsofwd.Proxy
+		p *dcproxy.Proxy
 	}{{gws, ps}, {gwc, pc}} {
 		if err := u.p.Up(); err != nil {
 			return fmt.Errorf("%s: pdcp batch path: %w", u.n.NSName, err)
@@ -194,7 +195,7 @@ func (b *batchDir) counters() results.PDCPCounters {
 
 // socketWaitMs summarises the receiving socket's wait in ms, for the
 // results.
-func socketWaitMs(c gsofwd.ProxyCounters) map[string]float64 {
+func socketWaitMs(c dcproxy.ProxyCounters) map[string]float64 {
 	ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
 	h := &c.SocketWait
 	return map[string]float64{"n": float64(h.Count), "mean": ms(c.SocketMeanWait), "p50": ms(h.Quantile(0.5)), "max": ms(h.Max)}

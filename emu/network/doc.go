@@ -23,7 +23,7 @@
 //     goes to the PEP in gws instead (TPROXY), which splits the connection
 //     and sends its own over the link;
 //  3. gws's TUN, routed there, from which the PDCP transmit proxy
-//     (emu/internal/gsofwd) reads it in a batch, numbers it and sends the
+//     (emu/dcproxy) reads it in a batch, numbers it and sends the
 //     PDU in UDP to gwc's address on the link the scheduler picked (the
 //     other clients' packets cross the same way, unnumbered);
 //  4. the link's rate limiter on gws's egress (package link: HTB with a
@@ -37,12 +37,13 @@
 //     with dc.uplink=split.
 //
 // Threads: each delay line runs on an OS thread of its own, locked,
-// SCHED_FIFO with 1 ns timer slack; the trace players (rate, and delay and
-// loss) and the link sampler run on locked SCHED_FIFO threads one priority
-// below them (package link), so a delay line that wakes while a player
-// applies a change runs first. The PDCP proxies' two loops each run at
-// the players' priority while they carry little, and as goroutines when
-// they carry much (gsofwd's rtLoop).
+// SCHED_FIFO (rtsched.PacketPriority) with 1 ns timer slack; the trace
+// players (rate, and delay and loss) and the link sampler run on locked
+// SCHED_FIFO threads one priority below them (rtsched.PlayerPriority,
+// package link), so a delay line that wakes while a player applies a
+// change runs first. The PDCP proxies' two loops each run at the players'
+// priority while they carry little, and as goroutines when they carry
+// much (gsofwd.RTLoop).
 //
 // The package must not touch the host's root namespace networking: every
 // kernel object it makes lives inside the run's namespaces, so deleting

@@ -12,7 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/config"
-	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/rtsched"
 	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/replay"
@@ -200,7 +199,7 @@ func (e *Emulation) Close() error {
 func (e *Emulation) Dirs() []*link.Dir { return e.dirs }
 
 // keepRealtimeOn keeps the delay lines' and proxies' real-time threads
-// (those at nfq.RealtimePriority and up, not the players or the sampler
+// (those at rtsched.PacketPriority and up, not the players or the sampler
 // below them) and the runtime's monitor on cpus, for the emulation's
 // life (run.rt_cpus; none: any CPU). It is the process's setting: of two
 // emulations at once, the later one's holds until either ends.
@@ -212,7 +211,7 @@ func (e *Emulation) keepRealtimeOn(cpus []int) error {
 	for _, c := range cpus {
 		set.Set(c)
 	}
-	if err := rtsched.SetCPUs(set, nfq.RealtimePriority); err != nil {
+	if err := rtsched.SetCPUs(set, rtsched.PacketPriority); err != nil {
 		return fmt.Errorf("run.rt_cpus=%s: %w", config.FormatCPUs(cpus), err)
 	}
 	e.pinned = true

@@ -11,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A udpReceiver reads a gateway's datagrams from its UDP socket: one
+// A UDPReceiver reads a gateway's datagrams from its UDP socket: one
 // recvmmsg of UDP_GRO buffers, each split into its datagrams. The
 // library's receive function allocates an endpoint for every datagram it
 // returns (a quarter of a million a second at 3 Gbit/s), and the proxies
 // need none, so the socket it opened is read here instead, through a
 // descriptor of its own, with nothing allocated per read.
-type udpReceiver struct {
+type UDPReceiver struct {
 	f  *os.File
 	rc syscall.RawConn
 
@@ -51,7 +51,7 @@ const controlLen = 256
 // newUDPReceiver reads the socket fd (which it duplicates: the caller
 // keeps fd) in recvmmsg calls of up to maxDatagrams/groMaxSegments GRO
 // buffers, so that one read never brings more datagrams than maxDatagrams.
-func newUDPReceiver(fd, maxDatagrams int) (*udpReceiver, error) {
+func newUDPReceiver(fd, maxDatagrams int) (*UDPReceiver, error) {
 	if maxDatagrams < groMaxSegments {
 		return nil, fmt.Errorf("gsofwd: a read of %d datagrams cannot take a GRO buffer of %d", maxDatagrams, groMaxSegments)
 	}
@@ -64,7 +64,7 @@ func newUDPReceiver(fd, maxDatagrams int) (*udpReceiver, error) {
 	}
 	// The library's socket is non-blocking, and so is the duplicate (they
 	// share the flag): the file polls through the runtime.
-	r := &udpReceiver{f: os.NewFile(uintptr(dup), "gsofwd-udp")}
+	r := &UDPReceiver{f: os.NewFile(uintptr(dup), "gsofwd-udp")}
 	if r.rc, err = r.f.SyscallConn(); err != nil {
 		r.f.Close()
 		return nil, err
@@ -85,7 +85,7 @@ func newUDPReceiver(fd, maxDatagrams int) (*udpReceiver, error) {
 // Read waits for datagrams and copies each into bufs[i][offset:], its
 // length in sizes[i]; it returns how many. After Close it returns
 // os.ErrClosed.
-func (r *udpReceiver) Read(bufs [][]byte, sizes []int, offset int) (int, error) {
+func (r *UDPReceiver) Read(bufs [][]byte, sizes []int, offset int) (int, error) {
 	if len(bufs) < len(r.hdrs)*groMaxSegments {
 		return 0, fmt.Errorf("gsofwd: %d buffers for a read of up to %d datagrams", len(bufs), len(r.hdrs)*groMaxSegments)
 	}
@@ -125,14 +125,17 @@ func (r *udpReceiver) Read(bufs [][]byte, sizes []int, offset int) (int, error) 
 
 // Received returns the bytes of the datagrams read so far; any goroutine
 // may call it.
-func (r *udpReceiver) Received() uint64 { return r.received.Load() }
+func (r *UDPReceiver) Received() uint64 { return r.received.Load() }
+
+// File is the receiver's descriptor, for an RTLoop to poll.
+func (r *UDPReceiver) File() *os.File { return r.f }
 
 // Close releases the receiver's descriptor; a Read waiting returns.
-func (r *udpReceiver) Close() error { return r.f.Close() }
+func (r *UDPReceiver) Close() error { return r.f.Close() }
 
 // recvmmsg is the RawConn read callback: false asks the runtime to wait
 // until the socket is readable.
-func (r *udpReceiver) recvmmsg(fd uintptr) bool {
+func (r *UDPReceiver) recvmmsg(fd uintptr) bool {
 	for i := range r.hdrs {
 		r.iovs[i].SetLen(len(r.gro[i]))
 		r.hdrs[i].hdr.SetControllen(len(r.ctl[i]))

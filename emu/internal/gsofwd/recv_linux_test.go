@@ -12,7 +12,7 @@ import (
 
 // TestReceiverSplitsGRO sends, inside a namespace of its own, three
 // UDP_SEGMENT batches (one with a short last datagram) and one lone
-// datagram to a socket with UDP_GRO and reads them with a udpReceiver:
+// datagram to a socket with UDP_GRO and reads them with a UDPReceiver:
 // every datagram comes out whole and in order, the socket's queue counts
 // at least their bytes before the reads, and a read allocates nothing.
 func TestReceiverSplitsGRO(t *testing.T) {
@@ -77,7 +77,7 @@ func TestReceiverSplitsGRO(t *testing.T) {
 	for _, d := range want {
 		sent += len(d)
 	}
-	sq, err := openSocketQueue(int(n.NS), 2152)
+	sq, err := OpenSocketQueue(int(n.NS), 2152)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,16 +88,16 @@ func TestReceiverSplitsGRO(t *testing.T) {
 
 	bufs, sizes := make([][]byte, 128), make([]int, 128)
 	for i := range bufs {
-		bufs[i] = make([]byte, bufSize)
+		bufs[i] = make([]byte, BufSize)
 	}
 	var got [][]byte
 	for len(got) < len(want) {
-		k, err := r.Read(bufs, sizes, headroom)
+		k, err := r.Read(bufs, sizes, Headroom)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range k {
-			got = append(got, append([]byte(nil), bufs[i][headroom:headroom+sizes[i]]...))
+			got = append(got, append([]byte(nil), bufs[i][Headroom:Headroom+sizes[i]]...))
 		}
 	}
 	if len(got) != len(want) {
@@ -115,7 +115,7 @@ func TestReceiverSplitsGRO(t *testing.T) {
 		send(5, seg)
 	}
 	allocs := testing.AllocsPerRun(10, func() {
-		if _, err := r.Read(bufs, sizes, headroom); err != nil {
+		if _, err := r.Read(bufs, sizes, Headroom); err != nil {
 			t.Fatal(err)
 		}
 	})

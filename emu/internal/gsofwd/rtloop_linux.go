@@ -3,6 +3,7 @@ package gsofwd
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"syscall"
@@ -13,14 +14,14 @@ import (
 	"github.com/dc-emu/emu/emu/internal/rtsched"
 )
 
-// A rtLoop runs a proxy loop on a real-time thread while the loop is
+// An RTLoop runs a proxy loop on a real-time thread while the loop is
 // light, and as a goroutine of the runtime's poller while it is busy.
 //
 // Light, a loop's system calls carry little of the kernel's forwarding,
 // and a real-time thread below the delay lines' priority takes nothing
 // from them; as a goroutine it waited behind the endpoints for a CPU, up
-// to 1.6 ms in a second of the fairness scenario on two cores (fidelity's
-// pdcp.socket_wait). Busy, a send or a TUN write carries a millisecond of
+// to 1.6 ms in a second of the fairness scenario on two cores (the fidelity
+// metric pdcp.socket_wait). Busy, a send or a TUN write carries a millisecond of
 // the link's packets through the kernel with bottom halves off, which a
 // delay line cannot preempt: real-time loops in the mmWave case left the
 // delay lines 0.85–1.38 ms late at p99 (docs/design.md).
@@ -30,7 +31,11 @@ import (
 // woken through it would first wait for that thread's CPU. The ends'
 // stop descriptor (an eventfd written on close) ends the wait, since
 // closing a descriptor does not wake a poll on it.
-type rtLoop struct {
+//
+// The loop calls Start once, then, each round, Wait before its read and
+// Moved after it, and Exit when it ends (deferred): all from its own
+// goroutine, which the loop locks to its thread while real-time.
+type RTLoop struct {
 	prio int
 	fds  [2]unix.PollFd
 	// leave is rtsched's, while the thread is real-time; nil otherwise.
@@ -41,32 +46,37 @@ type rtLoop struct {
 	bytes int
 	light time.Duration
 	// spells is what the loop reports of its time real-time.
-	spells *rtSpells
+	spells *RTSpells
 }
 
-// rtSpells is how long a loop has been real-time, and how often it turned
+// RTSpells is how long a loop has been real-time, and how often it turned
 // real-time or left, for its proxy's counters: the loop writes it, and
-// Snapshot reads it while the loop runs.
-type rtSpells struct {
+// any goroutine may read it (Total, Switches) while the loop runs.
+type RTSpells struct {
 	ended    atomic.Int64 // ns, the spells that ended
 	since    atomic.Int64 // when the current spell began, ns; -1: none
 	switches atomic.Uint64
 }
 
-func newRTSpells() *rtSpells {
-	s := new(rtSpells)
+// NewRTSpells returns the spells of a loop not yet real-time.
+func NewRTSpells() *RTSpells {
+	s := new(RTSpells)
 	s.since.Store(-1)
 	return s
 }
 
-// total is the time real-time up to now.
-func (s *rtSpells) total(now time.Duration) time.Duration {
+// Total is the time real-time up to now, on the loop's clock (the now it
+// is given).
+func (s *RTSpells) Total(now time.Duration) time.Duration {
 	d := time.Duration(s.ended.Load())
 	if since := s.since.Load(); since >= 0 {
 		d += now - time.Duration(since)
 	}
 	return d
 }
+
+// Switches is how often the loop turned real-time or left.
+func (s *RTSpells) Switches() uint64 { return s.switches.Load() }
 
 // lightRate is the rate, per loop, above which a loop is busy: a real-time
 // loop leaves as soon as the bytes of its current window come to more
@@ -84,23 +94,39 @@ const (
 	lightFor = time.Second
 )
 
+// NewRTLoop makes the loop that reads f, one of the ends' (TUN.File(),
+// UDP.File()), real-time at SCHED_FIFO priority prio while light, that
+// reports its spells in spells; prio 0 makes one that never is. Closing
+// the ends ends its Wait.
+func (e *Ends) NewRTLoop(f *os.File, prio int, spells *RTSpells) (*RTLoop, error) {
+	c, err := f.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	fd, err := fdOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return newRTLoop(fd, e.stop, prio, spells), nil
+}
+
 // newRTLoop makes a loop that reads fd and stops on stop, real-time at
 // prio while light, that reports its spells in spells; prio 0 makes one
 // that never is.
-func newRTLoop(fd, stop, prio int, spells *rtSpells) *rtLoop {
-	return &rtLoop{prio: prio, fds: [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}, spells: spells}
+func newRTLoop(fd, stop, prio int, spells *RTSpells) *RTLoop {
+	return &RTLoop{prio: prio, fds: [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(stop), Events: unix.POLLIN}}, spells: spells}
 }
 
-// start makes the calling goroutine's loop real-time at now, as a loop is
+// Start makes the calling goroutine's loop real-time at now, as a loop is
 // light until it has moved something.
-func (l *rtLoop) start(now time.Duration) error {
+func (l *RTLoop) Start(now time.Duration) error {
 	l.from = now
 	return l.enter(now)
 }
 
 // enter locks the goroutine to its thread and makes the thread real-time.
 // Without the permission to, the loop stays a goroutine.
-func (l *rtLoop) enter(now time.Duration) error {
+func (l *RTLoop) enter(now time.Duration) error {
 	if l.prio == 0 || l.leave != nil {
 		return nil
 	}
@@ -120,9 +146,9 @@ func (l *rtLoop) enter(now time.Duration) error {
 	return nil
 }
 
-// exit puts the thread back at now and unlocks it; if that fails the
+// Exit puts the thread back at now and unlocks it; if that fails the
 // thread stays locked, and the runtime retires it with the goroutine.
-func (l *rtLoop) exit(now time.Duration) error {
+func (l *RTLoop) Exit(now time.Duration) error {
 	if l.leave == nil {
 		return nil
 	}
@@ -137,10 +163,10 @@ func (l *rtLoop) exit(now time.Duration) error {
 	return nil
 }
 
-// wait blocks, on a real-time loop, until the descriptor is readable or
+// Wait blocks, on a real-time loop, until the descriptor is readable or
 // the ends close; otherwise it returns at once (the read waits in the
 // poller).
-func (l *rtLoop) wait() {
+func (l *RTLoop) Wait() {
 	if l.leave == nil {
 		return
 	}
@@ -151,15 +177,15 @@ func (l *rtLoop) wait() {
 	}
 }
 
-// moved accounts n bytes the loop moved at now: a real-time loop leaves
+// Moved accounts n bytes the loop moved at now: a real-time loop leaves
 // as soon as its window holds more than lightRate's share, and a normal
 // one turns real-time after lightFor of windows at under half of it. A
 // window includes the time the loop waited: an idle loop is light.
-func (l *rtLoop) moved(n int, now time.Duration) error {
+func (l *RTLoop) Moved(n int, now time.Duration) error {
 	l.bytes += n
 	if l.leave != nil && float64(l.bytes)*8 > lightRate*rtWindow.Seconds() {
 		l.from, l.bytes, l.light = now, 0, 0
-		return l.exit(now)
+		return l.Exit(now)
 	}
 	d := now - l.from
 	if d < rtWindow {

@@ -42,9 +42,9 @@ func TestLoopRealtimeWhileLight(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		spells := newRTSpells()
+		spells := NewRTSpells()
 		l := newRTLoop(int(r.Fd()), stop, 9, spells)
-		if err := l.start(0); err != nil {
+		if err := l.Start(0); err != nil {
 			t.Error(err)
 			return
 		}
@@ -58,7 +58,7 @@ func TestLoopRealtimeWhileLight(t *testing.T) {
 		check("started", true)
 		budget := int(lightRate / 8 * rtWindow.Seconds())
 		move := func(n int, at time.Duration) {
-			if err := l.moved(n, at); err != nil {
+			if err := l.Moved(n, at); err != nil {
 				t.Error(err)
 			}
 		}
@@ -87,12 +87,12 @@ func TestLoopRealtimeWhileLight(t *testing.T) {
 		window(lightRate * 0.9)
 		check("a window at 0.9 of lightRate", true)
 		unix.Write(stop, []byte{1, 0, 0, 0, 0, 0, 0, 0})
-		l.wait() // real-time, in poll; the pipe is empty: only the stop descriptor ends it
-		if err := l.exit(now); err != nil {
+		l.Wait() // real-time, in poll; the pipe is empty: only the stop descriptor ends it
+		if err := l.Exit(now); err != nil {
 			t.Error(err)
 		}
 		// Real-time from 0 to 0.6 of a window, and for the last window.
-		if got, want := spells.total(now+time.Hour), rtWindow*6/10+(now-back); got != want || spells.switches.Load() != 4 {
+		if got, want := spells.Total(now+time.Hour), rtWindow*6/10+(now-back); got != want || spells.switches.Load() != 4 {
 			t.Errorf("real-time %v in %d switches, want %v in 4", got, spells.switches.Load(), want)
 		}
 	}()

@@ -2,7 +2,7 @@ package gsofwd
 
 import "time"
 
-// socketWatch estimates how long the bytes a receive loop reads had
+// A SocketWatch estimates how long the bytes a receive loop reads had
 // waited in its socket, from looks at the socket's queue: by Little's
 // law the mean wait over a window is the bytes queued, averaged over the
 // window, over the rate the loop read at. The packet path pays nothing
@@ -15,7 +15,7 @@ import "time"
 // A window's estimate needs socketWindowBytes read in it: a look that
 // catches one datagram on its way to a loop that reads a few a second
 // would stand for the whole period.
-type socketWatch struct {
+type SocketWatch struct {
 	last  time.Time
 	bytes uint64 // the loop's count at the last look
 
@@ -30,22 +30,27 @@ type socketWatch struct {
 	most      int
 }
 
-// The window socketWatch estimates a wait over, and the bytes the loop
+// SocketPeriod is how often a SocketWatch's user looks at the socket
+// (SocketQueue.Queued), off the packet loops: a window takes a hundred
+// looks.
+const SocketPeriod = 10 * time.Millisecond
+
+// The window SocketWatch estimates a wait over, and the bytes the loop
 // must have read in it.
 const (
 	socketWindow      = time.Second
 	socketWindowBytes = 128 << 10
 )
 
-// start begins watching at now, when the loop had read received bytes.
-func (w *socketWatch) start(now time.Time, received uint64) {
+// Start begins watching at now, when the loop had read received bytes.
+func (w *SocketWatch) Start(now time.Time, received uint64) {
 	w.last, w.from, w.bytes = now, now, received
 }
 
-// look records a look at now that found queued bytes in the socket, with
+// Look records a look at now that found queued bytes in the socket, with
 // the loop's count of bytes read at received. When it ends a window in
 // which the loop read enough, it returns the window's mean wait.
-func (w *socketWatch) look(now time.Time, queued int, received uint64) (wait time.Duration, ok bool) {
+func (w *SocketWatch) Look(now time.Time, queued int, received uint64) (wait time.Duration, ok bool) {
 	w.queued += float64(queued) * now.Sub(w.last).Seconds()
 	w.read += received - w.bytes
 	w.last, w.bytes = now, received
@@ -62,10 +67,13 @@ func (w *socketWatch) look(now time.Time, queued int, received uint64) (wait tim
 	return wait, ok
 }
 
-// mean is the mean wait over the windows finished (0 before one).
-func (w *socketWatch) mean() time.Duration {
+// Mean is the mean wait over the windows finished (0 before one).
+func (w *SocketWatch) Mean() time.Duration {
 	if w.allRead == 0 {
 		return 0
 	}
 	return time.Duration(w.allQueued / float64(w.allRead) * float64(time.Second))
 }
+
+// Most is the most bytes a look found queued.
+func (w *SocketWatch) Most() int { return w.most }

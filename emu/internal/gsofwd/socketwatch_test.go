@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TestSocketWatchEstimatesTheWait feeds socketWatch looks 10 ms apart at
+// TestSocketWatchEstimatesTheWait feeds SocketWatch looks 10 ms apart at
 // a loop reading 10 MB/s: a queue that stands at 100 KB is a 10 ms wait;
 // a loop that stalls 200 ms of a second, the bytes arriving meanwhile
 // piling up and read at once when it resumes, is a fifth of the bytes
@@ -15,8 +15,8 @@ import (
 func TestSocketWatchEstimatesTheWait(t *testing.T) {
 	const rate = 10e6 // bytes a second
 	t0 := time.Unix(1000, 0)
-	var w socketWatch
-	w.start(t0, 0)
+	var w SocketWatch
+	w.Start(t0, 0)
 	now, read := t0, uint64(0)
 	// second runs one window of looks; queueAt gives the queue at look i
 	// (1..100), readAt the bytes the loop read by then.
@@ -25,15 +25,15 @@ func TestSocketWatchEstimatesTheWait(t *testing.T) {
 		var wait time.Duration
 		var ok bool
 		for i := 1; i <= 100; i++ {
-			now = now.Add(socketPeriod)
+			now = now.Add(SocketPeriod)
 			read = base + readAt(i)
-			if d, done := w.look(now, queueAt(i), read); done {
+			if d, done := w.Look(now, queueAt(i), read); done {
 				wait, ok = d, true
 			}
 		}
 		return wait, ok
 	}
-	perLook := uint64(rate * socketPeriod.Seconds())
+	perLook := uint64(rate * SocketPeriod.Seconds())
 
 	wait, ok := second(func(int) int { return 100e3 }, func(i int) uint64 { return uint64(i) * perLook })
 	if !ok || wait < 9900*time.Microsecond || wait > 10100*time.Microsecond {
@@ -55,7 +55,7 @@ func TestSocketWatchEstimatesTheWait(t *testing.T) {
 	if !ok || wait < 20*time.Millisecond || wait > 22*time.Millisecond {
 		t.Errorf("a 200 ms stall in a second at 10 MB/s: %v (%v), want 21 ms", wait, ok)
 	}
-	mean := w.mean()
+	mean := w.Mean()
 	if mean < 15*time.Millisecond || mean > 16*time.Millisecond {
 		t.Errorf("mean over both seconds %v, want 15.5 ms", mean)
 	}

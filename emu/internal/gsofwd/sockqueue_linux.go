@@ -8,30 +8,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// socketQueue reads how many bytes wait in a UDP socket's receive queue,
+// A SocketQueue reads how many bytes wait in a UDP socket's receive queue,
 // as ss's Recv-Q does (sock_diag). SO_MEMINFO's rmem_alloc will not do:
 // UDP frees the memory of datagrams already read in batches of up to a
 // quarter of the receive buffer, which with the proxies' 64 MiB buffer
 // counts up to 32 MiB that no longer wait; the diagnostics subtract it.
 // The figure is kernel memory still, the data and its buffers' overhead.
-type socketQueue struct {
+type SocketQueue struct {
 	h    *netlink.Handle // a sock_diag socket in the socket's namespace
 	port uint16
 }
 
-// openSocketQueue watches the IPv4 UDP socket bound to port in the
+// OpenSocketQueue watches the IPv4 UDP socket bound to port in the
 // network namespace ns (a descriptor).
-func openSocketQueue(ns int, port uint16) (*socketQueue, error) {
+func OpenSocketQueue(ns int, port uint16) (*SocketQueue, error) {
 	h, err := netlink.NewHandleAt(netns.NsHandle(ns), unix.NETLINK_INET_DIAG)
 	if err != nil {
 		return nil, fmt.Errorf("gsofwd: sock_diag: %w", err)
 	}
-	return &socketQueue{h: h, port: port}, nil
+	return &SocketQueue{h: h, port: port}, nil
 }
 
 // Queued returns the bytes waiting in the socket's receive queue. It
 // allocates (the library's dump), once a look.
-func (q *socketQueue) Queued() (int, error) {
+func (q *SocketQueue) Queued() (int, error) {
 	socks, err := q.h.SocketDiagUDP(unix.AF_INET)
 	if err != nil {
 		return 0, fmt.Errorf("gsofwd: sock_diag: %w", err)
@@ -45,4 +45,4 @@ func (q *socketQueue) Queued() (int, error) {
 }
 
 // Close releases the diagnostics socket.
-func (q *socketQueue) Close() { q.h.Close() }
+func (q *SocketQueue) Close() { q.h.Close() }

@@ -25,9 +25,9 @@ type Tunnel struct {
 	Link   int
 }
 
-// tunnels matches IPv4 packets to the link of their tunnel. The zero
+// Tunnels matches IPv4 packets to the link of their tunnel. The zero
 // value has none.
-type tunnels struct {
+type Tunnels struct {
 	nets []tunnelNet
 }
 
@@ -36,8 +36,8 @@ type tunnelNet struct {
 	link       int
 }
 
-// set replaces the tunnels.
-func (t *tunnels) set(rules []Tunnel) error {
+// Set replaces the tunnels.
+func (t *Tunnels) Set(rules []Tunnel) error {
 	t.nets = t.nets[:0]
 	for _, r := range rules {
 		if !r.Prefix.IsValid() || !r.Prefix.Addr().Is4() {
@@ -57,10 +57,10 @@ func (t *tunnels) set(rules []Tunnel) error {
 	return nil
 }
 
-// link returns the link of the tunnel whose subnet holds pkt's source or
+// Link returns the link of the tunnel whose subnet holds pkt's source or
 // destination address, or false: pkt is a PDU's SDU. It does not
 // allocate; with no tunnels it costs one length check.
-func (t *tunnels) link(pkt []byte) (int, bool) {
+func (t *Tunnels) Link(pkt []byte) (int, bool) {
 	if len(t.nets) == 0 || len(pkt) < 20 || pkt[0]>>4 != 4 {
 		return 0, false
 	}
@@ -73,9 +73,12 @@ func (t *tunnels) link(pkt []byte) (int, bool) {
 	return 0, false
 }
 
-// tunnelled reports whether a datagram carries a bare IP packet rather
-// than a PDU: IPv4 or IPv6, whose version leaves the D/C bit 0.
-func tunnelled(datagram []byte) bool {
+// Tunnelled reports whether a datagram carries a bare IP packet rather
+// than a PDU: IPv4 or IPv6, whose version leaves the D/C bit 0. The bit
+// is tested by the IP versions, not by pdcp's header, so that the
+// mechanism stays apart from PDCP (it does not import pdcp): a data
+// PDU's first bit is 1, and versions 4 (0100) and 6 (0110) have it 0.
+func Tunnelled(datagram []byte) bool {
 	if len(datagram) == 0 {
 		return false
 	}

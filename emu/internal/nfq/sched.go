@@ -1,13 +1,17 @@
 package nfq
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/dc-emu/emu/emu/internal/rtsched"
+)
 
 // Sched is how the thread of a packet loop is scheduled.
 type Sched int
 
 const (
 	// SchedRealtime (the zero value) runs the thread under SCHED_FIFO at
-	// priority RealtimePriority, so a due packet is released even while
+	// priority rtsched.PacketPriority, so a due packet is released even while
 	// other programs keep every CPU busy. This is where netem does its work
 	// (softirq context, ahead of every task); the loop sleeps between
 	// packets, and the kernel's RT throttling keeps a share of each CPU for
@@ -20,11 +24,6 @@ const (
 	SchedDefault
 )
 
-// RealtimePriority is the SCHED_FIFO priority of SchedRealtime: above
-// normal tasks, below the kernel's own real-time threads (priority 50 and
-// up for threaded interrupts).
-const RealtimePriority = 10
-
 func (s Sched) String() string {
 	switch s {
 	case SchedDefault:
@@ -32,7 +31,7 @@ func (s Sched) String() string {
 	case SchedNice:
 		return "nice -20"
 	case SchedRealtime:
-		return fmt.Sprintf("SCHED_FIFO %d", RealtimePriority)
+		return fmt.Sprintf("SCHED_FIFO %d", rtsched.PacketPriority)
 	}
 	return fmt.Sprintf("sched(%d)", int(s))
 }

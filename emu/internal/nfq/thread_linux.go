@@ -25,11 +25,11 @@ import (
 // unlock it. If that fails the thread stays locked, and the runtime retires
 // it when the goroutine ends.
 func LockThreadPrecise(want Sched) (restore func(), got Sched, err error) {
-	return LockThreadPriority(want, RealtimePriority)
+	return LockThreadPriority(want, rtsched.PacketPriority)
 }
 
 // LockThreadPriority is LockThreadPrecise with SchedRealtime at SCHED_FIFO
-// priority prio instead of RealtimePriority.
+// priority prio instead of rtsched.PacketPriority.
 func LockThreadPriority(want Sched, prio int) (restore func(), got Sched, err error) {
 	runtime.LockOSThread()
 	fail := func(err error) (func(), Sched, error) {

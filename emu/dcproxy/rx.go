@@ -1,9 +1,10 @@
-package gsofwd
+package dcproxy
 
 import (
 	"errors"
 	"time"
 
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -38,7 +39,7 @@ type Rx struct {
 	// control PDU: dropped.
 	Malformed uint64
 	// Tunnelled counts the bare IP packets passed on as they came (see
-	// Tunnel).
+	// gsofwd.Tunnel).
 	Tunnelled uint64
 }
 
@@ -52,7 +53,7 @@ func NewRx(bits int, tReordering time.Duration, offset int) (*Rx, error) {
 	}
 	hl := pdcp.HeaderLen(bits)
 	if offset < hl {
-		return nil, errors.New("gsofwd: offset shorter than the PDCP header")
+		return nil, errors.New("dcproxy: offset shorter than the PDCP header")
 	}
 	rx := &Rx{ents: ents, bits: bits, hl: hl, offset: offset}
 	rx.deliverFn = rx.deliver
@@ -74,7 +75,7 @@ func (r *Rx) Place(bufs [][]byte, sizes []int, now time.Duration) [][]byte {
 		if sizes[i] == 0 {
 			continue
 		}
-		if tunnelled(b[r.offset : r.offset+sizes[i]]) {
+		if gsofwd.Tunnelled(b[r.offset : r.offset+sizes[i]]) {
 			r.out = append(r.out, b[:r.offset+sizes[i]])
 			r.Tunnelled++
 			continue

@@ -1,4 +1,4 @@
-package gsofwd
+package dcproxy
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/emu/delayline"
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/emu/internal/nfq"
 	"github.com/dc-emu/emu/emu/internal/nft"
 	"github.com/dc-emu/emu/emu/internal/rtsched"
@@ -77,7 +78,7 @@ func newRigWith(tb testing.TB, through string, links rigLinks) (*rig, [2]*Proxy)
 	must := func(what string, err error) {
 		tb.Helper()
 		if err != nil {
-			tb.Fatalf("gsofwd rig: %s: %v", what, err)
+			tb.Fatalf("dcproxy rig: %s: %v", what, err)
 		}
 	}
 	must("veth srv-gws", veth(r.srv, "s0", "10.90.0.1/24", r.gws, "gs0", "10.90.0.2/24", 1500))
@@ -135,7 +136,7 @@ func newRigWith(tb testing.TB, through string, links rigLinks) (*rig, [2]*Proxy)
 			}
 			var run func(context.Context) error
 			if through == "tun" {
-				f, err := Open(int(g.n.NS), g.name, 1500, fwdPort, peers)
+				f, err := gsofwd.Open(int(g.n.NS), g.name, 1500, fwdPort, peers)
 				must("forwarder "+g.name, err)
 				run = f.Run
 			} else {
@@ -174,7 +175,7 @@ func newRigWith(tb testing.TB, through string, links rigLinks) (*rig, [2]*Proxy)
 		})
 		tb.Cleanup(r.stop)
 	default:
-		tb.Fatalf("gsofwd rig: through %q", through)
+		tb.Fatalf("dcproxy rig: through %q", through)
 	}
 	return r, proxies
 }
@@ -609,7 +610,7 @@ func keepRealtimeOnLast(b *testing.B) {
 	_, last := emutest.SpareCPU(b)
 	var set unix.CPUSet
 	set.Set(last)
-	if err := rtsched.SetCPUs(set, nfq.RealtimePriority); err != nil {
+	if err := rtsched.SetCPUs(set, rtsched.PacketPriority); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { rtsched.SetCPUs(unix.CPUSet{}, 0) })

@@ -1,9 +1,17 @@
-package gsofwd
+package dcproxy
 
 import (
 	"time"
 
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/pdcp"
+)
+
+// headroom and bufSize are gsofwd's: the PDCP header is written into the
+// headroom in front of each wire segment a TUN read brings.
+const (
+	headroom = gsofwd.Headroom
+	bufSize  = gsofwd.BufSize
 )
 
 // Tx is the transmit stage of the PDCP batch path: it gives each wire
@@ -13,13 +21,13 @@ import (
 type Tx struct {
 	// ents are the entities: 0 the DC client's, i+1 steered flow i's.
 	ents    pdcp.TxEntities
-	tunnels tunnels
+	tunnels gsofwd.Tunnels
 	bits    int
 	hl      int
 	groups  [2][][]byte
 
 	// Tunnelled counts the packets sent bare on their tunnel's link
-	// (see Tunnel).
+	// (see gsofwd.Tunnel).
 	Tunnelled uint64
 }
 
@@ -38,8 +46,8 @@ func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
 func (t *Tx) Steer(rules []pdcp.SteerRule) error { return t.ents.Steer(rules) }
 
 // Tunnel sends the packets to or from each tunnel's subnet on its link
-// bare, without a COUNT (see Tunnel). Call it before the first Pack.
-func (t *Tx) Tunnel(rules []Tunnel) error { return t.tunnels.set(rules) }
+// bare, without a COUNT (see gsofwd.Tunnel). Call it before the first Pack.
+func (t *Tx) Tunnel(rules []gsofwd.Tunnel) error { return t.tunnels.Set(rules) }
 
 // Pack numbers the segments bufs[i][offset:offset+sizes[i]] in order and
 // returns the PDUs, header and segment, for link 0 and for link 1, each in
@@ -51,7 +59,7 @@ func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2]
 	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
 	for i, b := range bufs {
 		seg := b[offset : offset+sizes[i]]
-		if l, ok := t.tunnels.link(seg); ok {
+		if l, ok := t.tunnels.Link(seg); ok {
 			t.groups[l] = append(t.groups[l], seg)
 			t.Tunnelled++
 			continue

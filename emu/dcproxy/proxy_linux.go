@@ -1,4 +1,4 @@
-package gsofwd
+package dcproxy
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/internal/nsthread"
 	"github.com/dc-emu/emu/pdcp"
 )
@@ -29,16 +30,16 @@ type ProxyConfig struct {
 	// proxies of a direction take the same rules.
 	Steer []pdcp.SteerRule
 	// Tunnels are the subnets whose packets cross one link bare, beside
-	// the PDUs (see Tunnel); both proxies take the same.
-	Tunnels []Tunnel
+	// the PDUs (see gsofwd.Tunnel); both proxies take the same.
+	Tunnels []gsofwd.Tunnel
 	// Burst caps the bytes of one send on each link (0: a whole group,
 	// up to 64 segments) until SetLink gives the link's rate, from then
 	// on a millisecond of that rate.
 	Burst [2]int
 	// Priority, when not 0, runs each of the two loops on a real-time
 	// thread of that SCHED_FIFO priority while it carries less than
-	// lightRate (rtLoop); 0 leaves them goroutines of the runtime's
-	// poller.
+	// gsofwd's light rate (gsofwd.RTLoop); 0 leaves them goroutines of
+	// the runtime's poller.
 	Priority int
 }
 
@@ -46,13 +47,13 @@ type ProxyConfig struct {
 // leave as PDUs over two links, PDUs arriving on either link go back to
 // the TUN in COUNT order.
 type Proxy struct {
-	ends  // peers: link 0's, link 1's
+	ends  gsofwd.Ends // Peers: link 0's, link 1's
 	burst [2]int
 	start time.Time
 	// priority is the loops' real-time priority, 0 for none; sendRT and
 	// recvRT their spells real-time (tunToUDP's, udpToTUN's).
 	priority       int
-	sendRT, recvRT *rtSpells
+	sendRT, recvRT *gsofwd.RTSpells
 
 	tx *Tx // the TUN-to-UDP loop's
 
@@ -83,10 +84,10 @@ type Proxy struct {
 	// socket is watchSocket's account of the receiving socket, and
 	// socketWait its estimate, for each window, of how long the bytes
 	// read in it had waited there (both under mu).
-	socket     socketWatch
+	socket     gsofwd.SocketWatch
 	socketWait pdcp.Histogram
 	// queue says how much waits in the receiving socket (watchSocket's).
-	queue *socketQueue
+	queue *gsofwd.SocketQueue
 	// scratch are roomy's buffers (under mu).
 	scratch [maxWrite][]byte
 	// sends counts the UDP sends (the TUN-to-UDP loop's).
@@ -158,8 +159,8 @@ func (p *Proxy) counters(tx pdcp.TxCounters, tunnelled uint64) ProxyCounters {
 	return ProxyCounters{Tx: tx, Rx: p.rx.Counters(), Malformed: p.rx.Malformed, Refused: p.refused,
 		RefusedErrno: maps.Clone(p.refusals), FirstRefusal: p.firstRefusal, RefusedBeforeUp: p.refusedBeforeUp,
 		TunnelSent: tunnelled, TunnelDelivered: p.rx.Tunnelled,
-		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.mean(), SocketMax: p.socket.most,
-		SendRealtime: p.sendRT.total(now), ReceiveRealtime: p.recvRT.total(now), SendSwitches: p.sendRT.switches.Load(), ReceiveSwitches: p.recvRT.switches.Load()}
+		Sends: p.sends.Load(), Reads: p.reads, Writes: p.writes, SocketWait: p.socketWait, SocketMeanWait: p.socket.Mean(), SocketMax: p.socket.Most(),
+		SendRealtime: p.sendRT.Total(now), ReceiveRealtime: p.recvRT.Total(now), SendSwitches: p.sendRT.Switches(), ReceiveSwitches: p.recvRT.Switches()}
 }
 
 // publish copies the transmitting side's counters for Snapshot.
@@ -179,7 +180,7 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{burst: cfg.Burst, priority: cfg.Priority, sendRT: newRTSpells(), recvRT: newRTSpells(), kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
+	p := &Proxy{burst: cfg.Burst, priority: cfg.Priority, sendRT: gsofwd.NewRTSpells(), recvRT: gsofwd.NewRTSpells(), kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
 	if p.tx, err = NewTx(cfg.SNBits, sched); err != nil {
 		return nil, err
 	}
@@ -195,12 +196,11 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 	if err := p.tx.Tunnel(cfg.Tunnels); err != nil {
 		return nil, err
 	}
-	if p.ends, err = openEnds(ns, name, mtu, port, peers[:]); err != nil {
+	if p.ends, err = gsofwd.OpenEnds(ns, name, mtu, port, peers[:]); err != nil {
 		return nil, err
 	}
-	if p.queue, err = openSocketQueue(ns, p.port); err != nil {
-		p.close()
-		unix.Close(p.stop)
+	if p.queue, err = gsofwd.OpenSocketQueue(ns, p.ends.Port); err != nil {
+		p.ends.Close()
 		return nil, err
 	}
 	return p, nil
@@ -215,11 +215,11 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 // in it. Once up, a refused write is a loss of the run's, whatever the
 // error: one refused because the device went down (EIO) included.
 func (p *Proxy) Up() error {
-	name, err := p.tun.Name()
+	name, err := p.ends.TUN.Name()
 	if err != nil {
 		return err
 	}
-	err = nsthread.Do(p.ns, func() error {
+	err = nsthread.Do(p.ends.NS, func() error {
 		l, err := netlink.LinkByName(name)
 		if err == nil {
 			err = netlink.LinkSetUp(l)
@@ -227,7 +227,7 @@ func (p *Proxy) Up() error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("gsofwd: ip link set %s up: %w", name, err)
+		return fmt.Errorf("dcproxy: ip link set %s up: %w", name, err)
 	}
 	p.up.Store(true)
 	return nil
@@ -235,13 +235,12 @@ func (p *Proxy) Up() error {
 
 // Batched reports whether the TUN took the segmentation offloads, so a
 // read brings a super-packet, not one packet.
-func (p *Proxy) Batched() bool { return p.tun.BatchSize() > 1 }
+func (p *Proxy) Batched() bool { return p.ends.TUN.BatchSize() > 1 }
 
 // Close releases the device and the socket of a proxy that will not Run
 // (Run releases them itself).
 func (p *Proxy) Close() {
-	p.close()
-	unix.Close(p.stop)
+	p.ends.Close()
 	p.queue.Close()
 }
 
@@ -250,7 +249,7 @@ func (p *Proxy) now() time.Duration { return time.Since(p.start) }
 // Run moves packets until ctx ends or a loop fails, then closes the device
 // and the socket; what the receiver still holds is lost with them.
 func (p *Proxy) Run(ctx context.Context) error {
-	err := p.run(ctx, p.tunToUDP, p.udpToTUN, p.expiries, p.watchSocket)
+	err := p.ends.Run(ctx, p.tunToUDP, p.udpToTUN, p.expiries, p.watchSocket)
 	p.queue.Close() // watchSocket, its user, has ended
 	return err
 }
@@ -285,7 +284,7 @@ type ProxyCounters struct {
 	SocketMeanWait time.Duration
 	SocketMax      int
 	// SendRealtime and ReceiveRealtime are how long the TUN-to-UDP and
-	// the UDP-to-TUN loop ran real-time (while light, see rtLoop), and
+	// the UDP-to-TUN loop ran real-time (while light, see gsofwd.RTLoop), and
 	// SendSwitches and ReceiveSwitches how often each turned real-time
 	// or left.
 	SendRealtime, ReceiveRealtime time.Duration
@@ -302,24 +301,24 @@ func (p *Proxy) Counters() ProxyCounters {
 // tunToUDP reads super-packets from the TUN, split into wire segments by
 // the library, numbers them and sends each link's group in bursts.
 func (p *Proxy) tunToUDP() error {
-	n := p.tun.BatchSize()
+	n := p.ends.TUN.BatchSize()
 	bufs, sizes := make([][]byte, n), make([]int, n)
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
 	}
-	rt, err := p.loop(p.tun.File(), p.sendRT)
+	rt, err := p.loop(p.ends.TUN.File(), p.sendRT)
 	if err != nil {
 		return err
 	}
-	defer func() { rt.exit(p.now()) }()
+	defer func() { rt.Exit(p.now()) }()
 	for {
-		rt.wait()
-		k, err := p.tun.Read(bufs, sizes, headroom)
+		rt.Wait()
+		k, err := p.ends.TUN.Read(bufs, sizes, headroom)
 		if err != nil {
 			return err
 		}
 		now := p.now()
-		if err := rt.moved(sum(sizes[:k]), now); err != nil {
+		if err := rt.Moved(sum(sizes[:k]), now); err != nil {
 			return err
 		}
 		if p.linksNew.Swap(false) {
@@ -329,8 +328,8 @@ func (p *Proxy) tunToUDP() error {
 		for l, g := range groups {
 			for len(g) > 0 {
 				m := burstLen(g, p.burst[l])
-				if err := p.bind.Send(g[:m], p.peers[l]); err != nil {
-					return fmt.Errorf("gsofwd: send on link %d: %w", l, err)
+				if err := p.ends.Bind.Send(g[:m], p.ends.Peers[l]); err != nil {
+					return fmt.Errorf("dcproxy: send on link %d: %w", l, err)
 				}
 				p.sends.Add(1)
 				g = g[m:]
@@ -344,24 +343,24 @@ func (p *Proxy) tunToUDP() error {
 // PDUs in order and writes what the receiver releases to the TUN, which
 // coalesces TCP segments back into super-packets.
 func (p *Proxy) udpToTUN() error {
-	n := p.bind.BatchSize()
+	n := p.ends.Bind.BatchSize()
 	bufs, sizes := make([][]byte, n), make([]int, n)
 	for i := range bufs {
 		bufs[i] = make([]byte, bufSize)
 	}
-	rt, err := p.loop(p.udp.f, p.recvRT)
+	rt, err := p.loop(p.ends.UDP.File(), p.recvRT)
 	if err != nil {
 		return err
 	}
-	defer func() { rt.exit(p.now()) }()
+	defer func() { rt.Exit(p.now()) }()
 	for {
-		rt.wait()
-		k, err := p.udp.Read(bufs, sizes, headroom)
+		rt.Wait()
+		k, err := p.ends.UDP.Read(bufs, sizes, headroom)
 		if err != nil {
 			return err
 		}
 		now := p.now()
-		if err := rt.moved(sum(sizes[:k]), now); err != nil {
+		if err := rt.Moved(sum(sizes[:k]), now); err != nil {
 			return err
 		}
 		p.mu.Lock()
@@ -382,19 +381,14 @@ func (p *Proxy) udpToTUN() error {
 	}
 }
 
-// loop makes the calling loop's rtLoop for reading f, reporting in
-// spells, and starts it.
-func (p *Proxy) loop(f *os.File, spells *rtSpells) (*rtLoop, error) {
-	c, err := f.SyscallConn()
+// loop makes the calling loop's gsofwd.RTLoop for reading f, reporting
+// in spells, and starts it.
+func (p *Proxy) loop(f *os.File, spells *gsofwd.RTSpells) (*gsofwd.RTLoop, error) {
+	l, err := p.ends.NewRTLoop(f, p.priority, spells)
 	if err != nil {
 		return nil, err
 	}
-	fd, err := fdOf(c)
-	if err != nil {
-		return nil, err
-	}
-	l := newRTLoop(fd, p.stop, p.priority, spells)
-	return l, l.start(p.now())
+	return l, l.Start(p.now())
 }
 
 func sum(sizes []int) int {
@@ -420,7 +414,7 @@ func (p *Proxy) write(out [][]byte) error {
 		n := min(len(out), maxWrite)
 		p.roomy(out[:n])
 		p.writes++
-		if _, err = p.tun.Write(out[:n], headroom); err != nil && !errors.Is(err, os.ErrClosed) {
+		if _, err = p.ends.TUN.Write(out[:n], headroom); err != nil && !errors.Is(err, os.ErrClosed) {
 			p.refuse(err, up)
 			err = nil
 		}
@@ -527,21 +521,18 @@ func (p *Proxy) expiries(stop <-chan struct{}) {
 	}
 }
 
-// socketPeriod is how often watchSocket looks at the receiving socket.
-const socketPeriod = 10 * time.Millisecond
-
-// watchSocket looks at the receiving socket every socketPeriod until
-// stop, and records socketWatch's estimate of each window's wait. A PDU
+// watchSocket looks at the receiving socket every gsofwd.SocketPeriod until
+// stop, and records gsofwd.SocketWatch's estimate of each window's wait. A PDU
 // the links released on time reaches PDCP that much later, and nothing
 // else sees it: the kernel stamps a packet when it enters the gateway,
 // before the delay line there holds it, and the loops are not threads of
 // their own. It costs a sock_diag query (two system calls and the
 // library's allocations) per period, on none of the packet loops.
 func (p *Proxy) watchSocket(stop <-chan struct{}) {
-	t := time.NewTicker(socketPeriod)
+	t := time.NewTicker(gsofwd.SocketPeriod)
 	defer t.Stop()
 	p.mu.Lock()
-	p.socket.start(time.Now(), p.udp.Received())
+	p.socket.Start(time.Now(), p.ends.UDP.Received())
 	p.mu.Unlock()
 	for {
 		select {
@@ -554,9 +545,22 @@ func (p *Proxy) watchSocket(stop <-chan struct{}) {
 			return // closed
 		}
 		p.mu.Lock()
-		if w, ok := p.socket.look(time.Now(), q, p.udp.Received()); ok {
+		if w, ok := p.socket.Look(time.Now(), q, p.ends.UDP.Received()); ok {
 			p.socketWait.Add(w)
 		}
 		p.mu.Unlock()
 	}
 }
+
+// TUNDrops returns how many packets the proxy's TUN device dropped
+// before the proxy read them (the device's tx_dropped: its queue of
+// gsofwd.TUNQueueLen was full): SDUs lost on their way into PDCP, the
+// transmitting proxy's loss, not the link's.
+func (p *Proxy) TUNDrops() (uint64, error) { return p.ends.TUNDrops() }
+
+// SocketDrops returns how many datagrams UDP dropped in the proxy's
+// namespace because a socket's receive buffer was full (Udp RcvbufErrors
+// of /proc/net/snmp, the namespace's own count): PDUs lost between the
+// link and the receiver. The gateways run no other UDP socket, so the
+// count is the proxy's.
+func (p *Proxy) SocketDrops() (uint64, error) { return p.ends.SocketDrops() }

@@ -1,4 +1,4 @@
-package gsofwd
+package dcproxy
 
 import (
 	"context"

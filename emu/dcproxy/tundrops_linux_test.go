@@ -1,4 +1,4 @@
-package gsofwd
+package dcproxy
 
 import (
 	"net/netip"
@@ -7,13 +7,14 @@ import (
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/internal/emutest"
 	"github.com/dc-emu/emu/pdcp"
 )
 
-// TestProxyCountsTUNDrops: a proxy's TUN holds tunQueueLen packets for a
+// TestProxyCountsTUNDrops: a proxy's TUN holds gsofwd.TUNQueueLen packets for a
 // reader that is late, and TUNDrops counts what arrives beyond them: the
-// proxy here never reads, so of tunQueueLen + 1000 datagrams sent into its
+// proxy here never reads, so of gsofwd.TUNQueueLen + 1000 datagrams sent into its
 // TUN, about 1000 are dropped and counted.
 func TestProxyCountsTUNDrops(t *testing.T) {
 	emutest.RequireRoot(t)
@@ -30,8 +31,8 @@ func TestProxyCountsTUNDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := link.Attrs().TxQLen; q != tunQueueLen {
-		t.Errorf("TUN queue %d packets, want %d", q, tunQueueLen)
+	if q := link.Attrs().TxQLen; q != gsofwd.TUNQueueLen {
+		t.Errorf("TUN queue %d packets, want %d", q, gsofwd.TUNQueueLen)
 	}
 	addr, _ := netlink.ParseAddr("10.99.0.254/24")
 	if err := n.Handle.AddrAdd(link, addr); err != nil {
@@ -53,7 +54,7 @@ func TestProxyCountsTUNDrops(t *testing.T) {
 		}
 		defer unix.Close(fd)
 		to := &unix.SockaddrInet4{Port: 9, Addr: [4]byte{10, 99, 0, 1}}
-		for range tunQueueLen + extra {
+		for range gsofwd.TUNQueueLen + extra {
 			if err := unix.Sendto(fd, make([]byte, 64), 0, to); err == nil {
 				sent++
 			}
@@ -71,7 +72,7 @@ func TestProxyCountsTUNDrops(t *testing.T) {
 	t.Logf("sent %d datagrams into a TUN nobody reads: %d dropped", sent, dropped)
 	// What the kernel sent of its own (an IPv6 router solicitation) may
 	// take a place in the queue.
-	if want := sent - tunQueueLen; dropped < want || dropped > want+16 {
-		t.Errorf("%d of %d datagrams dropped, want %d (what exceeds the queue of %d)", dropped, sent, want, tunQueueLen)
+	if want := sent - gsofwd.TUNQueueLen; dropped < want || dropped > want+16 {
+		t.Errorf("%d of %d datagrams dropped, want %d (what exceeds the queue of %d)", dropped, sent, want, gsofwd.TUNQueueLen)
 	}
 }
