@@ -7,8 +7,8 @@ import (
 
 // TxEntities are one direction's transmitting PDCP entities: entity 0 is
 // the DC client's, and Steer adds one per steered flow, with COUNTs and a
-// scheduler of its own. Both data paths' transmit proxies keep theirs in
-// one, so steering means the same on both. None of its methods allocates.
+// scheduler of its own. The one data path's transmit proxy (emu/dcproxy)
+// keeps its entities in one. None of its methods allocates.
 type TxEntities struct {
 	senders []*Sender
 	scheds  []Scheduler

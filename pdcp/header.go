@@ -10,11 +10,6 @@ const (
 	SNBits18 = 18
 )
 
-// IPProto is the IP protocol number (RFC 3692 experimental) that marks a
-// packet carrying the PDCP shim between its IP header and its payload: the
-// proxies' queue rules match it.
-const IPProto = 253
-
 // CheckSNBits reports whether bits is a supported SN length, as a
 // *FieldError for the field SNBits that is ErrSNBits to errors.Is.
 func CheckSNBits(bits int) error {
@@ -37,37 +32,15 @@ func HeaderLen(bits int) int {
 	return 2
 }
 
-// ShimLen returns how many bytes Encap adds to a packet: the PDCP header
-// plus one byte holding the packet's original IP protocol. A link's MTU must
-// leave room for it.
-func ShimLen(bits int) int { return HeaderLen(bits) + 1 }
-
 // SN returns the sequence number that carries count: its low bits bits.
 func SN(count uint64, bits int) uint32 { return uint32(count & (1<<bits - 1)) }
 
-// PutHeader writes the data PDU header (D/C = 1, reserved bits 0) for sn
-// into b[:HeaderLen(bits)]: for a PDU carried whole in a datagram (the
-// batch path's UDP encapsulation), where the header simply precedes the
-// SDU.
-func PutHeader(b []byte, sn uint32, bits int) { putHeader(b, sn, bits) }
-
-// ParseHeader reads the SN of the data PDU at the start of pdu and returns
-// it with the SDU after the header: ErrShort if pdu is shorter than the
-// header, ErrNoSN for a control PDU.
-func ParseHeader(pdu []byte, bits int) (sn uint32, sdu []byte, err error) {
-	n := HeaderLen(bits)
-	if len(pdu) < n {
-		return 0, nil, ErrShort
-	}
-	sn, err = parseHeader(pdu, bits)
-	if err != nil {
-		return 0, nil, err
-	}
-	return sn, pdu[n:], nil
-}
-
-// putHeader writes the data PDU header (D/C = 1, reserved bits 0) for sn.
-func putHeader(b []byte, sn uint32, bits int) {
+// PutHeader writes the data PDU header for sn (only its low bits bits)
+// into b[:HeaderLen(bits)]: D/C = 1, reserved bits 0. A PDU is that header
+// followed by the SDU, the whole IP packet, carried whole in one UDP
+// datagram (emu/dcproxy writes the header into the headroom in front of
+// the packet).
+func PutHeader(b []byte, sn uint32, bits int) {
 	if bits == SNBits18 {
 		b[0] = 0x80 | byte(sn>>16)&0x03
 		b[1] = byte(sn >> 8)
@@ -78,14 +51,22 @@ func putHeader(b []byte, sn uint32, bits int) {
 	b[1] = byte(sn)
 }
 
-// parseHeader reads the SN of a data PDU header. Reserved bits are ignored,
-// as TS 38.323 tells the receiver to; a control PDU (D/C = 0) carries no SN.
-func parseHeader(b []byte, bits int) (uint32, error) {
-	if b[0]&0x80 == 0 {
-		return 0, ErrNoSN
+// ParseHeader reads the SN of the data PDU at the start of pdu and returns
+// it with the SDU after the header, pdu[HeaderLen(bits):] (not a copy):
+// ErrShort if pdu is shorter than the header, ErrNoSN for a control PDU
+// (D/C = 0). Reserved bits are ignored, as TS 38.323 tells the receiver to.
+func ParseHeader(pdu []byte, bits int) (sn uint32, sdu []byte, err error) {
+	n := HeaderLen(bits)
+	if len(pdu) < n {
+		return 0, nil, ErrShort
+	}
+	if pdu[0]&0x80 == 0 {
+		return 0, nil, ErrNoSN
 	}
 	if bits == SNBits18 {
-		return uint32(b[0]&0x03)<<16 | uint32(b[1])<<8 | uint32(b[2]), nil
+		sn = uint32(pdu[0]&0x03)<<16 | uint32(pdu[1])<<8 | uint32(pdu[2])
+	} else {
+		sn = uint32(pdu[0]&0x0F)<<8 | uint32(pdu[1])
 	}
-	return uint32(b[0]&0x0F)<<8 | uint32(b[1]), nil
+	return sn, pdu[n:], nil
 }

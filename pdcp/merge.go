@@ -33,7 +33,6 @@ func (c *RxCounters) Add(o *RxCounters) {
 // Add sums the counters of another entity into c.
 func (c *TxCounters) Add(o *TxCounters) {
 	c.PDUs += o.PDUs
-	c.Passed += o.Passed
 	for i := range c.Link {
 		c.Link[i] += o.Link[i]
 		c.Bytes[i] += o.Bytes[i]

@@ -5,15 +5,15 @@ import (
 	"net/netip"
 )
 
-// Real packets for the tests, built field by field with correct IPv4 header
-// and UDP/TCP checksums.
+// Real packets for the tests, the SDUs a PDU carries, built field by field
+// with correct IPv4 header and UDP/TCP checksums.
 
 const (
 	protoTCP = 6
 	protoUDP = 17
 )
 
-// csum is an RFC 1071 checksum written independently of the package's.
+// csum is an RFC 1071 checksum.
 func csum(chunks ...[]byte) uint16 {
 	var s uint64
 	for _, b := range chunks {
@@ -123,7 +123,8 @@ func ipv6Packet(proto byte, hopByHop bool, payload []byte) []byte {
 	return append(p, seg...)
 }
 
-// testPackets are the packets every encapsulation test runs over.
+// testPackets are the SDUs the header tests, the header fuzz target's seeds
+// and the header benchmarks carry.
 func testPackets() []struct {
 	name string
 	pkt  []byte

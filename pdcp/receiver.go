@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// Handle is the caller's reference to a packet the receiver holds: the
-// receiver never sees packet bytes. With NFQUEUE, ID is the packet id (the
-// packet waits in the kernel until its verdict); Aux is free, e.g. the slot
-// of a caller buffer holding the decapsulated bytes for the verdict.
+// Handle is the caller's reference to an SDU the receiver holds: the
+// receiver never sees packet bytes. Both fields are the caller's: emu/dcproxy
+// puts the datagram's index in its batch in ID and in Aux the slot it
+// copies the SDU into if the receiver holds it.
 type Handle struct {
 	ID  uint32
 	Aux uint32
@@ -71,8 +71,8 @@ func (r Reason) String() string {
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
 
-// DeliverFunc receives SDUs in ascending COUNT order. Give the packet with
-// handle h its accept verdict. It must not call back into the Receiver.
+// DeliverFunc receives SDUs in ascending COUNT order: pass on the SDU with
+// handle h. It must not call back into the Receiver.
 type DeliverFunc func(h Handle, why Reason)
 
 // Receiver is the receive side of one PDCP entity: the reordering and
@@ -84,9 +84,9 @@ type DeliverFunc func(h Handle, why Reason)
 //
 // Memory is fixed at construction, one 16-byte slot per COUNT of the window
 // W plus two bits: 12-bit SNs (W = 2048) take 32.5 KiB, 18-bit SNs
-// (W = 131072) 2 MiB + 32 KiB. The packets themselves stay with the caller
-// (for NFQUEUE: in the kernel queue, plus whatever bytes the caller keeps to
-// give a modified verdict). No call allocates.
+// (W = 131072) 2 MiB + 32 KiB. The SDUs themselves stay with the caller
+// (emu/dcproxy copies only the ones the receiver holds). No call
+// allocates.
 type Receiver struct {
 	bits  int
 	m, w  int64 // SN space 2^bits, window 2^(bits-1)

@@ -115,9 +115,12 @@ type Versions struct {
 
 // PDCPCounters is the summary of one direction's proxies (docs/results.md).
 type PDCPCounters struct {
-	TxLink1             uint64             `json:"tx_link1"`
-	TxLink2             uint64             `json:"tx_link2"`
-	TxPassed            uint64             `json:"tx_passed"`
+	TxLink1 uint64 `json:"tx_link1"`
+	TxLink2 uint64 `json:"tx_link2"`
+	// TxPassed is what the NFQUEUE transmit proxy passed unnumbered: runs
+	// from before issue #49 have it; the one data path tunnels other
+	// packets instead (Batch.TunnelSent).
+	TxPassed            uint64             `json:"tx_passed,omitempty"`
 	Received            uint64             `json:"received"`
 	Delivered           uint64             `json:"delivered"`
 	Reordered           uint64             `json:"reordered"`
