@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"github.com/dc-emu/emu/emu/internal/procstat"
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
-	"github.com/dc-emu/emu/internal/stats"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -166,16 +164,4 @@ func loadAndProbe(ctx context.Context, em *network.Emulation, o CalibrateOptions
 		m.lateMax = max(m.lateMax, float64(late.Quantile(1))/1e3)
 	}
 	return m, nil
-}
-
-// meanSD is the mean and sample standard deviation of v (stats.Summarize)
-// as the calibration files write them: rounded to 3 decimals, SD 0 for one
-// value.
-func meanSD(v []float64) results.MeanSD {
-	s := stats.Summarize(v)
-	sd := s.SD
-	if math.IsNaN(sd) {
-		sd = 0
-	}
-	return results.MeanSD{Mean: results.Round3(s.Mean), SD: results.Round3(sd)}
 }

@@ -3,6 +3,7 @@ package emu
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/network"
 	"github.com/dc-emu/emu/emu/results"
+	"github.com/dc-emu/emu/internal/stats"
 	"github.com/dc-emu/emu/pdcp"
 )
 
@@ -112,4 +114,16 @@ func calibrateOnce(ctx context.Context, cfg config.Config, o CalibrateOptions, o
 	used := time.Duration(ru1.Utime.Nano()-ru0.Utime.Nano()) + time.Duration(ru1.Stime.Nano()-ru0.Stime.Nano())
 	m.goodput, m.cpu = s.Flows[0].GoodputMbps, used.Seconds()/wall.Seconds()
 	return m, nil
+}
+
+// meanSD is the mean and sample standard deviation of v (stats.Summarize)
+// as the calibration files write them: rounded to 3 decimals, SD 0 for one
+// value.
+func meanSD(v []float64) results.MeanSD {
+	s := stats.Summarize(v)
+	sd := s.SD
+	if math.IsNaN(sd) {
+		sd = 0
+	}
+	return results.MeanSD{Mean: results.Round3(s.Mean), SD: results.Round3(sd)}
 }

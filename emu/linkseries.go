@@ -9,25 +9,6 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 )
 
-// pdcpSample is how many packets each PDCP receive proxy held at T since
-// the epoch, per direction in use; the run takes one every 100 ms
-// (runloop.SampleLinks). The rate limiters have their own series, read
-// every 10 ms (link.Sampler).
-type pdcpSample struct {
-	T    time.Duration
-	PDCP []int
-}
-
-// pdcpAt returns the last sample taken at or before t (the first one if
-// none).
-func pdcpAt(samples []pdcpSample, t time.Duration) pdcpSample {
-	i := sort.Search(len(samples), func(i int) bool { return samples[i].T > t })
-	if i == 0 {
-		return samples[0]
-	}
-	return samples[i-1]
-}
-
 // ipSentAt is a direction's cumulative IP-layer bytes sent by t,
 // interpolated linearly between readings; before the first reading it is
 // the first one's count and after the last the last one's.

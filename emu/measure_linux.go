@@ -13,6 +13,22 @@ import (
 	"github.com/dc-emu/emu/emu/runloop"
 )
 
+// measure is what a run measures beside its flows: the rate limiters'
+// series (link.Sampler, every 10 ms), the PDCP buffers (every 100 ms, when
+// the run loop asks for a sample), and the readings behind the fidelity
+// verdict. Measuring starts with the first sample the run loop asks for
+// (its flows stage) and stops with the run's outcome (runloop.Stop).
+// Everything in it belongs to the run loop's goroutine.
+type measure struct {
+	sampler          *link.Sampler
+	started, stopped bool
+	series           [][]linkstats.Sample // per direction of em.Dirs(), after stop
+	sampling         link.SamplerStats
+	pdcp             []pdcpSample
+	probe            probe
+	warnings         []string
+}
+
 // sample is the run loop's SampleLinks: it starts measuring the first time
 // and records the PDCP buffers.
 func (r *runner) sample(now time.Time) {

@@ -5,33 +5,8 @@ import (
 	"time"
 
 	"github.com/dc-emu/emu/emu/internal/procstat"
-	"github.com/dc-emu/emu/emu/link"
-	"github.com/dc-emu/emu/emu/linkstats"
 	"github.com/dc-emu/emu/emu/network"
 )
-
-// measure is what a run measures beside its flows: the rate limiters'
-// series (link.Sampler, every 10 ms), the PDCP buffers (every 100 ms, when
-// the run loop asks for a sample), and the readings behind the fidelity
-// verdict. Measuring starts with the first sample the run loop asks for
-// (its flows stage) and stops with the run's outcome (runloop.Stop).
-// Everything in it belongs to the run loop's goroutine.
-type measure struct {
-	sampler          *link.Sampler
-	started, stopped bool
-	series           [][]linkstats.Sample // per direction of em.Dirs(), after stop
-	sampling         link.SamplerStats
-	pdcp             []pdcpSample
-	probe            probe
-	warnings         []string
-}
-
-func pidOf(p *process) int {
-	if p == nil || p.cmd.Process == nil {
-		return 0
-	}
-	return p.cmd.Process.Pid
-}
 
 // probe holds the readings of threads, processes and the host taken at
 // the start of the measurements and what they came to at the end.

@@ -111,6 +111,13 @@ func (p *process) failure() string {
 	return msg
 }
 
+func pidOf(p *process) int {
+	if p == nil || p.cmd.Process == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
 // tailFile writes to a log file and remembers the last lines written.
 type tailFile struct {
 	f    *os.File

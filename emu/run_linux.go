@@ -18,6 +18,8 @@ import (
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runloop"
 	"github.com/dc-emu/emu/emu/runstate"
+	"github.com/dc-emu/emu/emu/workload"
+	"github.com/dc-emu/emu/internal/invoker"
 	"github.com/dc-emu/emu/topo"
 )
 
@@ -93,6 +95,49 @@ func checkEndpoints(cfg config.Config) error {
 	}
 	return nil
 }
+
+// checkWorkloads reads what the flows need from files before anything is
+// built: a CSV of object sizes, whose errors name the file and line.
+func checkWorkloads(cfg config.Config) error {
+	for i, f := range cfg.Flows {
+		if f.Kind != config.KindObjects {
+			continue
+		}
+		spec := f.Objects
+		if spec.Dist != workload.DistCSV {
+			continue
+		}
+		data, err := invoker.ReadFile(spec.File) // the user's file, with the user's permissions
+		if err == nil {
+			_, err = workload.ParseSizesCSV(spec.File, data)
+		}
+		if err != nil {
+			return fmt.Errorf("flows.%d.objects: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// runner runs the flows of one configuration. Everything in it belongs to
+// the goroutine of loop: the goroutines that follow the endpoint processes
+// only send events on events.
+type runner struct {
+	em      *network.Emulation
+	cfg     config.Config
+	flows   []flowEndpoints // compiled from cfg
+	o       RunOptions
+	started time.Time
+	state   *runloop.Run
+	events  chan runloop.Event
+	servers []*process // by flow; nil until started
+	clients []*process
+	meas    measure
+	scratch string
+	obs     observation // pcap_linux.go
+}
+
+// file is a run-directory path (results' slash form) under the output.
+func (r *runner) file(rel string) string { return results.RunDir(r.o.Out).File(rel) }
 
 func (r *runner) run(ctx context.Context) (*results.Summary, error) {
 	if err := results.RunDir(r.o.Out).WriteConfig(r.configRecord()); err != nil {

@@ -4,12 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
-	"github.com/dc-emu/emu/analysis"
 	"github.com/dc-emu/emu/emu/capture"
 	"github.com/dc-emu/emu/emu/results"
 )
+
+// observation is what a run records about its flows besides their
+// results: packet captures while it runs.
+type observation struct {
+	captures []*runCapture
+}
+
+type runCapture struct {
+	res results.CaptureResult
+	c   *capture.Capture
+}
 
 // startCaptures starts run.pcap's captures, each from inside its node's
 // namespace. With run.pcap off it does nothing at all.
@@ -81,52 +90,4 @@ func (r *runner) captureMap() map[string]results.CaptureResult {
 		m[rc.res.Node+"-"+rc.res.Iface] = rc.res
 	}
 	return m
-}
-
-// readFlowDelays reads the delay series of flow i: RTT from its server's
-// TCP_INFO log (TCP) or the sender's qlog (QUIC, sampled at
-// run.tcpinfo_interval), one-way delay from its client's log. A log that
-// is missing gives an empty series; one that is unreadable, a warning too.
-func (r *runner) readFlowDelays(i int) flowDelays {
-	f := r.cfg.Flows[i]
-	var d flowDelays
-	warn := func(err error) {
-		if !errors.Is(err, os.ErrNotExist) {
-			r.em.Warnings = append(r.em.Warnings, fmt.Sprintf("flow %s: %v", f.Name, err))
-		}
-	}
-	if f.Proto == "tcp" {
-		rows, err := readLog(r.file(results.TCPInfoFile(f.Name)), results.ReadTCPInfo)
-		if err != nil {
-			warn(err)
-		}
-		d.rtt = analysis.TCPInfoSeries(rows)
-	} else {
-		for _, side := range []string{"server", "client"} {
-			a, err := readQlog(r.file(results.QlogFile(f.Name, side)))
-			if err != nil {
-				warn(err)
-			}
-			if a == nil {
-				continue
-			}
-			// quic-go anchors its qlog to the wall clock; ngtcp2's starts
-			// when the connection does, about the flow's start.
-			offset := f.Start.Seconds()
-			if !a.WallClock.IsZero() {
-				offset = a.WallClock.Sub(r.em.Epoch).Seconds()
-			}
-			if d.rtt = analysis.QlogSRTTSeries(a, r.cfg.Observe.TCPInfoInterval, offset); d.rtt.Len() > 0 {
-				break // the sender's, else the client's own estimate
-			}
-		}
-	}
-	{ // written by the client, or the server of an upload
-		rows, err := results.ReadOWDFile(r.file(results.OWDFile(f.Name)))
-		if err != nil {
-			warn(err)
-		}
-		d.owd = analysis.OWDSeries(rows)
-	}
-	return d
 }
