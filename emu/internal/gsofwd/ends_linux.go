@@ -65,13 +65,12 @@ func OpenEnds(ns int, name string, mtu int, port uint16, peers []netip.AddrPort)
 			e.TUN.Close()
 			return err
 		}
-		before := socketFDs()
 		_, bound, err := e.Bind.Open(port)
 		if err != nil {
 			e.TUN.Close()
 			return fmt.Errorf("gsofwd: UDP port %d: %w", port, err)
 		}
-		fd, err := boundUDP(before, socketFDs(), bound)
+		fd, err := boundUDP(bound)
 		if err == nil {
 			growReceiveBuffer(fd)
 			e.UDP, err = newUDPReceiver(fd, e.Bind.BatchSize())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -17,8 +18,8 @@ import (
 const receiveBuffer = 64 << 20
 
 // socketFDs returns the process's descriptors that are sockets.
-func socketFDs() map[int]bool {
-	out := map[int]bool{}
+func socketFDs() []int {
+	var out []int
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
 		return out
@@ -30,21 +31,28 @@ func socketFDs() map[int]bool {
 		}
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFSOCK {
-			out[fd] = true
+			out = append(out, fd)
 		}
 	}
 	return out
 }
 
-// boundUDP returns the IPv4 UDP socket bound to port among the
-// descriptors that are in after but not in before. The library opens its
-// sockets without a way to reach them, so they are found by what opening
-// them added.
-func boundUDP(before, after map[int]bool, port uint16) (int, error) {
-	for fd := range after {
-		if before[fd] {
-			continue
-		}
+// boundUDP returns the process's IPv4 UDP socket bound to port in the
+// calling thread's network namespace. The library opens its sockets
+// without a way to reach them, so the socket is found by what it is: its
+// port, and its namespace's cookie (SO_NETNS_COOKIE) against that of a
+// socket made here. Every proxy binds the same port, one per namespace,
+// and two runs of one process (emu sweep --jobs) open theirs at once: a
+// socket found by what an Open added to the descriptor table (as this once
+// was) could be the other run's, whose PDUs this proxy then read (a run's
+// QUIC handshake timed out), or be missed where a descriptor closed
+// meanwhile was reused.
+func boundUDP(port uint16) (int, error) {
+	here, err := threadNetnsCookie()
+	if err != nil {
+		return -1, err
+	}
+	for _, fd := range socketFDs() {
 		if t, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err != nil || t != unix.SOCK_DGRAM {
 			continue
 		}
@@ -52,11 +60,38 @@ func boundUDP(before, after map[int]bool, port uint16) (int, error) {
 		if err != nil {
 			continue
 		}
-		if a, ok := sa.(*unix.SockaddrInet4); ok && a.Port == int(port) {
+		if a, ok := sa.(*unix.SockaddrInet4); !ok || a.Port != int(port) {
+			continue
+		}
+		if c, err := netnsCookie(fd); err == nil && c == here {
 			return fd, nil
 		}
 	}
 	return -1, fmt.Errorf("gsofwd: no IPv4 UDP socket on port %d among the library's", port)
+}
+
+// threadNetnsCookie is the cookie of the calling thread's network
+// namespace, read from a socket made for the purpose.
+func threadNetnsCookie() (uint64, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, fmt.Errorf("gsofwd: probe socket: %w", err)
+	}
+	defer unix.Close(fd)
+	return netnsCookie(fd)
+}
+
+// netnsCookie is the cookie of the network namespace socket fd lives in
+// (Linux 5.14 and later).
+func netnsCookie(fd int) (uint64, error) {
+	var c uint64
+	l := uint32(unsafe.Sizeof(c))
+	_, _, e := unix.Syscall6(unix.SYS_GETSOCKOPT, uintptr(fd), unix.SOL_SOCKET, unix.SO_NETNS_COOKIE,
+		uintptr(unsafe.Pointer(&c)), uintptr(unsafe.Pointer(&l)), 0)
+	if e != 0 {
+		return 0, fmt.Errorf("gsofwd: SO_NETNS_COOKIE: %w", e)
+	}
+	return c, nil
 }
 
 // growReceiveBuffer gives the socket fd a receive buffer of receiveBuffer
