@@ -40,7 +40,7 @@ func newRefusalRig(t *testing.T) *refusalRig {
 			err = r.n.Handle.LinkSetUp(lo)
 		}
 		if err == nil {
-			sink, err = udpSocket(2153)
+			sink, err = emutest.LoopbackUDP(2153)
 		}
 		if err == nil {
 			r.fd, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
@@ -235,18 +235,4 @@ func TestProxyStopsWithoutRefusals(t *testing.T) {
 	if c.Writes < before {
 		t.Errorf("%d TUN writes, want at least %d", c.Writes, before)
 	}
-}
-
-// udpSocket opens a non-blocking IPv4 UDP socket bound to port on
-// loopback, as the library's are (gsofwd's tests have its twin).
-func udpSocket(port int) (int, error) {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		unix.Close(fd)
-		return -1, err
-	}
-	return fd, nil
 }

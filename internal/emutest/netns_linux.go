@@ -5,6 +5,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 
 	"github.com/dc-emu/emu/internal/nsthread"
 )
@@ -87,4 +88,19 @@ func Veth(tb testing.TB, a *NetNS, nameA, addrA string, b *NetNS, nameB, addrB s
 			tb.Fatalf("emutest: veth %s up: %v", side.name, err)
 		}
 	}
+}
+
+// LoopbackUDP opens a non-blocking IPv4 UDP socket bound to port on
+// loopback, as wireguard-go's are, in the calling thread's namespace
+// (call it inside NetNS.Do); port 0 picks one.
+func LoopbackUDP(port int) (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
 }

@@ -26,10 +26,10 @@ func TestReceiverSplitsGRO(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if rfd, err = udpSocket(2152); err != nil {
+		if rfd, err = emutest.LoopbackUDP(2152); err != nil {
 			return err
 		}
-		sfd, err = udpSocket(0)
+		sfd, err = emutest.LoopbackUDP(0)
 		return err
 	})
 	if err != nil {
@@ -122,18 +122,4 @@ func TestReceiverSplitsGRO(t *testing.T) {
 	if allocs > 0 {
 		t.Errorf("a read allocates %.1f times", allocs)
 	}
-}
-
-// udpSocket opens a non-blocking IPv4 UDP socket bound to port on
-// loopback, as the library's are.
-func udpSocket(port int) (int, error) {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		unix.Close(fd)
-		return -1, err
-	}
-	return fd, nil
 }
