@@ -19,6 +19,7 @@ import "time"
 //
 // A Reporter is not safe for concurrent use.
 type Reporter struct {
+	cfg      FlowControlConfig
 	buffer   int64
 	interval time.Duration
 	bits     int
@@ -66,8 +67,17 @@ func NewReporter(cfg FlowControlConfig, bits int) (*Reporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reporter{buffer: int64(cfg.Buffer), interval: cfg.Interval, bits: bits}, nil
+	return &Reporter{cfg: cfg, buffer: int64(cfg.Buffer), interval: cfg.Interval, bits: bits}, nil
 }
+
+// SetRate tells the Reporter the leg's rate now (bit/s): with
+// FlowControlConfig.BufferTime the leg's buffer follows it (BufferAt), and
+// until the first SetRate it is 0, so the leg reports DBS 0. With Buffer
+// it changes nothing.
+func (r *Reporter) SetRate(rateBps float64) { r.buffer = int64(r.cfg.BufferAt(rateBps)) }
+
+// Buffer returns the leg's buffer in bytes now, the DBS of an empty queue.
+func (r *Reporter) Buffer() int { return int(r.buffer) }
 
 // Poll returns the report to send now and true if one is due at now for a
 // queue in state q, else false. The report carries the DBS and, once

@@ -39,6 +39,9 @@ const (
 	// MinFCInterval is the shortest report interval, far below any real
 	// DU's (10–20 ms) and above a report per packet.
 	MinFCInterval = time.Millisecond
+	// MaxFCBufferTime bounds BufferTime: t-Reordering's largest NR value,
+	// beyond which a leg's queue outlasts any receiver's patience.
+	MaxFCBufferTime = 3 * time.Second
 )
 
 // FlowControlConfig configures DC flow control (TS 38.425 §5.4.2.1): each
@@ -51,9 +54,16 @@ type FlowControlConfig struct {
 	// Buffer is each leg's buffer in bytes, the cap on its DBS: a leg's
 	// Reporter reports DBS = Buffer − queued bytes (at least 0), and a Leg
 	// starts with Buffer as its DBS, as if the leg had reported an empty
-	// queue at the start. 0 means flow control is off (Enabled); otherwise
-	// at least MinFCBuffer and at most 2^32 − 1 (the DBS field's range).
+	// queue at the start. 0 means flow control is off unless BufferTime
+	// is set (Enabled); otherwise at least MinFCBuffer and at most
+	// 2^32 − 1 (the DBS field's range).
 	Buffer int
+	// BufferTime, instead of Buffer, gives each leg's buffer as a time at
+	// the leg's current rate (BufferAt): a leg whose rate collapses wants
+	// less, and a leg that is down (rate 0) wants nothing, so its DBS is
+	// 0 and the host stops it. A leg starts with no credit until its
+	// first report. 0 means Buffer gives it; at most MaxFCBufferTime.
+	BufferTime time.Duration
 	// Interval is the time between a leg's periodic reports; 0 means
 	// DefaultFCInterval (10 ms); at least MinFCInterval. A report is also
 	// sent at once when the DBS reaches or leaves 0.
@@ -78,8 +88,23 @@ func (c FlowControlConfig) WithDefaults() FlowControlConfig {
 	return c
 }
 
-// Enabled reports whether c turns flow control on (Buffer > 0).
-func (c FlowControlConfig) Enabled() bool { return c.Buffer > 0 }
+// Enabled reports whether c turns flow control on (Buffer or BufferTime
+// above 0).
+func (c FlowControlConfig) Enabled() bool { return c.Buffer > 0 || c.BufferTime > 0 }
+
+// BufferAt is a leg's buffer in bytes while its rate is rateBps (bit/s):
+// Buffer, or BufferTime's worth of the rate, at least MinFCBuffer while the
+// rate is above 0 and 0 when it is not, at most 2^32 − 1.
+func (c FlowControlConfig) BufferAt(rateBps float64) int {
+	if c.BufferTime <= 0 {
+		return c.Buffer
+	}
+	if !(rateBps > 0) {
+		return 0
+	}
+	b := rateBps / 8 * c.BufferTime.Seconds()
+	return int(min(max(b, MinFCBuffer), math.MaxUint32))
+}
 
 // Policy returns WhenFull as a HoldPolicy ("" is HoldWhenFull).
 func (c FlowControlConfig) Policy() HoldPolicy {
@@ -90,12 +115,21 @@ func (c FlowControlConfig) Policy() HoldPolicy {
 }
 
 // Validate reports the first field of c out of its range as a *FieldError
-// naming it (Buffer, Interval, Delay, WhenFull). It checks c as it is, zero
-// fields included; NewFlowControl validates WithDefaults' result.
+// naming it (Buffer, BufferTime, Interval, Delay, WhenFull). It checks c
+// as it is, zero fields included; NewFlowControl validates WithDefaults'
+// result.
 func (c FlowControlConfig) Validate() error {
 	if c.Buffer != 0 && (c.Buffer < MinFCBuffer || int64(c.Buffer) > math.MaxUint32) {
 		return &FieldError{Field: "Buffer", Value: strconv.Itoa(c.Buffer),
 			Err: fmt.Errorf("must be 0 (off) or %d to %d bytes", MinFCBuffer, uint32(math.MaxUint32))}
+	}
+	if c.BufferTime < 0 || c.BufferTime > MaxFCBufferTime {
+		return &FieldError{Field: "BufferTime", Value: c.BufferTime.String(),
+			Err: fmt.Errorf("must be 0 (Buffer gives it) to %v", MaxFCBufferTime)}
+	}
+	if c.Buffer != 0 && c.BufferTime != 0 {
+		return &FieldError{Field: "BufferTime", Value: c.BufferTime.String(),
+			Err: errors.New("set the buffer in bytes (Buffer) or as a time (BufferTime), not both")}
 	}
 	if c.Interval < MinFCInterval {
 		return &FieldError{Field: "Interval", Value: c.Interval.String(),

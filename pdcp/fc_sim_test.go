@@ -258,15 +258,11 @@ func TestFlowControlLoop(t *testing.T) {
 	}
 }
 
-// kindCredit names the credit scheduler in these tests: it is no
-// SchedulerConfig kind (FlowControl.CreditScheduler makes it).
-const kindCredit = "credit"
+// kindCredit names the credit scheduler in these tests.
+const kindCredit = KindCredit
 
-// schedulerOrCredit is kind's scheduler, or an ungated credit scheduler
-// for kindCredit (Wrap gives it its gate).
+// schedulerOrCredit is kind's scheduler; NewScheduler's credit scheduler
+// is ungated until Wrap gives it its gate.
 func schedulerOrCredit(t testing.TB, kind string) Scheduler {
-	if kind == kindCredit {
-		return &creditScheduler{}
-	}
 	return mustScheduler(t, SchedulerConfig{Kind: kind})
 }

@@ -55,7 +55,7 @@ func checkFlowControl(cfg FlowControlConfig, bits int) (FlowControlConfig, error
 		return cfg, err
 	}
 	if !cfg.Enabled() {
-		return cfg, &FieldError{Field: "Buffer", Value: "0", Err: errors.New("flow control is off")}
+		return cfg, &FieldError{Field: "Buffer", Value: "0", Err: errors.New("flow control is off (no Buffer or BufferTime)")}
 	}
 	return cfg, CheckSNBits(bits)
 }

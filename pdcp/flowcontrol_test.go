@@ -36,6 +36,9 @@ func TestFlowControlConfig(t *testing.T) {
 		{func(c *FlowControlConfig) { c.Delay = -ms }, "Delay", "pdcp: Delay: must not be negative (got -1ms)"},
 		{func(c *FlowControlConfig) { c.WhenFull = "" }, "WhenFull", `pdcp: WhenFull: want one of hold, drop (got "")`},
 		{func(c *FlowControlConfig) { c.WhenFull = "queue" }, "WhenFull", `(got "queue")`},
+		{func(c *FlowControlConfig) { c.BufferTime = 50 * ms }, "BufferTime", "not both"},
+		{func(c *FlowControlConfig) { c.Buffer, c.BufferTime = 0, -ms }, "BufferTime", "must be 0 (Buffer gives it) to 3s (got -1ms)"},
+		{func(c *FlowControlConfig) { c.Buffer, c.BufferTime = 0, 4 * time.Second }, "BufferTime", "(got 4s)"},
 	}
 	for _, tc := range cases {
 		c := ok
@@ -58,6 +61,42 @@ func TestFlowControlConfig(t *testing.T) {
 	fc := newTestFlowControl(t, 5000, SNBits12)
 	if fc.Config() != (FlowControlConfig{Buffer: 5000, Interval: 10 * ms, WhenFull: "hold"}) {
 		t.Errorf("Config() = %+v, want the defaults filled in", fc.Config())
+	}
+}
+
+// TestBufferAt: a buffer given as a time follows the leg's rate, never
+// below one PDU while the leg is up, and is 0 while it is down; one given
+// in bytes does not move.
+func TestBufferAt(t *testing.T) {
+	c := FlowControlConfig{BufferTime: 50 * ms}
+	if !c.Enabled() || c.WithDefaults().Validate() != nil {
+		t.Fatalf("%+v: enabled %v, %v", c, c.Enabled(), c.WithDefaults().Validate())
+	}
+	for _, tc := range []struct {
+		rate float64
+		want int
+	}{{100e6, 625000}, {1e6, 6250}, {100e3, MinFCBuffer}, {0, 0}, {-1, 0}, {1e15, 1<<32 - 1}} {
+		if got := c.BufferAt(tc.rate); got != tc.want {
+			t.Errorf("BufferAt(%g) = %d, want %d", tc.rate, got, tc.want)
+		}
+	}
+	if got := (FlowControlConfig{Buffer: 9000}).BufferAt(0); got != 9000 {
+		t.Errorf("a buffer in bytes at rate 0: %d, want 9000", got)
+	}
+	r, err := NewReporter(c, SNBits12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := r.Poll(0, QueueState{}); s.DesiredBuffer != 0 {
+		t.Errorf("before SetRate: DBS %d, want 0", s.DesiredBuffer)
+	}
+	r.SetRate(100e6)
+	if s, due := r.Poll(ms, QueueState{Bytes: 25000}); !due || s.DesiredBuffer != 600000 {
+		t.Errorf("at 100 Mbit/s with 25000 B queued: DBS %d (due %v), want 600000 at once (left 0)", s.DesiredBuffer, due)
+	}
+	r.SetRate(0)
+	if s, due := r.Poll(2*ms, QueueState{}); !due || s.DesiredBuffer != 0 {
+		t.Errorf("at rate 0: DBS %d (due %v), want 0 at once", s.DesiredBuffer, due)
 	}
 }
 

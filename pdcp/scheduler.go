@@ -29,13 +29,18 @@ const (
 	KindSmallestDelay = "smallest-delay" // the link whose queue/rate + delay is lowest now
 	KindActiveStandby = "active-standby" // the active link while it is up, else the standby
 	KindAdaptive      = "adaptive"       // batches of N split by the links' current rates
+	// KindCredit sends each PDU, among the legs whose flow-control credit
+	// admits it, where it arrives first (creditScheduler). It needs flow
+	// control: without a FlowControl's Wrap every leg admits and it is
+	// smallest-delay.
+	KindCredit = "credit"
 )
 
 // SchedulerKinds lists the valid SchedulerConfig.Kind values, default
 // first. It is the one list: the configuration's key table and its
 // documentation take it from here.
 func SchedulerKinds() []string {
-	return []string{KindBatch, KindDuplicate, KindWeighted, KindSmallestDelay, KindActiveStandby, KindAdaptive}
+	return []string{KindBatch, KindDuplicate, KindWeighted, KindSmallestDelay, KindActiveStandby, KindAdaptive, KindCredit}
 }
 
 // Defaults of the DC parameters (the paper's testbed).
@@ -120,6 +125,8 @@ func NewScheduler(cfg SchedulerConfig) (Scheduler, error) {
 		return &activeStandby{active: cfg.Active}, nil
 	case KindAdaptive:
 		return &adaptive{n: uint64(cfg.Batch), fallback: cfg.Split}, nil
+	case KindCredit:
+		return &creditScheduler{}, nil
 	}
 	return &batch{n: uint64(cfg.Batch), q0: float64(cfg.Batch) * cfg.Split.Share0()}, nil
 }

@@ -137,6 +137,8 @@ type PDCPCounters struct {
 	// Batch is the batch path's (nil in runs from before issue #49 that
 	// ran the NFQUEUE proxies).
 	Batch *BatchPath `json:"batch,omitempty"`
+	// FlowControl is DC flow control's account (nil with dc.fc=off).
+	FlowControl *FlowControl `json:"flow_control,omitempty"`
 }
 
 // ConfigRecord is a run's config.json: the resolved configuration as

@@ -56,3 +56,8 @@ func SeriesDir(col, q string) (dir string, ok bool) {
 	dir, ok = strings.CutSuffix(col, "."+q)
 	return dir, ok && strings.HasPrefix(dir, "link")
 }
+
+// PDCPCreditSeries is the column of one leg's flow-control credit in one
+// direction, bytes the PDCP host may still send it ("pdcp.down.link1.credit_bytes";
+// dc.fc=ddds only).
+func PDCPCreditSeries(dir, link string) string { return "pdcp." + dir + "." + link + ".credit_bytes" }
