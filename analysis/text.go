@@ -100,6 +100,9 @@ func WriteRun(w io.Writer, ra *RunAnalysis) {
 		p := ra.PDCP[d]
 		fmt.Fprintf(w, "PDCP %s: %d repairs (PDUs put back in order), %d held, %d delivered on t-Reordering expiry, %d duplicates discarded, %d out of window, max buffer %d\n",
 			d, p.Repairs, p.Held, p.ExpiredDeliveries, p.DuplicatesDiscarded, p.OutOfWindow, p.MaxBuffer)
+		for _, l := range results.FlowControlLines(p.FlowControl) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
 	if ra.Fidelity != nil {
 		fmt.Fprintln(w)

@@ -47,7 +47,7 @@ func (r *runner) sample(now time.Time) {
 		}
 	}
 	if !m.stopped {
-		m.pdcp = append(m.pdcp, pdcpSample{T: now.Sub(r.em.Epoch), PDCP: r.em.PDCPBuffered()})
+		m.pdcp = append(m.pdcp, pdcpSample{T: now.Sub(r.em.Epoch), PDCP: r.em.PDCPBuffered(), Credit: r.em.PDCPCredit()})
 	}
 }
 

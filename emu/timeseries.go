@@ -52,6 +52,12 @@ func seriesTable(rec *record, queue []linkstats.QueueDelay) (*results.SeriesTabl
 	for _, name := range rec.pdcpDirs {
 		t.Header = append(t.Header, results.PDCPBufferSeries(name))
 	}
+	credit := creditDirs(rec)
+	for _, i := range credit {
+		for _, l := range []string{config.PathLink1, config.PathLink2} {
+			t.Header = append(t.Header, results.PDCPCreditSeries(rec.pdcpDirs[i], l))
+		}
+	}
 	bin := results.BinWidth
 	bins := int((end + bin - 1) / bin)
 	for k := range bins {
@@ -83,6 +89,18 @@ func seriesTable(rec *record, queue []linkstats.QueueDelay) (*results.SeriesTabl
 				}
 			}
 			row = append(row, v)
+		}
+		if len(credit) > 0 {
+			s := pdcpAt(rec.pdcpHeld, to)
+			for _, i := range credit {
+				for l := range 2 {
+					v := 0.0
+					if i < len(s.Credit) && l < len(s.Credit[i]) {
+						v = float64(s.Credit[i][l])
+					}
+					row = append(row, v)
+				}
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -189,6 +207,24 @@ func round3(v float64) float64 {
 type pdcpSample struct {
 	T    time.Duration
 	PDCP []int
+	// Credit is each direction's legs' flow-control credit in bytes (nil
+	// for a direction without flow control).
+	Credit [][]int
+}
+
+// creditDirs returns the indices of the PDCP directions with flow control:
+// those whose samples carry credit.
+func creditDirs(rec *record) []int {
+	var out []int
+	for i := range rec.pdcpDirs {
+		for _, s := range rec.pdcpHeld {
+			if i < len(s.Credit) && s.Credit[i] != nil {
+				out = append(out, i)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // pdcpAt returns the last sample taken at or before t (the first one if

@@ -20,6 +20,8 @@ import "time"
 // A Reporter is not safe for concurrent use.
 type Reporter struct {
 	cfg      FlowControlConfig
+	rate     float64
+	limit    int64 // the queue's own limit (SetLimit), 0: none
 	buffer   int64
 	interval time.Duration
 	bits     int
@@ -74,7 +76,31 @@ func NewReporter(cfg FlowControlConfig, bits int) (*Reporter, error) {
 // FlowControlConfig.BufferTime the leg's buffer follows it (BufferAt), and
 // until the first SetRate it is 0, so the leg reports DBS 0. With Buffer
 // it changes nothing.
-func (r *Reporter) SetRate(rateBps float64) { r.buffer = int64(r.cfg.BufferAt(rateBps)) }
+func (r *Reporter) SetRate(rateBps float64) {
+	r.rate = rateBps
+	r.setBuffer()
+}
+
+// SetLimit tells the Reporter the most bytes the leg's queue holds (0: no
+// limit of its own): the leg never asks for more than that, as a DU never
+// asks for more than its RLC queue takes, since what the host sent beyond
+// it would be dropped at the queue, each drop a gap the receiver waits
+// out.
+func (r *Reporter) SetLimit(bytes int) {
+	r.limit = int64(max(bytes, 0))
+	r.setBuffer()
+}
+
+func (r *Reporter) setBuffer() {
+	b := int64(r.cfg.Buffer)
+	if r.cfg.BufferTime > 0 {
+		b = int64(r.cfg.BufferAt(r.rate))
+	}
+	if r.limit > 0 {
+		b = min(b, r.limit)
+	}
+	r.buffer = b
+}
 
 // Buffer returns the leg's buffer in bytes now, the DBS of an empty queue.
 func (r *Reporter) Buffer() int { return int(r.buffer) }

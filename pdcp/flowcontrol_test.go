@@ -38,7 +38,7 @@ func TestFlowControlConfig(t *testing.T) {
 		{func(c *FlowControlConfig) { c.WhenFull = "queue" }, "WhenFull", `(got "queue")`},
 		{func(c *FlowControlConfig) { c.BufferTime = 50 * ms }, "BufferTime", "not both"},
 		{func(c *FlowControlConfig) { c.Buffer, c.BufferTime = 0, -ms }, "BufferTime", "must be 0 (Buffer gives it) to 3s (got -1ms)"},
-		{func(c *FlowControlConfig) { c.Buffer, c.BufferTime = 0, 4 * time.Second }, "BufferTime", "(got 4s)"},
+		{func(c *FlowControlConfig) { c.Buffer, c.BufferTime = 0, 4*time.Second }, "BufferTime", "(got 4s)"},
 	}
 	for _, tc := range cases {
 		c := ok
@@ -93,6 +93,14 @@ func TestBufferAt(t *testing.T) {
 	r.SetRate(100e6)
 	if s, due := r.Poll(ms, QueueState{Bytes: 25000}); !due || s.DesiredBuffer != 600000 {
 		t.Errorf("at 100 Mbit/s with 25000 B queued: DBS %d (due %v), want 600000 at once (left 0)", s.DesiredBuffer, due)
+	}
+	r.SetLimit(400000)
+	if r.Buffer() != 400000 {
+		t.Errorf("under a queue limit of 400000 B: buffer %d", r.Buffer())
+	}
+	r.SetLimit(0)
+	if r.Buffer() != 625000 {
+		t.Errorf("without a limit: buffer %d, want 625000", r.Buffer())
 	}
 	r.SetRate(0)
 	if s, due := r.Poll(2*ms, QueueState{}); !due || s.DesiredBuffer != 0 {

@@ -26,19 +26,23 @@ type DC struct {
 	TReordering time.Duration // PDCP t-Reordering
 	SNBits      int           // 12 (LTE DC) or 18 (NR)
 	Uplink      string        // link1, link2 or split
+	// FC is the downlink's flow control (dc.fc, dc.fc.*; fc.go).
+	FC FlowControl
 }
 
 // defaultDC is the paper's DC: pdcp's defaults (batches of 100 split
-// 1:1, 12-bit SNs, t-Reordering 200 ms), the uplink on link1.
+// 1:1, 12-bit SNs, t-Reordering 200 ms), the uplink on link1, no flow
+// control.
 func defaultDC() DC {
 	return DC{Enabled: true, Sched: pdcp.DefaultSchedulerConfig(),
-		TReordering: pdcp.DefaultTReordering, SNBits: pdcp.DefaultSNBits, Uplink: PathLink1}
+		TReordering: pdcp.DefaultTReordering, SNBits: pdcp.DefaultSNBits, Uplink: PathLink1,
+		FC: defaultFC()}
 }
 
-// dcParams are the dc.* keys.
+// dcParams are the dc.* keys, the flow-control keys (dc.fc.*) last.
 func dcParams() []Param {
 	sched := func(c *Config) *pdcp.SchedulerConfig { return &c.DC.Sched }
-	return []Param{
+	return append([]Param{
 		boolParam("dc.enabled", "run the PDCP proxies for DC clients (off: DC clients use link1 only)",
 			func(c *Config) *bool { return &c.DC.Enabled }),
 		schedKind.param("dc.", sched),
@@ -60,7 +64,7 @@ func dcParams() []Param {
 			}},
 		stringParam("dc.uplink", "uplink of DC clients: link1, link2 or split (through the proxies too)",
 			func(c *Config) *string { return &c.DC.Uplink }),
-	}
+	}, fcParams()...)
 }
 
 // The keys of pdcp.SchedulerConfig's fields under dc.
@@ -150,7 +154,7 @@ func badField(err error, key func(field string) string, bad func(key, format str
 }
 
 // validateDC reports what is wrong with the dc.* keys. The scheduler's
-// ranges and the SN lengths are pdcp's checks.
+// ranges, the SN lengths and flow control's ranges are pdcp's checks.
 func (c *Config) validateDC(bad func(key, format string, args ...any)) {
 	dcKey := func(field string) string { return schedKey("dc.", field) }
 	badField(c.DC.Sched.Validate(), dcKey, bad)
@@ -163,6 +167,7 @@ func (c *Config) validateDC(bad func(key, format string, args ...any)) {
 	default:
 		bad("dc.uplink", "want link1, link2 or split (got %q)", c.DC.Uplink)
 	}
+	c.validateFC(bad)
 }
 
 // FlowScheduler is the PDCP scheduler of flow i: dc's, with what the flow

@@ -100,7 +100,7 @@ func TestBadInputNamesKeyAndValue(t *testing.T) {
 		{"link3.delay=5ms", `unknown key "link3.delay"`},
 		{"dc.batchsize=5", `unknown key "dc.batchsize"`},
 		{"dc.split=3:x", `dc.split=3:x: "3:x": "x" is not a non-negative decimal number`},
-		{"dc.scheduler=magic", `dc.scheduler: unknown scheduler (want one of batch, duplicate, weighted, smallest-delay, active-standby, adaptive) (got "magic")`},
+		{"dc.scheduler=magic", `dc.scheduler: unknown scheduler (want one of batch, duplicate, weighted, smallest-delay, active-standby, adaptive, credit) (got "magic")`},
 		{"dc.batch=0", `dc.batch: must be at least 1 (got 0)`},
 		{"dc.sn_bits=16", `dc.sn_bits: must be 12 or 18 (got 16)`},
 		{"dc.active=link3", `dc.active=link3: want link1 or link2 (got "link3")`},

@@ -76,7 +76,7 @@ func TestWorkloadBadInputNamesKey(t *testing.T) {
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.proto=tcp", "flow.resume=1rtt", "flow.resume_check=true"}, "flows.0.resume_check: checks a resumed path state"},
 		{[]string{"flow.kind=objects", "flow.objects=1MB", "flow.server_impl=ngtcp2"}, "flows.0.kind: objects (resume off) needs emu's own endpoints"},
 		{[]string{"flow.direction=up", "flow.client_impl=ngtcp2"}, "flows.0.kind: bulk up (resume off) needs emu's own endpoints"},
-		{[]string{"flow.scheduler=sometimes"}, `flows.0.scheduler: unknown scheduler (want one of batch, duplicate, weighted, smallest-delay, active-standby, adaptive) (got "sometimes")`},
+		{[]string{"flow.scheduler=sometimes"}, `flows.0.scheduler: unknown scheduler (want one of batch, duplicate, weighted, smallest-delay, active-standby, adaptive, credit) (got "sometimes")`},
 		{[]string{"flow.path=link1", "flow.scheduler=batch"}, "flows.0.scheduler: only DC flows cross the PDCP proxies (path link1"},
 		{[]string{"flow.batch=-3"}, "flows.0.batch: must be at least 1 (got -3)"},
 		{[]string{"dc.batch=0", "flow.split=2:1"}, "dc.batch: must be at least 1 (got 0)"},

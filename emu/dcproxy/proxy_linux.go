@@ -36,6 +36,16 @@ type ProxyConfig struct {
 	// up to 64 segments) until SetLink gives the link's rate, from then
 	// on a millisecond of that rate.
 	Burst [2]int
+	// FlowControl turns DC flow control on for the transmitting side's
+	// entity (the zero value leaves it off; see flowCtl); Backlog then
+	// reads the bytes queued in link 0's and link 1's rate limiters on
+	// this proxy's side, the legs' queues.
+	// LegLimit, when not nil, is the most bytes leg i's queue holds at
+	// a rate of rate bit/s, as the limiter counts them: no leg asks for
+	// more (pdcp.Reporter.SetLimit).
+	FlowControl pdcp.FlowControlConfig
+	Backlog     func(*[2]int) error
+	LegLimit    func(i int, rate float64) int
 	// Priority, when not 0, runs each of the two loops on a real-time
 	// thread of that SCHED_FIFO priority while it carries less than
 	// gsofwd's light rate (gsofwd.RTLoop); 0 leaves them goroutines of
@@ -55,7 +65,12 @@ type Proxy struct {
 	priority       int
 	sendRT, recvRT *gsofwd.RTSpells
 
-	tx *Tx // the TUN-to-UDP loop's
+	// txMu guards the transmitting side (tx, flow, burst, and the
+	// sends): the TUN-to-UDP loop's, and flow control's loop's too.
+	txMu sync.Mutex
+	tx   *Tx
+	flow *flowCtl  // nil without flow control
+	one  [1][]byte // sendOne's
 
 	mu   sync.Mutex // the receive stage: the receive loop, the timer and watchSocket
 	rx   *Rx
@@ -144,12 +159,38 @@ func burstFor(rate float64) int {
 // side's as of its last batch, the receiving side's now, and how many SDUs
 // the receiver holds.
 func (p *Proxy) Snapshot() (ProxyCounters, int) {
+	flow := p.flowCounters()
 	p.shared.Lock()
 	tx, tunnelled := p.shared.tx, p.shared.tunnelled
 	p.shared.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.counters(tx, tunnelled), p.rx.Held()
+	c := p.counters(tx, tunnelled)
+	c.Flow = flow
+	return c, p.rx.Held()
+}
+
+// flowCounters returns flow control's counters now, nil without it.
+func (p *Proxy) flowCounters() *FlowCounters {
+	if p.flow == nil {
+		return nil
+	}
+	p.txMu.Lock()
+	defer p.txMu.Unlock()
+	c := p.flow.counters()
+	c.Dropped = p.tx.Dropped
+	return &c
+}
+
+// Credit returns each leg's flow-control credit now, in bytes, and false
+// without flow control.
+func (p *Proxy) Credit() ([2]int, bool) {
+	if p.flow == nil {
+		return [2]int{}, false
+	}
+	p.txMu.Lock()
+	defer p.txMu.Unlock()
+	return [2]int{p.flow.fc.Leg(0).Credit(), p.flow.fc.Leg(1).Credit()}, true
 }
 
 // counters are the proxy's counters with the transmitting side's tx and
@@ -181,7 +222,15 @@ func OpenProxy(ns int, name string, mtu int, port uint16, peers [2]netip.AddrPor
 		return nil, err
 	}
 	p := &Proxy{burst: cfg.Burst, priority: cfg.Priority, sendRT: gsofwd.NewRTSpells(), recvRT: gsofwd.NewRTSpells(), kick: make(chan struct{}, 1), start: time.Now(), armed: notArmed}
-	if p.tx, err = NewTx(cfg.SNBits, sched); err != nil {
+	var fc *pdcp.FlowControl
+	if cfg.FlowControl.Enabled() {
+		if p.flow, err = newFlowCtl(cfg.FlowControl, cfg.SNBits, cfg.Backlog); err != nil {
+			return nil, err
+		}
+		p.flow.limit = cfg.LegLimit
+		fc = p.flow.fc
+	}
+	if p.tx, err = NewTx(cfg.SNBits, sched, fc); err != nil {
 		return nil, err
 	}
 	if p.rx, err = NewRx(cfg.SNBits, cfg.TReordering, headroom); err != nil {
@@ -249,7 +298,11 @@ func (p *Proxy) now() time.Duration { return time.Since(p.start) }
 // Run moves packets until ctx ends or a loop fails, then closes the device
 // and the socket; what the receiver still holds is lost with them.
 func (p *Proxy) Run(ctx context.Context) error {
-	err := p.ends.Run(ctx, p.tunToUDP, p.udpToTUN, p.expiries, p.watchSocket)
+	timers := []func(<-chan struct{}){p.expiries, p.watchSocket}
+	if p.flow != nil {
+		timers = append(timers, p.fcLoop)
+	}
+	err := p.ends.Run(ctx, p.tunToUDP, p.udpToTUN, timers...)
 	p.queue.Close() // watchSocket, its user, has ended
 	return err
 }
@@ -289,13 +342,18 @@ type ProxyCounters struct {
 	// or left.
 	SendRealtime, ReceiveRealtime time.Duration
 	SendSwitches, ReceiveSwitches uint64
+	// Flow is the transmitting side's flow control (nil without).
+	Flow *FlowCounters
 }
 
 // Counters returns the proxy's counters; call it after Run returned.
 func (p *Proxy) Counters() ProxyCounters {
+	flow := p.flowCounters()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.counters(p.tx.Counters(), p.tx.Tunnelled)
+	c := p.counters(p.tx.Counters(), p.tx.Tunnelled)
+	c.Flow = flow
+	return c
 }
 
 // tunToUDP reads super-packets from the TUN, split into wire segments by
@@ -321,22 +379,54 @@ func (p *Proxy) tunToUDP() error {
 		if err := rt.Moved(sum(sizes[:k]), now); err != nil {
 			return err
 		}
+		p.txMu.Lock()
 		if p.linksNew.Swap(false) {
 			p.applyLinks()
 		}
-		groups := p.tx.Pack(bufs[:k], sizes[:k], headroom, now)
-		for l, g := range groups {
-			for len(g) > 0 {
-				m := burstLen(g, p.burst[l])
-				if err := p.ends.Bind.Send(g[:m], p.ends.Peers[l]); err != nil {
-					return fmt.Errorf("dcproxy: send on link %d: %w", l, err)
-				}
-				p.sends.Add(1)
-				g = g[m:]
-			}
-		}
+		err = p.forward(bufs[:k], sizes[:k], now)
 		p.publish()
+		p.txMu.Unlock()
+		if err != nil {
+			return err
+		}
 	}
+}
+
+// send sends each link's group in bursts of at most the link's burst
+// bytes, and tells flow control what each leg was written. p.txMu is
+// held.
+func (p *Proxy) send(groups [2][][]byte) error {
+	counts := p.tx.Counts()
+	for l, g := range groups {
+		for j := 0; len(g) > 0; {
+			m := burstLen(g, p.burst[l])
+			if err := p.ends.Bind.Send(g[:m], p.ends.Peers[l]); err != nil {
+				return fmt.Errorf("dcproxy: send on link %d: %w", l, err)
+			}
+			p.sends.Add(1)
+			if p.flow != nil {
+				for k, b := range g[:m] {
+					p.flow.marks[l].wrote(len(b), counts[l][j+k])
+				}
+			}
+			g, j = g[m:], j+m
+		}
+	}
+	return nil
+}
+
+// sendOne sends one packet without a COUNT (a tunnelled one) on link l.
+// p.txMu is held.
+func (p *Proxy) sendOne(l int, b []byte) error {
+	p.one[0] = b
+	if err := p.ends.Bind.Send(p.one[:], p.ends.Peers[l]); err != nil {
+		return fmt.Errorf("dcproxy: send on link %d: %w", l, err)
+	}
+	p.sends.Add(1)
+	if p.flow != nil {
+		p.flow.marks[l].wrote(len(b), noCount)
+	}
+	return nil
 }
 
 // udpToTUN receives UDP_GRO batches, split into datagrams, puts their

@@ -29,7 +29,7 @@ func mustTx(t testing.TB, bits int, cfg pdcp.SchedulerConfig) *Tx {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := NewTx(bits, s)
+	tx, err := NewTx(bits, s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func mustRx(t testing.TB, bits int, tReordering time.Duration) *Rx {
 func TestPackNumbersAndGroups(t *testing.T) {
 	tx := mustTx(t, pdcp.SNBits12, pdcp.SchedulerConfig{Batch: 4})
 	bufs, sizes := segments(10, 1400)
-	g := tx.Pack(bufs, sizes, headroom, 0)
+	g, _ := tx.Pack(bufs, sizes, headroom, 0)
 	if len(g[0])+len(g[1]) != 10 || len(g[0]) == 0 || len(g[1]) == 0 {
 		t.Fatalf("groups of %d and %d PDUs for 10 segments", len(g[0]), len(g[1]))
 	}
@@ -82,7 +82,7 @@ func TestPackNumbersAndGroups(t *testing.T) {
 	dup := mustTx(t, pdcp.SNBits18, pdcp.SchedulerConfig{Kind: pdcp.KindDuplicate})
 	dup.Pack(bufs[:3], sizes[:3], headroom, 0)
 	bufs2, sizes2 := segments(2, 100)
-	g = dup.Pack(bufs2, sizes2, headroom, 0)
+	g, _ = dup.Pack(bufs2, sizes2, headroom, 0)
 	if len(g[0]) != 2 || len(g[1]) != 2 || &g[0][1][0] != &g[1][1][0] {
 		t.Fatalf("duplicate groups %d, %d PDUs, not the same bytes", len(g[0]), len(g[1]))
 	}
@@ -145,7 +145,7 @@ func TestPackPlaceRoundTrip(t *testing.T) {
 					binary.BigEndian.PutUint64(bufs[i][headroom:], uint64(next+i))
 				}
 				next += n
-				g := tx.Pack(bufs, sizes, headroom, 0)
+				g, _ := tx.Pack(bufs, sizes, headroom, 0)
 				for l := range 2 {
 					at := float64(b) + 5*rng.Float64()
 					for _, p := range g[l] {
@@ -207,7 +207,7 @@ func TestPlaceExpiresAndCounts(t *testing.T) {
 	tx := mustTx(t, pdcp.SNBits18, pdcp.SchedulerConfig{Kind: pdcp.KindActiveStandby})
 	rx := mustRx(t, pdcp.SNBits18, tReor)
 	bufs, sizes := segments(4, 200)
-	g := tx.Pack(bufs, sizes, headroom, 0)
+	g, _ := tx.Pack(bufs, sizes, headroom, 0)
 	all := g[0]
 	if len(all) != 4 {
 		t.Fatalf("active-standby sent %d of 4 on link 0", len(all))
@@ -257,7 +257,7 @@ func TestPlaceAllocatesNothing(t *testing.T) {
 		in[i] = make([]byte, bufSize)
 	}
 	step := func() {
-		g := tx.Pack(bufs, sizes, headroom, 0)
+		g, _ := tx.Pack(bufs, sizes, headroom, 0)
 		// Link 1's PDUs first: each batch of link 0 is held behind them.
 		n := 0
 		for _, l := range []int{1, 0} {
@@ -314,7 +314,7 @@ func BenchmarkPlace(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
-				g := tx.Pack(bufs, sizes, headroom, 0)
+				g, _ := tx.Pack(bufs, sizes, headroom, 0)
 				n := 0
 				for _, l := range order {
 					for _, p := range g[l] {
@@ -362,7 +362,7 @@ func TestSteeredFlowsHaveTheirOwnEntities(t *testing.T) {
 		binary.BigEndian.PutUint64(p[24:], uint64(i))
 		bufs[i], sizes[i] = b, 100
 	}
-	g := tx.Pack(bufs, sizes, headroom, 0)
+	g, _ := tx.Pack(bufs, sizes, headroom, 0)
 	if c := tx.Counters(); c.PDUs != n || c.Link[0]+c.Link[1] != n+n/2 {
 		t.Fatalf("tx counters %+v: want %d PDUs, the steered flow's %d on both links", c, n, n/2)
 	}

@@ -51,7 +51,7 @@ func TestTunnelledPacketsCrossBare(t *testing.T) {
 	for i, b := range bufs {
 		orig[i] = bytes.Clone(b[headroom : headroom+sizes[i]])
 	}
-	g := tx.Pack(bufs, sizes, headroom, 0)
+	g, _ := tx.Pack(bufs, sizes, headroom, 0)
 	// The DC client's PDUs all go on link 1 (split 0:1); the tunnels
 	// put one packet on link 0 and two on link 1, bare.
 	if len(g[0]) != 1 || !bytes.Equal(g[0][0], orig[1]) {

@@ -1,6 +1,7 @@
 package dcproxy
 
 import (
+	"errors"
 	"time"
 
 	"github.com/dc-emu/emu/emu/internal/gsofwd"
@@ -25,25 +26,44 @@ type Tx struct {
 	bits    int
 	hl      int
 	groups  [2][][]byte
+	// counts are the COUNTs of groups' PDUs of entity 0, noCount for the
+	// other packets: where flow control's legMarks learn them.
+	counts [2][]uint64
+	// fc is entity 0's flow control (nil without): Pack asks it before
+	// numbering an SDU, and its Wrap gates the scheduler.
+	fc *pdcp.FlowControl
 
 	// Tunnelled counts the packets sent bare on their tunnel's link
 	// (see gsofwd.Tunnel).
 	Tunnelled uint64
+	// Dropped counts the SDUs flow control dropped before an SN, no leg
+	// having credit for them (pdcp.DropWhenFull).
+	Dropped uint64
 }
 
-// NewTx returns a transmit stage for SNs of bits bits using sched.
-func NewTx(bits int, sched pdcp.Scheduler) (*Tx, error) {
+// NewTx returns a transmit stage for SNs of bits bits using sched, under
+// flow control fc when it is not nil (the DC client's entity only: fc
+// keeps one entity's account, so Steer refuses rules under it).
+func NewTx(bits int, sched pdcp.Scheduler, fc *pdcp.FlowControl) (*Tx, error) {
+	if fc != nil {
+		sched = fc.Wrap(sched)
+	}
 	ents, err := pdcp.NewTxEntities(bits, sched)
 	if err != nil {
 		return nil, err
 	}
-	return &Tx{ents: ents, bits: bits, hl: pdcp.HeaderLen(bits)}, nil
+	return &Tx{ents: ents, bits: bits, hl: pdcp.HeaderLen(bits), fc: fc}, nil
 }
 
 // Steer gives each rule's flow an entity and scheduler of its own (see
 // pdcp.SteerRule); the receiving end must be given the same rules. Call it
 // before the first Pack.
-func (t *Tx) Steer(rules []pdcp.SteerRule) error { return t.ents.Steer(rules) }
+func (t *Tx) Steer(rules []pdcp.SteerRule) error {
+	if t.fc != nil && len(rules) > 0 {
+		return errors.New("dcproxy: flow control keeps one PDCP entity's account: per-flow entities are not supported with it")
+	}
+	return t.ents.Steer(rules)
+}
 
 // Tunnel sends the packets to or from each tunnel's subnet on its link
 // bare, without a COUNT (see gsofwd.Tunnel). Call it before the first Pack.
@@ -51,32 +71,56 @@ func (t *Tx) Tunnel(rules []gsofwd.Tunnel) error { return t.tunnels.Set(rules) }
 
 // Pack numbers the segments bufs[i][offset:offset+sizes[i]] in order and
 // returns the PDUs, header and segment, for link 0 and for link 1, each in
-// COUNT order; a duplicated PDU is in both (the same bytes: the kernel
-// copies it when it sends). A tunnelled segment joins its link's group
-// bare, in its place. offset must leave room for the header. The groups
-// are valid until the next call.
-func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) [2][][]byte {
-	t.groups[0], t.groups[1] = t.groups[0][:0], t.groups[1][:0]
+// COUNT order, and how many segments it took; a duplicated PDU is in both
+// (the same bytes: the kernel copies it when it sends). A tunnelled
+// segment joins its link's group bare, in its place. offset must leave
+// room for the header. The groups are valid until the next call.
+//
+// Under flow control an SDU no leg has credit for gets no COUNT: Pack
+// drops it (counted in Dropped) with pdcp.DropWhenFull, and with
+// pdcp.HoldWhenFull stops there, leaving it and the segments after it
+// to the caller, who holds them until a report gives credit.
+func (t *Tx) Pack(bufs [][]byte, sizes []int, offset int, now time.Duration) (groups [2][][]byte, n int) {
+	for l := range 2 {
+		t.groups[l], t.counts[l] = t.groups[l][:0], t.counts[l][:0]
+	}
 	for i, b := range bufs {
 		seg := b[offset : offset+sizes[i]]
 		if l, ok := t.tunnels.Link(seg); ok {
 			t.groups[l] = append(t.groups[l], seg)
+			t.counts[l] = append(t.counts[l], noCount)
 			t.Tunnelled++
 			continue
 		}
 		pdu := b[offset-t.hl : offset+sizes[i]]
 		e, snd := t.ents.Sender(seg)
+		if t.fc != nil && !t.fc.Admits(len(pdu), now) {
+			if t.fc.Config().Policy() == pdcp.HoldWhenFull {
+				return t.groups, i
+			}
+			t.Dropped++
+			continue
+		}
+		count := noCount
+		if e == 0 {
+			count = snd.Next()
+		}
 		sn, to := snd.Assign(len(pdu), now)
 		t.ents.Sent(e, to, len(pdu), now)
 		pdcp.PutHeader(pdu, sn, t.bits)
 		for l := range 2 {
 			if to.Has(l) {
 				t.groups[l] = append(t.groups[l], pdu)
+				t.counts[l] = append(t.counts[l], count)
 			}
 		}
 	}
-	return t.groups
+	return t.groups, len(bufs)
 }
+
+// Counts returns the COUNTs of the last Pack's groups, entry by entry
+// (noCount for a tunnelled packet or a steered flow's PDU).
+func (t *Tx) Counts() [2][]uint64 { return t.counts }
 
 // SetLinkState tells every entity's scheduler what link i (0 or 1) is
 // like now (rate, delay, queue): adaptive, smallest-delay and

@@ -100,6 +100,11 @@ func (s *Shaper) class(rate float64, hold bool) *netlink.HtbClass {
 	)
 }
 
+// LimitBytes is the most bytes the queue holds while the rate is rate
+// (bit/s), as the limiter counts them (packets with their Ethernet
+// header): its limit in packets, bytes or time at that rate.
+func (s *Shaper) LimitBytes(rate float64) int64 { return s.limitFor(rate) }
+
 func (s *Shaper) limitFor(rate float64) int64 {
 	return s.queue.LimitBytes(rate, IPMTU+s.header)
 }

@@ -1,6 +1,7 @@
 package network
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/dc-emu/emu/emu/dcproxy"
 	"github.com/dc-emu/emu/emu/internal/gsofwd"
 	"github.com/dc-emu/emu/emu/internal/rtsched"
+	"github.com/dc-emu/emu/emu/link"
 	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/pdcp"
 	"github.com/dc-emu/emu/topo"
@@ -65,7 +67,7 @@ func (e *Emulation) startBatchPath() error {
 	// the delay lines, so they never delay a release, and beside the
 	// trace players.
 	cfg.Priority = rtsched.PlayerPriority
-	open := func(n *topo.NodeNS) (*dcproxy.Proxy, error) {
+	open := func(n *topo.NodeNS, cfg dcproxy.ProxyConfig) (*dcproxy.Proxy, error) {
 		var peers [2]netip.AddrPort
 		for i := range peers {
 			peers[i] = netip.AddrPortFrom(topo.LinkNextHop(n.Name, i), PDUPort)
@@ -76,18 +78,45 @@ func (e *Emulation) startBatchPath() error {
 		}
 		return p, nil
 	}
-	ps, err := open(gws)
+	// Flow control is the downlink's (TS 38.425 has no DDDS for the
+	// uplink): its legs' queues are the rate limiters leaving gws.
+	down := cfg
+	var legs *link.BacklogReader
+	if fc := e.set.pdcp.FlowControl; fc.Enabled() {
+		dirs, err := e.legDirs()
+		if err != nil {
+			return err
+		}
+		if legs, err = link.NewBacklogReader(dirs[:]); err != nil {
+			return err
+		}
+		down.FlowControl = fc
+		down.Backlog = func(out *[2]int) error { return legs.Read(out[:]) }
+		down.LegLimit = func(i int, rate float64) int { return int(dirs[i].Shaper.LimitBytes(rate)) }
+	}
+	ps, err := open(gws, down)
 	if err != nil {
+		if legs != nil {
+			legs.Close()
+		}
 		return err
 	}
-	pc, err := open(gwc)
+	pc, err := open(gwc, cfg)
 	if err != nil {
 		ps.Close()
+		if legs != nil {
+			legs.Close()
+		}
 		return err
 	}
 	// Both run from here on, and close their devices and sockets when
 	// the emulation's context ends.
-	e.goLoop("pdcp batch path in gws", ps.Run)
+	e.goLoop("pdcp batch path in gws", func(ctx context.Context) error {
+		if legs != nil {
+			defer legs.Close()
+		}
+		return ps.Run(ctx)
+	})
 	e.goLoop("pdcp batch path in gwc", pc.Run)
 	e.proxies = append(e.proxies, &batchDir{dir: "down", tx: ps, rx: pc})
 	if e.Config.DC.Uplink == "split" {
@@ -125,7 +154,31 @@ func (e *Emulation) startBatchPath() error {
 		}
 	}
 	e.Backends["pdcp"] = fmt.Sprintf("batch path: TUN and UDP with GSO/GRO (%d-bit SN, %s scheduler)", e.set.pdcp.SNBits, e.set.pdcp.Sched.Kind)
+	if fc := e.set.pdcp.FlowControl; fc.Enabled() {
+		fc = fc.WithDefaults()
+		buf := fmt.Sprintf("%d B", fc.Buffer)
+		if fc.BufferTime > 0 {
+			buf = fc.BufferTime.String() + " at the leg's rate"
+		}
+		e.Backends["pdcp_flow_control"] = fmt.Sprintf("TS 38.425 DDDS on the downlink: buffer %s, report every %v, backhaul delay %v, %s when no leg has credit; legs' queues read every %v",
+			buf, fc.Interval, fc.Delay, fc.WhenFull, dcproxy.FlowControlPoll)
+	}
 	return nil
+}
+
+// legDirs returns the downlink directions of link1 and link2, flow
+// control's legs, in that order.
+func (e *Emulation) legDirs() ([2]*link.Dir, error) {
+	var legs [2]*link.Dir
+	for _, d := range e.dirs {
+		if !d.Up {
+			legs[d.Link] = d
+		}
+	}
+	if legs[0] == nil || legs[1] == nil {
+		return legs, fmt.Errorf("pdcp flow control: the run has no downlink rate limiter on both links")
+	}
+	return legs, nil
 }
 
 // clientPaths returns the paths of the topology's clients.
@@ -190,8 +243,32 @@ func (b *batchDir) counters() results.PDCPCounters {
 		SocketWaitMs: socketWaitMs(rx), SocketQueuedMax: rx.SocketMax, TunnelSent: tx.TunnelSent, TunnelDelivered: rx.TunnelDelivered,
 		SendRealtimeS: results.Round3(tx.SendRealtime.Seconds()), ReceiveRealtimeS: results.Round3(rx.ReceiveRealtime.Seconds()),
 		RealtimeSwitches: tx.SendSwitches + rx.ReceiveSwitches}
+	c.FlowControl = flowControlResult(tx.Flow)
 	return c
 }
+
+// flowControlResult is the results' account of a transmitting proxy's
+// flow control, nil without it.
+func flowControlResult(f *dcproxy.FlowCounters) *results.FlowControl {
+	if f == nil {
+		return nil
+	}
+	ms := func(d time.Duration) float64 { return results.Round3(float64(d) / 1e6) }
+	r := &results.FlowControl{HostHeld: f.Held, HostDropped: f.Overflow + f.Dropped, HostBufferBytesMax: f.BufferMax,
+		HostWaitMs: map[string]float64{"n": float64(f.Wait.Count)}}
+	if f.Wait.Count > 0 {
+		r.HostWaitMs["p50"], r.HostWaitMs["p95"], r.HostWaitMs["max"] = ms(f.Wait.Quantile(0.5)), ms(f.Wait.Quantile(0.95)), ms(f.Wait.Max)
+	}
+	for i, l := range f.Legs {
+		r.Legs = append(r.Legs, results.LegFlowControl{Link: [2]string{topo.PathLink1, topo.PathLink2}[i], Reports: l.Reports, ReportsOnZero: f.Reporters[i].OnZero,
+			StaleReports: l.StaleReports, CreditLimitedS: results.Round3(l.CreditLimited.Seconds()), DesiredBufferLast: f.DesiredBuffer[i]})
+	}
+	return r
+}
+
+// credit returns each leg's flow-control credit now, false without flow
+// control.
+func (b *batchDir) credit() ([2]int, bool) { return b.tx.Credit() }
 
 // socketWaitMs summarises the receiving socket's wait in ms, for the
 // results.

@@ -54,7 +54,7 @@ type steeredFlow struct {
 // settings.
 func compile(cfg *config.Config) compiled {
 	s := compiled{
-		pdcp: pdcpSettings{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering},
+		pdcp: pdcpSettings{Sched: cfg.DC.Sched, SNBits: cfg.DC.SNBits, TReordering: cfg.DC.TReordering, FlowControl: cfg.FlowControl()},
 		dc:   cfg.DC.Enabled,
 	}
 	s.rtCPUs = cfg.RTCPUs
@@ -88,6 +88,8 @@ type pdcpSettings struct {
 	Sched       pdcp.SchedulerConfig
 	SNBits      int
 	TReordering time.Duration
+	// FlowControl is the downlink's flow control (zero: off).
+	FlowControl pdcp.FlowControlConfig
 }
 
 // linkShape is a direction's shape as package link takes it.

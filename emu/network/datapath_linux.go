@@ -215,6 +215,21 @@ func (e *Emulation) PDCPBuffered() []int {
 	return out
 }
 
+// PDCPCredit returns, for each PDCP direction in PDCPDirs' order, each
+// leg's flow-control credit now in bytes, nil for a direction without
+// flow control.
+func (e *Emulation) PDCPCredit() [][]int {
+	var out [][]int
+	for _, pp := range e.proxies {
+		var c []int
+		if cr, ok := pp.credit(); ok {
+			c = cr[:]
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // PDCP returns the proxies' counters by direction.
 func (e *Emulation) PDCP() map[string]results.PDCPCounters {
 	out := map[string]results.PDCPCounters{}

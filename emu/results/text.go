@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/dc-emu/emu/emu/fidelity"
@@ -101,5 +102,53 @@ func WritePDCP(w io.Writer, pdcp map[string]PDCPCounters) {
 		if b := c.Batch; b != nil && b.TunnelSent > 0 {
 			fmt.Fprintf(w, "  batch path: %d packets of the other clients crossed in the same UDP, unnumbered; %d delivered\n", b.TunnelSent, b.TunnelDelivered)
 		}
+		for _, l := range FlowControlLines(c.FlowControl) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
 	}
+}
+
+// FlowControlLines is one direction's flow-control account for people, a
+// line each, unindented: each leg's reports, how long the host had a PDU it
+// had no credit for, and its last desired buffer size; then the host's
+// buffer: the SDUs that waited in it for credit and how long, those it
+// dropped before they got an SN, and the most it held. None when fc is nil
+// (dc.fc=off). The terminal summary and emu analyze both print them.
+func FlowControlLines(fc *FlowControl) []string {
+	if fc == nil {
+		return nil
+	}
+	legs := make([]string, len(fc.Legs))
+	for i, l := range fc.Legs {
+		stale := ""
+		if l.StaleReports > 0 {
+			stale = fmt.Sprintf(", %d stale", l.StaleReports)
+		}
+		legs[i] = fmt.Sprintf("%s: %d reports (%d at 0%s), credit-limited %.2f s, last DBS %s",
+			l.Link, l.Reports, l.ReportsOnZero, stale, l.CreditLimitedS, HumanBytes(int64(l.DesiredBufferLast)))
+	}
+	var out []string
+	if len(legs) > 0 {
+		out = append(out, "flow control: "+strings.Join(legs, "; "))
+	}
+	wait := ""
+	if p95, ok := FlowControlWaitP95(fc); ok {
+		wait = fmt.Sprintf(" (wait p50 %.1f ms, p95 %.1f ms)", fc.HostWaitMs["p50"], p95)
+	}
+	return append(out, fmt.Sprintf("flow control: host held %d SDUs%s, dropped %d before an SN, buffer max %s",
+		fc.HostHeld, wait, fc.HostDropped, HumanBytes(int64(fc.HostBufferBytesMax))))
+}
+
+// FlowControlWaitP95 is the 95th percentile of the time SDUs waited in the
+// PDCP host's buffer for credit, ms; ok false when none waited (no p95, or
+// a count n of 0).
+func FlowControlWaitP95(fc *FlowControl) (p95 float64, ok bool) {
+	if fc == nil {
+		return 0, false
+	}
+	p95, ok = fc.HostWaitMs["p95"]
+	if n, counted := fc.HostWaitMs["n"]; counted && n == 0 {
+		return 0, false
+	}
+	return p95, ok
 }

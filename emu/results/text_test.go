@@ -110,3 +110,37 @@ func TestWritePDCPTunnelled(t *testing.T) {
 		t.Errorf("got:\n%s\nwant once:\n%s", got, want)
 	}
 }
+
+// TestWritePDCPFlowControl: a direction with flow control gets a line of
+// its legs and one of the host's buffer; one without (dc.fc=off) neither,
+// and a host where nothing waited says no wait.
+func TestWritePDCPFlowControl(t *testing.T) {
+	var b strings.Builder
+	WritePDCP(&b, map[string]PDCPCounters{
+		"down": {FlowControl: &FlowControl{
+			Legs: []LegFlowControl{
+				{Link: "link1", Reports: 812, ReportsOnZero: 3, CreditLimitedS: 1.234, DesiredBufferLast: 256000},
+				{Link: "link2", Reports: 790, ReportsOnZero: 0, StaleReports: 2, CreditLimitedS: 0, DesiredBufferLast: 64000},
+			},
+			HostHeld: 1200, HostDropped: 4,
+			HostWaitMs:         map[string]float64{"n": 1200, "p50": 1.52, "p95": 12.04, "max": 40},
+			HostBufferBytesMax: 1_500_000,
+		}},
+		"up": {},
+	})
+	got := b.String()
+	want := "0 late/out-of-window discarded\n" +
+		"  flow control: link1: 812 reports (3 at 0), credit-limited 1.23 s, last DBS 256.0 kB; link2: 790 reports (0 at 0, 2 stale), credit-limited 0.00 s, last DBS 64.0 kB\n" +
+		"  flow control: host held 1200 SDUs (wait p50 1.5 ms, p95 12.0 ms), dropped 4 before an SN, buffer max 1.5 MB\n" +
+		"\nPDCP up:"
+	if strings.Count(got, "flow control:") != 2 || !strings.Contains(got, want) {
+		t.Errorf("got:\n%s\nwant down's lines:\n%s", got, want)
+	}
+	lines := FlowControlLines(&FlowControl{HostWaitMs: map[string]float64{"n": 0, "p50": 0, "p95": 0}})
+	if len(lines) != 1 || lines[0] != "flow control: host held 0 SDUs, dropped 0 before an SN, buffer max 0 B" {
+		t.Errorf("nothing waited: %q", lines)
+	}
+	if FlowControlLines(nil) != nil {
+		t.Error("lines without flow control")
+	}
+}
