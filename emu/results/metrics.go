@@ -100,6 +100,11 @@ func LinkUtilizationP99(link string) string { return link + ".down.utilization_p
 // together ("link.down.utilization").
 func LinkDirUtilization(link, dir string) string { return link + "." + dir + ".utilization" }
 
+// DirQueueDrops is the drops at the rate limiters' queue limits of all
+// links of one direction over the run, GSO packets once
+// ("link.down.queue_drops").
+func DirQueueDrops(dir string) string { return "link." + dir + ".queue_drops" }
+
 // DirUtilization is the utilization of all links of one direction.
 func DirUtilization(dir string) string { return LinkDirUtilization("link", dir) }
 

@@ -8,6 +8,7 @@ package study
 
 import (
 	"github.com/dc-emu/emu/emu/study/cc"
+	"github.com/dc-emu/emu/emu/study/flowcontrol"
 	"github.com/dc-emu/emu/emu/study/latency"
 	"github.com/dc-emu/emu/emu/study/multipath"
 	"github.com/dc-emu/emu/emu/study/paper"
@@ -24,5 +25,6 @@ func All() sweep.Catalog {
 		satellite.Study(),
 		cc.Study(),
 		multipath.Study(),
+		flowcontrol.Study(),
 	}
 }

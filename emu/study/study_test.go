@@ -45,9 +45,9 @@ func TestPresetsResolve(t *testing.T) {
 			t.Errorf("preset %s: %d points, want %d", pr.Name, len(p.Points), wantPoints)
 		}
 		trace := p.Base["link1.trace"]
-		traced := strings.HasPrefix(pr.Name, "lte-") || strings.HasSuffix(pr.Name, "leo")
+		traced := strings.HasPrefix(pr.Name, "lte-") || strings.HasSuffix(pr.Name, "leo") || pr.Name == "fc-mmwave" || pr.Name == "fc-lte"
 		if traced != (trace != "none") {
-			t.Errorf("preset %s: link1.trace=%s (only the lte and leo presets replay a trace in their base)", pr.Name, trace)
+			t.Errorf("preset %s: link1.trace=%s (only the lte, leo, fc-mmwave and fc-lte presets replay a trace in their base)", pr.Name, trace)
 		}
 		for _, pt := range p.Points {
 			c := studytest.Config(t, p, pt.ID)
@@ -58,7 +58,7 @@ func TestPresetsResolve(t *testing.T) {
 	}
 	for _, want := range []string{"batch", "batch-fairness", "split", "bw-ratio", "bw-ratio-matched", "delay-ratio-low",
 		"delay-ratio-high", "loss", "duplication", "lte-batch", "satellite", "lfn", "sc-pairs", "queue-fairness",
-		"ngtcp2-batch", "ngtcp2-batch-fairness", "lte-ngtcp2-duplication-fairness"} {
+		"ngtcp2-batch", "ngtcp2-batch-fairness", "lte-ngtcp2-duplication-fairness", "fc-mmwave", "fc-lte", "fc-unequal"} {
 		if !names[want] {
 			t.Errorf("no preset %s", want)
 		}

@@ -54,6 +54,7 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 	m[results.MetricGoodput] = total
 	addDelayMetrics(m, s)
 	addPDCPMetrics(m, s)
+	addQueueDrops(m, s)
 	m[results.MetricJFI] = s.JFI
 	if c := bottleneckMbps(s); c > 0 {
 		m[results.MetricUtilization] = total / c
@@ -62,6 +63,16 @@ func RunMetrics(s *results.Summary) map[string]float64 {
 	addTransferMetrics(m, s)
 	addCPUMetrics(m, s)
 	return m
+}
+
+// addQueueDrops adds each direction's drops at the rate limiters' queue
+// limits, all links summed: where a sender (or the PDCP host, without
+// flow control) overfilled a link.
+func addQueueDrops(m map[string]float64, s *results.Summary) {
+	for _, l := range s.Links {
+		k := results.DirQueueDrops(l.Dir)
+		m[k] += float64(l.Drops)
+	}
 }
 
 // bottleneckMbps is the summed downlink capacity of the links the run's

@@ -99,7 +99,7 @@ func TestPurePackages(t *testing.T) {
 // results, analysis, …) takes what it needs as its own types, so it can
 // be tested, and reused, without a configuration.
 var knowsConfig = []string{"emu/config", "emu", "emu/network", "emu/sweep", "emu/sweep/sweeptest",
-	"emu/study", "emu/study/paper", "emu/study/latency", "emu/study/satellite", "emu/study/cc", "emu/study/multipath", "emu/study/studytest",
+	"emu/study", "emu/study/paper", "emu/study/latency", "emu/study/satellite", "emu/study/cc", "emu/study/multipath", "emu/study/flowcontrol", "emu/study/studytest",
 	"emu/reproduce", "cmd/emu", "cmd/emu/cli"}
 
 // TestComponentsDoNotKnowTheConfiguration checks, with `go list`, that no
