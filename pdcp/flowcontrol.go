@@ -114,7 +114,7 @@ func (fc *FlowControl) admits(leg, size int, now time.Duration) bool {
 // CreditScheduler returns the credit scheduler (see creditScheduler) under
 // fc: among the legs with credit, the one where a PDU arrives first. It is
 // no SchedulerConfig kind: it exists only under flow control.
-func (fc *FlowControl) CreditScheduler() Scheduler { return fc.Wrap(&creditScheduler{}) }
+func (fc *FlowControl) CreditScheduler() Scheduler { return fc.Wrap(newCreditScheduler()) }
 
 // Wrap returns s with every pick passed through Gate and recorded with
 // Sent, so any scheduler respects the credit. A credit scheduler

@@ -25,7 +25,7 @@ func TestCreditScheduler(t *testing.T) {
 		{{RateBps: 20e6, Delay: 10 * ms, QueuedBytes: 1 << 20}, {RateBps: 5e6, Delay: 30 * ms}},
 		{{}, {RateBps: 5e6}},
 	} {
-		c := Scheduler(&creditScheduler{})
+		c := Scheduler(&creditScheduler{last: -1})
 		d := mustScheduler(t, SchedulerConfig{Kind: KindSmallestDelay})
 		for i, st := range states {
 			c.SetLinkState(i, st)
@@ -37,7 +37,7 @@ func TestCreditScheduler(t *testing.T) {
 	}
 
 	g := &fakeGate{room: [2]int{1 << 20, 1 << 20}}
-	s := &creditScheduler{gate: g}
+	s := &creditScheduler{gate: g, last: -1}
 	s.SetLinkState(0, LinkState{RateBps: 20e6, Delay: 10 * ms})
 	s.SetLinkState(1, LinkState{RateBps: 20e6, Delay: 30 * ms})
 	// Both admit: the earliest arrival, link 0 until its 20 ms head start
@@ -82,7 +82,7 @@ func TestCreditScheduler(t *testing.T) {
 // backlog estimate follows where PDUs really went.
 func TestWrapGivesCreditSchedulerItsGate(t *testing.T) {
 	fc := newTestFlowControl(t, 5000, SNBits12)
-	inner := Scheduler(&creditScheduler{})
+	inner := Scheduler(&creditScheduler{last: -1})
 	s := fc.Wrap(inner)
 	if inner.(*creditScheduler).gate != fc {
 		t.Fatal("Wrap did not give the credit scheduler its gate")
@@ -104,5 +104,41 @@ func TestWrapGivesCreditSchedulerItsGate(t *testing.T) {
 	other.Wrap(inner)
 	if inner.(*creditScheduler).gate != fc {
 		t.Error("a second Wrap replaced the gate")
+	}
+}
+
+// TestCreditSchedulerRuns: over two equal legs, smallest-delay alternates
+// PDU by PDU; the credit scheduler sends runs, switching only when the
+// other leg is earlier by more than creditStick (PDUs of 1500 B at
+// 20 Mbit/s are 0.6 ms each: runs of three or four), and still uses the
+// earlier leg alone while the other is later by more than that.
+func TestCreditSchedulerRuns(t *testing.T) {
+	s := mustScheduler(t, SchedulerConfig{Kind: KindCredit})
+	d := mustScheduler(t, SchedulerConfig{Kind: KindSmallestDelay})
+	for i := range 2 {
+		s.SetLinkState(i, LinkState{RateBps: 20e6, Delay: 10 * ms})
+		d.SetLinkState(i, LinkState{RateBps: 20e6, Delay: 10 * ms})
+	}
+	if got := pattern(d, 0, 8, 0); got != "01010101" {
+		t.Errorf("smallest-delay over equal legs: %s", got)
+	}
+	got := pattern(s, 0, 24, 0)
+	runs := strings.FieldsFunc(strings.ReplaceAll(strings.ReplaceAll(got, "01", "0|1"), "10", "1|0"), func(r rune) bool { return r == '|' })
+	for _, r := range runs[1 : len(runs)-1] {
+		if len(r) < 3 || len(r) > 4 {
+			t.Errorf("credit over equal legs: %s, a run of %d", got, len(r))
+			break
+		}
+	}
+	if n0 := strings.Count(got, "0"); n0 < 10 || n0 > 14 {
+		t.Errorf("credit over equal legs: %s, %d of 24 on link 0", got, n0)
+	}
+	// Link 1 10 ms later: link 0 alone until its backlog makes up the
+	// 10 ms (16 PDUs), as smallest-delay.
+	s = mustScheduler(t, SchedulerConfig{Kind: KindCredit})
+	s.SetLinkState(0, LinkState{RateBps: 20e6, Delay: 10 * ms})
+	s.SetLinkState(1, LinkState{RateBps: 20e6, Delay: 20 * ms})
+	if got := pattern(s, 0, 16, 0); got != strings.Repeat("0", 16) {
+		t.Errorf("link 1 10 ms later: %s", got)
 	}
 }

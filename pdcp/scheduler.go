@@ -126,7 +126,7 @@ func NewScheduler(cfg SchedulerConfig) (Scheduler, error) {
 	case KindAdaptive:
 		return &adaptive{n: uint64(cfg.Batch), fallback: cfg.Split}, nil
 	case KindCredit:
-		return &creditScheduler{}, nil
+		return newCreditScheduler(), nil
 	}
 	return &batch{n: uint64(cfg.Batch), q0: float64(cfg.Batch) * cfg.Split.Share0()}, nil
 }
