@@ -208,8 +208,9 @@ func QlogGoodputFigure(a *ConnAnalysis) (*Figure, error) {
 }
 
 // RunFigures returns the figures of a run: throughput and utilization from
-// timeseries.csv, the congestion view of each flow's sender qlog, and the
-// delay figures (latency_plots.go).
+// timeseries.csv (and, with flow control, each leg's credit:
+// flowcontrol_plots.go), the congestion view of each flow's sender qlog,
+// and the delay figures (latency_plots.go).
 // Figures without data are left out; the notes say which and why.
 func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 	try := func(f *Figure, err error) error {
@@ -228,6 +229,9 @@ func RunFigures(ra *RunAnalysis) (figs []*Figure, notes []string, err error) {
 			return nil, nil, err
 		}
 		if err := try(UtilizationFigure(ts, ra.Run)); err != nil {
+			return nil, nil, err
+		}
+		if err := creditFigures(ts, ra.Run, try); err != nil {
 			return nil, nil, err
 		}
 	} else {

@@ -68,6 +68,8 @@ func FigureCaption(name string) string {
 		return "How long packets waited in each link direction's rate limiter queue (" + results.TimeseriesFile + " link<N>.<dir>.queue_delay_ms); directions that never queued are left out."
 	case name == "late":
 		return "Each delay line's longest release lateness per 100 ms bin (" + results.TimeseriesFile + " link<N>.<dir>.late_max_ms): when in the run the emulation fell behind its schedule, and by how much; the fidelity verdict's delay_line.late_max is the run's largest."
+	case strings.HasPrefix(name, "credit-"):
+		return "With DC flow control (dc.fc=ddds), per PDCP direction: above, each leg's credit, the bytes the PDCP host may still send it, at the end of each 100 ms bin (" + results.TimeseriesFile + " pdcp.<dir>.<link>.credit_bytes; at or below 0 the leg is stopped); below, each leg's throughput and capacity per bin (link<N>.<dir>.throughput_mbps, capacity_mbps). Where a leg's rate collapses, look for its credit falling to 0 and the traffic moving to the other leg."
 	case name == "owd-cdf":
 		return "Distribution of each flow's one-way delay over its send stamps (flows/<flow>.owd.csv): the fraction of stamps read within x ms of being written."
 	case strings.HasPrefix(name, "congestion-") && strings.HasSuffix(name, "-tcpinfo"):

@@ -55,13 +55,13 @@
 // (TS 38.425; DeliveryStatus, Reporter) and the transmit side sends a leg
 // no more than that beyond what it reported delivered (Leg, TS 38.425
 // §5.4.2.1). FlowControl.Wrap puts any scheduler under that rule; the
-// credit scheduler (FlowControl.CreditScheduler) also picks among the legs
-// with credit by earliest delivery. The caller asks FlowControl.Admits
-// before numbering an SDU and holds or drops one that no leg takes, so it
-// uses no COUNT; NoLinks is the pick that sends nowhere. These are the
-// rules, the report frame and a leg's reporting, tested here on their own
-// and in a closed loop (fc_sim_test.go); emu/dcproxy does not run them yet
-// (issue #50 wires them to the links' queues and the keys).
+// credit scheduler (KindCredit) also picks among the legs with credit by
+// earliest delivery, in runs. The caller asks FlowControl.Admits before
+// numbering an SDU and holds or drops one that no leg takes, so it uses no
+// COUNT; NoLinks is the pick that sends nowhere. These are the rules, the
+// report frame and a leg's reporting, tested here on their own and in a
+// closed loop (fc_sim_test.go); emu/dcproxy runs them on the links' queues
+// (docs/flow-control.md).
 //
 // # Concurrency
 //

@@ -13,6 +13,13 @@
 // real-time while it is light (gsofwd.RTLoop), expiries (the timer) and
 // watchSocket (how long PDUs waited in the receiving socket).
 //
+// With DC flow control (ProxyConfig.FlowControl, fc.go and fc_linux.go)
+// the transmitting proxy is the PDCP host: Tx.Pack numbers an SDU only if
+// a leg has credit for it, the others wait in the host buffer or are
+// dropped before an SN, and fcLoop reads the legs' queues every
+// FlowControlPoll, turns each into its DU's DDDS report, delays the report
+// by the backhaul and applies it to the leg's credit.
+//
 // On the wire a PDU is the PDCP data PDU header followed by the IP packet,
 // the whole UDP payload, as PDCP PDUs cross X2-U/Xn-U in GTP-U over UDP
 // (without GTP-U's own header). Packets of clients bound to one link cross

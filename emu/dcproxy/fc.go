@@ -19,6 +19,13 @@ import (
 // left. Other packets in the gateway's queue (an ARP, a neighbour
 // solicitation) would count as the proxy's own, late by their size: the
 // COUNT that left errs low, never high, and so does the credit.
+//
+// The DBS is the bearer's (TS 38.425 reports it per data radio bearer,
+// and srsRAN's DU reports its RLC queue's size): the other clients' bytes
+// in the shared queue do not lower it. Lowering it by them starved the DC
+// client of the fairness scenario, whose single-link competitors kept
+// more than its buffer queued on each link: 0.74 Mbit/s against their
+// 6.6 (docs/measurements/2026-12-08-flow-control.md).
 
 // wireOverhead is what the rate limiter counts of a datagram beyond its
 // UDP payload: the Ethernet (14), IPv4 (20) and UDP (8) headers. A GSO
@@ -31,23 +38,21 @@ const wireOverhead = 14 + 20 + 8
 const noCount = ^uint64(0)
 
 // legMarks is the byte stream written to one leg, as flow control reads
-// it: how many wire bytes were written (sent), how many of them were the
-// entity's PDUs (own), and, for each PDU not yet known to have left the
-// queue, where in the stream it ends and its COUNT. It is the
-// transmitting side's (under Proxy.txMu) and never allocates after
-// newLegMarks.
+// it: how many wire bytes were written (sent) and, for each PDU of the
+// entity not yet known to have left the queue, where in the stream it
+// ends and its COUNT. It is the transmitting side's (under Proxy.txMu) and
+// never allocates after newLegMarks.
 type legMarks struct {
 	ring    []mark
 	head, n int
 	sent    uint64
-	own     uint64
-	left    mark // the last PDU known to have left the queue
+	left    uint64 // the COUNT of the last PDU known to have left the queue
 	hasLeft bool
 }
 
-// mark is one PDU in the stream: its last byte's position in the stream
-// (end) and among the entity's bytes (ownEnd), and its COUNT.
-type mark struct{ end, ownEnd, count uint64 }
+// mark is one PDU in the stream: its last byte's position (end) and its
+// COUNT.
+type mark struct{ end, count uint64 }
 
 // newLegMarks returns the marks of a leg that can have up to n PDUs in
 // its queue: a pdcp.Leg refuses credit beyond its own ring of that size.
@@ -62,15 +67,13 @@ func newLegMarks(n int) legMarks {
 // wrote accounts a datagram of size bytes of UDP payload written to the
 // leg: a PDU of the entity with its COUNT, or another packet (noCount).
 // With the ring full (it should not be: the Leg's credit runs out first),
-// the PDU joins the newest mark, which then leaves with it.
+// the PDU takes the newest mark's place, which then leaves with it.
 func (m *legMarks) wrote(size int, count uint64) {
-	w := uint64(size + wireOverhead)
-	m.sent += w
+	m.sent += uint64(size + wireOverhead)
 	if count == noCount {
 		return
 	}
-	m.own += w
-	mk := mark{end: m.sent, ownEnd: m.own, count: count}
+	mk := mark{end: m.sent, count: count}
 	if m.n == len(m.ring) {
 		m.ring[(m.head+m.n-1)&(len(m.ring)-1)] = mk
 		return
@@ -80,27 +83,23 @@ func (m *legMarks) wrote(size int, count uint64) {
 }
 
 // queueState is what the leg's queue tells its Reporter after a reading
-// of backlog bytes taken when sent and own were the stream's counts (read
-// before the dump, so bytes written since are in the backlog but not in
-// sent: the point errs low). The PDUs ending within the first
-// sent − backlog bytes have left; Bytes is the backlog less the entity's
-// own bytes still in it, the other clients' share (the Leg's credit
-// already holds the entity's own, QueueState.Bytes says why).
-func (m *legMarks) queueState(sent, own uint64, backlog int) pdcp.QueueState {
+// of backlog bytes taken when sent was the stream's count (read before the
+// dump, so bytes written since are in the backlog but not in sent: the
+// point errs low). The PDUs ending within the first sent − backlog bytes
+// have left. Bytes is 0: the DBS is the bearer's buffer, and the Leg's
+// credit already holds the entity's own bytes beyond Left (see above, and
+// pdcp.QueueState.Bytes).
+func (m *legMarks) queueState(sent uint64, backlog int) pdcp.QueueState {
 	gone := uint64(0)
 	if b := uint64(max(backlog, 0)); sent > b {
 		gone = sent - b
 	}
 	for m.n > 0 && m.ring[m.head].end <= gone {
-		m.left, m.hasLeft = m.ring[m.head], true
+		m.left, m.hasLeft = m.ring[m.head].count, true
 		m.head = (m.head + 1) & (len(m.ring) - 1)
 		m.n--
 	}
-	mine := own
-	if m.hasLeft {
-		mine -= min(m.left.ownEnd, own)
-	}
-	return pdcp.QueueState{Bytes: max(backlog-int(mine), 0), Left: m.left.count, HasLeft: m.hasLeft}
+	return pdcp.QueueState{Left: m.left, HasLeft: m.hasLeft}
 }
 
 // hostBuffer is the PDCP host's buffer of SDUs no leg had credit for

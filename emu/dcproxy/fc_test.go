@@ -11,8 +11,7 @@ const ms = time.Millisecond
 
 // TestLegMarksFIFO: the PDUs whose last byte lies before the backlog's
 // start have left; tunnelled bytes move the stream but are no PDU; the
-// other clients' share of the backlog is what the entity's own queued
-// PDUs do not explain.
+// DBS is the bearer's, so the queue's other bytes are not reported.
 func TestLegMarksFIFO(t *testing.T) {
 	m := newLegMarks(8)
 	const w = 1000 + wireOverhead
@@ -20,45 +19,46 @@ func TestLegMarksFIFO(t *testing.T) {
 	m.wrote(1000, noCount) // tunnelled: ends at 2w
 	m.wrote(1000, 1)       // 3w
 	m.wrote(1000, 2)       // 4w
-	if q := m.queueState(m.sent, m.own, 4*w); q.HasLeft || q.Bytes != w {
-		t.Errorf("all queued: %+v, want nothing left, the tunnelled packet's %d bytes as others'", q, w)
+	if q := m.queueState(m.sent, 4*w); q.HasLeft || q.Bytes != 0 {
+		t.Errorf("all queued: %+v, want nothing left, no bytes reported", q)
 	}
-	if q := m.queueState(m.sent, m.own, 3*w+10); q.HasLeft {
+	if q := m.queueState(m.sent, 3*w+10); q.HasLeft {
 		t.Errorf("COUNT 0 not wholly out: %+v, want nothing left", q)
 	}
-	if q := m.queueState(m.sent, m.own, 2*w); !q.HasLeft || q.Left != 0 || q.Bytes != 0 {
-		t.Errorf("two PDUs queued: %+v, want left 0 and no others' bytes", q)
+	if q := m.queueState(m.sent, 2*w); !q.HasLeft || q.Left != 0 {
+		t.Errorf("two PDUs queued: %+v, want left 0", q)
 	}
-	if q := m.queueState(m.sent, m.own, w); !q.HasLeft || q.Left != 1 {
+	if q := m.queueState(m.sent, w); !q.HasLeft || q.Left != 1 {
 		t.Errorf("one PDU queued: %+v, want left 1", q)
 	}
-	// A reading whose counts were taken before a write: the written
-	// bytes are in the backlog, not in sent, so the point errs low.
-	sent, own := m.sent, m.own
+	// A reading whose count was taken before a write: the written bytes
+	// are in the backlog, not in sent, so the point errs low.
+	sent := m.sent
 	m.wrote(1000, 3)
-	if q := m.queueState(sent, own, 2*w); !q.HasLeft || q.Left != 1 {
-		t.Errorf("stale counts: %+v, want left still 1", q)
+	if q := m.queueState(sent, 2*w); !q.HasLeft || q.Left != 1 {
+		t.Errorf("stale count: %+v, want left still 1", q)
 	}
-	if q := m.queueState(m.sent, m.own, 0); !q.HasLeft || q.Left != 3 || q.Bytes != 0 {
+	if q := m.queueState(m.sent, 0); !q.HasLeft || q.Left != 3 {
 		t.Errorf("empty queue: %+v, want left 3", q)
 	}
 }
 
-// TestLegMarksFull: with the ring full a PDU joins the newest mark, whose
-// COUNT then leaves only with it: the point errs low, never high.
+// TestLegMarksFull: with the ring full a PDU takes the newest mark's
+// place, whose COUNT then leaves only with it: the point errs low, never
+// high.
 func TestLegMarksFull(t *testing.T) {
 	m := newLegMarks(2)
 	for c := range uint64(4) {
 		m.wrote(100, c)
 	}
 	const w = 100 + wireOverhead
-	if q := m.queueState(m.sent, m.own, 2*w); !q.HasLeft || q.Left != 0 {
+	if q := m.queueState(m.sent, 2*w); !q.HasLeft || q.Left != 0 {
 		t.Errorf("%+v, want left 0", q)
 	}
-	if q := m.queueState(m.sent, m.own, w); q.Left != 0 {
+	if q := m.queueState(m.sent, w); q.Left != 0 {
 		t.Errorf("COUNT 2's mark was taken by 3: %+v, want left still 0", q)
 	}
-	if q := m.queueState(m.sent, m.own, 0); q.Left != 3 {
+	if q := m.queueState(m.sent, 0); q.Left != 3 {
 		t.Errorf("%+v, want left 3", q)
 	}
 }

@@ -83,6 +83,9 @@ func (e *Emulation) startDatapath(ctx context.Context, o Options) error {
 		e.goLoop("pdcp queue state", e.trackQueues)
 	}
 	e.loopPs = e.packetLoops() + 1 // and a run's link sampler (link.Sampler)
+	if e.set.pdcp.FlowControl.Enabled() && len(e.proxies) > 0 {
+		e.loopPs++ // flow control's leg reader, locked to its thread too
+	}
 	reservePs(e.loopPs)
 	return nil
 }
