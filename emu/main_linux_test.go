@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/dc-emu/emu/emu/config"
 	"github.com/dc-emu/emu/emu/runstate"
 	"github.com/dc-emu/emu/internal/emutest"
 )
@@ -48,12 +47,3 @@ func noLeftovers(t *testing.T, id string) {
 	}
 }
 
-// settings parses key=value settings or fails the test.
-func settings(t *testing.T, kv ...string) []config.Setting {
-	t.Helper()
-	out, err := config.ParseSettings(kv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}

@@ -22,16 +22,6 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-// testConfig is the throughput scenario over constant links with settings.
-func testConfig(t *testing.T, kv ...string) config.Config {
-	t.Helper()
-	sets := settings(t, append([]string{"link.trace=none"}, kv...)...)
-	c, err := config.Resolve("throughput", sets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // TestRunEndpointPairs downloads over the DC path with every pair of
 // endpoint implementations at once (one flow each), through both PDCP

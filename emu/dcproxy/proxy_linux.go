@@ -143,18 +143,6 @@ func (p *Proxy) applyLinks() {
 	}
 }
 
-// burstFor is the most bytes one send puts on a link of rate bit/s: a
-// millisecond of it, at most what one send can carry, and one PDU where
-// a millisecond holds less (burstLen sends at least one). A send is one
-// skb in the link's queue, which a full queue drops whole: sends of two
-// PDUs where the queue had room for one lost both, and at the paper's
-// 20 Mbit/s the DC client of the fairness scenario lost about twice the
-// PDUs it lost on the NFQUEUE path, which drops packet by packet.
-func burstFor(rate float64) int {
-	const most = 64 << 10
-	return int(min(max(rate/8/1000, 1), most))
-}
-
 // Snapshot returns the counters while the proxy runs: the transmitting
 // side's as of its last batch, the receiving side's now, and how many SDUs
 // the receiver holds.

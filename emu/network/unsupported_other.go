@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/dc-emu/emu/emu/config"
+	"github.com/dc-emu/emu/emu/results"
 	"github.com/dc-emu/emu/emu/runstate"
 )
 
@@ -18,3 +19,6 @@ func Start(context.Context, config.Config, Options) (*Emulation, error) {
 func (e *Emulation) Close() error               { return nil }
 func (e *Emulation) Nodes() []runstate.NodeInfo { return nil }
 func (e *Emulation) Failed() <-chan error       { return nil }
+
+// PDCP has no proxies' counters off Linux.
+func (e *Emulation) PDCP() map[string]results.PDCPCounters { return nil }
