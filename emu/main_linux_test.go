@@ -46,4 +46,3 @@ func noLeftovers(t *testing.T, id string) {
 		t.Errorf("state file of run %s left behind", id)
 	}
 }
-

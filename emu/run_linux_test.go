@@ -22,7 +22,6 @@ import (
 	"github.com/dc-emu/emu/topo"
 )
 
-
 // TestRunEndpointPairs downloads over the DC path with every pair of
 // endpoint implementations at once (one flow each), through both PDCP
 // proxies, and checks the bytes, the qlog of both sides and the cleanup.

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 )
 
 // Stat summarizes one metric over repeated runs: one value per run, never
@@ -20,6 +21,18 @@ type Stat struct {
 // Lo and Hi are the ends of the 95 % confidence interval.
 func (s Stat) Lo() float64 { return s.Mean - s.CI95 }
 func (s Stat) Hi() float64 { return s.Mean + s.CI95 }
+
+// Text is the mean ± its CI95 with prec decimals for a table: the mean
+// alone for fewer than two runs, "-" for none.
+func (s Stat) Text(prec int) string {
+	switch {
+	case s.N == 0 || math.IsNaN(s.Mean):
+		return "-"
+	case s.N < 2 || math.IsNaN(s.CI95):
+		return strconv.FormatFloat(s.Mean, 'f', prec, 64)
+	}
+	return strconv.FormatFloat(s.Mean, 'f', prec, 64) + " ± " + strconv.FormatFloat(s.CI95, 'f', prec, 64)
+}
 
 // MarshalJSON writes {"mean","sd","ci95","n"} with null for NaN.
 func (s Stat) MarshalJSON() ([]byte, error) {

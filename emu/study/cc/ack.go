@@ -139,9 +139,9 @@ func writeAckTable(w io.Writer, t *results.SweepTable) {
 		}
 		g := r.Stats[results.MetricGoodput]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Labels["rtt"], r.Labels["flows"], ack,
-			statText(g, 1), statText(r.Stats[results.MetricRelativeGoodput], 2),
+			g.Text(1), r.Stats[results.MetricRelativeGoodput].Text(2),
 			meanOf(r.Stats, results.QAcksPerDataPacket, 3), meanOf(r.Stats, results.QClientCPU, 2),
-			statText(r.Stats[results.MetricEmulatorCPU], 2), r.OK+r.Degraded)
+			r.Stats[results.MetricEmulatorCPU].Text(2), r.OK+r.Degraded)
 		if g.N > 0 && (r.Labels["flows"] == "1q" || r.Labels["flows"] == "4q") {
 			if have[r.Labels["rtt"]] == nil {
 				have[r.Labels["rtt"]] = map[string]bool{}
@@ -169,17 +169,6 @@ func writeAckTable(w io.Writer, t *results.SweepTable) {
 	for _, c := range res.Checks {
 		fmt.Fprintf(w, "  %s %s: %s\n    %s\n", c.Part, c.Verdict, c.Rule, c.Detail)
 	}
-}
-
-// statText is mean ± CI, or the mean alone, or "-".
-func statText(s results.Stat, prec int) string {
-	switch {
-	case s.N == 0 || math.IsNaN(s.Mean):
-		return "-"
-	case s.N < 2 || math.IsNaN(s.CI95):
-		return fmt.Sprintf("%.*f", prec, s.Mean)
-	}
-	return fmt.Sprintf("%.*f ± %.*f", prec, s.Mean, prec, s.CI95)
 }
 
 // meanOf is the mean over a point's QUIC flows (flow.quicN.q) of their

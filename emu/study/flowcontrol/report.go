@@ -97,11 +97,11 @@ func writeTable(w io.Writer, t *results.SweepTable) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n",
 			s.Mode, s.Scheduler, dash(s.Buffer), dash(s.Interval),
-			statText(r.Stats[results.MetricGoodput], 1), statText(r.Stats[results.MetricRelativeGoodput], 2),
-			statText(r.Stats[rtt], 1), statText(r.Stats[metricHoldP95], 1), statText(r.Stats[metricExpiries], 2),
-			statText(r.Stats[metricHostDropped], 0), statText(r.Stats[metricWaitP95], 1),
+			r.Stats[results.MetricGoodput].Text(1), r.Stats[results.MetricRelativeGoodput].Text(2),
+			r.Stats[rtt].Text(1), r.Stats[metricHoldP95].Text(1), r.Stats[metricExpiries].Text(2),
+			r.Stats[metricHostDropped].Text(0), r.Stats[metricWaitP95].Text(1),
 			meanText(r.Stats[metricLimited("link1")], 2)+" / "+meanText(r.Stats[metricLimited("link2")], 2),
-			statText(r.Stats[metricQueueDrops], 0), r.OK+r.Degraded)
+			r.Stats[metricQueueDrops].Text(0), r.OK+r.Degraded)
 	}
 	tw.Flush()
 }
@@ -121,17 +121,6 @@ func rttMetric(t *results.SweepTable) string {
 		return want
 	}
 	return slices.Min(found)
-}
-
-// statText is mean ± CI, or the mean alone, or "-".
-func statText(s results.Stat, prec int) string {
-	switch {
-	case s.N == 0 || math.IsNaN(s.Mean):
-		return "-"
-	case s.N < 2 || math.IsNaN(s.CI95):
-		return fmt.Sprintf("%.*f", prec, s.Mean)
-	}
-	return fmt.Sprintf("%.*f ± %.*f", prec, s.Mean, prec, s.CI95)
 }
 
 // meanText is the mean alone, or "-".
