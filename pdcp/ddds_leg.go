@@ -53,7 +53,9 @@ type QueueState struct {
 	// own bytes count twice, and one entity alone on the link keeps its
 	// backlog near Buffer/2 (TestFlowControlLoop). Pass the backlog less
 	// the entity's own bytes beyond Left (0 when the entity is alone) for
-	// Buffer to be the backlog's cap, as TS 38.425's DBS means.
+	// Buffer to be the whole backlog's cap. emu/dcproxy passes 0: its DBS
+	// is the bearer's buffer, as TS 38.425 reports it per radio bearer, and
+	// other clients' bytes in a shared queue do not lower it.
 	Bytes int
 	// Left is the highest COUNT that has left the queue, valid when HasLeft
 	// (nothing has left yet otherwise).
