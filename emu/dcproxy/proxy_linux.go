@@ -39,10 +39,9 @@ type ProxyConfig struct {
 	// FlowControl turns DC flow control on for the transmitting side's
 	// entity (the zero value leaves it off; see flowCtl); Backlog then
 	// reads the bytes queued in link 0's and link 1's rate limiters on
-	// this proxy's side, the legs' queues.
-	// LegLimit, when not nil, is the most bytes leg i's queue holds at
-	// a rate of rate bit/s, as the limiter counts them: no leg asks for
-	// more (pdcp.Reporter.SetLimit).
+	// this proxy's side, the legs' queues, and LegLimit, when not nil,
+	// is the most bytes leg i's queue holds at rate bit/s, as the
+	// limiter counts them: no leg asks for more (pdcp.Reporter.SetLimit).
 	FlowControl pdcp.FlowControlConfig
 	Backlog     func(*[2]int) error
 	LegLimit    func(i int, rate float64) int
